@@ -1,0 +1,50 @@
+// Command rvdyn runs RISC-V RV64IM programs through the rvdyn dynamic
+// optimizer, measures them, and runs profiler experiments.
+//
+//	rvdyn run [flags] [prog.elf [args...]]   run a guest (default: an embedded one)
+//	rvdyn bench [flags]                      measure every guest in every mode
+//	rvdyn profile [flags] prog.elf [args...] profiler-model experiments
+//
+// Run `rvdyn <command> -h` for the flags of each command.
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+)
+
+const usage = `rvdyn: a dynamic binary optimizer for RISC-V RV64IM programs
+
+usage:
+  rvdyn run [flags] [prog.elf [args...]]    run a guest program (default: embedded %s)
+  rvdyn bench [flags]                        measure the guest corpus in every mode
+  rvdyn profile [flags] [prog.elf [args...]] run profiler-model experiments
+  rvdyn help                                 this text
+
+Run 'rvdyn <command> -h' for a command's flags.
+`
+
+func main() {
+	os.Exit(realMain(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+}
+
+func realMain(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	if len(args) == 0 {
+		fmt.Fprintf(stderr, usage, defaultGuest)
+		return 2
+	}
+	switch args[0] {
+	case "run":
+		return runCmd(args[1:], stdin, stdout, stderr)
+	case "bench":
+		return benchCmd(args[1:], stdout, stderr)
+	case "profile":
+		return profileCmd(args[1:], stdout, stderr)
+	case "help", "-h", "--help", "-help":
+		fmt.Fprintf(stdout, usage, defaultGuest)
+		return 0
+	}
+	fmt.Fprintf(stderr, "rvdyn: unknown command %q (want run, bench, profile or help)\n", args[0])
+	return 2
+}

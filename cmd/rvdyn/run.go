@@ -1,0 +1,116 @@
+// The run command: flags and a guest program -> its output and exit status, plus statistics.
+
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+
+	"rvdyn"
+	"rvdyn/bench"
+	"rvdyn/interp"
+	"rvdyn/net"
+)
+
+const defaultGuest = bench.DefaultGuest
+
+// Exit statuses of rvdyn itself (a guest's own status passes through).
+const (
+	exitUsage = 2   // bad flag, missing or malformed program
+	exitLimit = 124 // --max-instructions reached (as timeout(1) reports)
+)
+
+func runCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("run", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	mode := fs.String("mode", "dynamo", "execution mode: dynamo (interpret + NET + native code cache) or interp (interpret only)")
+	delay := fs.Int("delay", net.DefaultDelay, "NET prediction delay: a trace head is hot when its counter exceeds this (0 = first execution)")
+	maxInsts := fs.Uint64("max-instructions", 0, "stop the guest after this many instructions (0 = no limit); exit status 124")
+	maxTrace := fs.Int("max-trace-len", net.DefaultMaxTraceLen, "maximum guest instructions in one trace")
+	cacheSize := fs.Int("cache-size", 0, "code cache capacity in bytes (0 = 32 MiB); a full cache is flushed")
+	noLink := fs.Bool("no-link", false, "do not link fragment exits to fragments (every exit returns to the dispatcher)")
+	guest := fs.String("guest", "", "run the named embedded guest instead of a file (see 'rvdyn bench -list')")
+	stats := fs.Bool("stats", false, "print run statistics to stderr when the guest ends")
+	statsJSON := fs.String("stats-json", "", "write run statistics as one JSON object to this file")
+	fs.Usage = func() {
+		fmt.Fprintf(stderr, "usage: rvdyn run [flags] [prog.elf [args...]]\n\nRuns a static RV64IM Linux ELF program; with no program, runs the embedded %q guest.\nThe exit status is the guest's; a guest fault gives 128+signal (139 bad address, 132 illegal instruction).\n\nflags:\n", defaultGuest)
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return 0
+		}
+		return exitUsage
+	}
+	m, err := rvdyn.ParseMode(*mode)
+	if err != nil {
+		fmt.Fprintf(stderr, "rvdyn: %v\n", err)
+		return exitUsage
+	}
+	if *delay < 0 || *maxTrace < 1 || *cacheSize < 0 {
+		fmt.Fprintln(stderr, "rvdyn: --delay must be >= 0, --max-trace-len >= 1, --cache-size >= 0")
+		return exitUsage
+	}
+
+	var image []byte
+	var gargs []string
+	switch {
+	case fs.NArg() > 0 && *guest != "":
+		fmt.Fprintln(stderr, "rvdyn: give either a program file or --guest, not both")
+		return exitUsage
+	case fs.NArg() > 0:
+		image, err = os.ReadFile(fs.Arg(0))
+		gargs = fs.Args()
+	default:
+		name := *guest
+		if name == "" {
+			name = defaultGuest
+		}
+		image, err = bench.GuestELF(name)
+		if err != nil {
+			err = fmt.Errorf("no embedded guest %q (have %v)", name, bench.Guests())
+		}
+		gargs = []string{name}
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "rvdyn: %v\n", err)
+		return exitUsage
+	}
+
+	opts := rvdyn.Options{Mode: m, Delay: *delay, MaxTraceLen: *maxTrace, MaxInstructions: *maxInsts,
+		CacheSize: *cacheSize, NoLink: *noLink, Args: gargs, Stdin: stdin, Stdout: stdout, Stderr: stderr}
+	vm, err := rvdyn.New(image, opts)
+	if err != nil {
+		fmt.Fprintf(stderr, "rvdyn: %s: %v\n", gargs[0], err)
+		return exitUsage
+	}
+	defer vm.Close()
+	code, runErr := vm.Run()
+	var fault *interp.Fault
+	switch {
+	case errors.As(runErr, &fault):
+		fmt.Fprintf(stderr, "rvdyn: %v\n", fault)
+	case errors.Is(runErr, interp.ErrLimit):
+		fmt.Fprintf(stderr, "rvdyn: %v after %d guest instructions\n", runErr, vm.Machine().Retired())
+		code = exitLimit
+	case runErr != nil:
+		fmt.Fprintf(stderr, "rvdyn: %v\n", runErr)
+		code = 1
+	}
+	st := vm.Stats()
+	if *stats {
+		st.WriteTable(stderr)
+	}
+	if *statsJSON != "" {
+		b, _ := json.MarshalIndent(st, "", "  ")
+		if err := os.WriteFile(*statsJSON, append(b, '\n'), 0o644); err != nil {
+			fmt.Fprintf(stderr, "rvdyn: %v\n", err)
+			return exitUsage
+		}
+	}
+	return code
+}

@@ -1,0 +1,204 @@
+// Fragment table and linker: compiled fragment.Code -> placed, linked, enterable fragments.
+
+package codecache
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+
+	"rvdyn/fragment"
+)
+
+// DefaultSize is the default code cache capacity in bytes.
+const DefaultSize = 32 << 20
+
+// fragmentAlign aligns fragment entries for the instruction fetcher.
+const fragmentAlign = 16
+
+// ErrFull is returned by Insert when the fragment does not fit in the
+// space left; the caller flushes (or bails out) and retries.
+var ErrFull = errors.New("code cache full")
+
+// A Fragment is a compiled trace placed in the cache.
+type Fragment struct {
+	Head  uint64  // tag: the guest pc of the trace head
+	Entry uintptr // executable address of the entry
+	Off   int     // offset in the cache
+	Size  int     // bytes of machine code
+	Code  *fragment.Code
+	// FirstExit is the exit ID of Code.Exits[0]; exit i has ID FirstExit+i.
+	FirstExit uint32
+}
+
+// An ExitRecord ties a global exit ID to its stub.
+type ExitRecord struct {
+	fragment.Exit
+	Frag   *Fragment
+	Linked bool // the stub jumps straight to a fragment
+}
+
+// Stats counts the cache's work since it was created.
+type Stats struct {
+	Fragments  uint64 // fragments inserted
+	CodeBytes  uint64 // bytes of machine code inserted
+	Links      uint64 // exit stubs patched to jump to a fragment
+	Flushes    uint64 // whole-cache flushes
+	LiveFrags  int    // fragments in the cache now
+	LiveBytes  int    // bytes in use now
+	Capacity   int    // bytes
+	ExitsTaken uint64 // returns from native code to the dispatcher
+}
+
+// A Cache holds fragments in executable memory. It is not safe for
+// concurrent use.
+type Cache struct {
+	mem     *region
+	size    int
+	used    int
+	frags   map[uint64]*Fragment
+	exits   []ExitRecord        // by exit ID
+	pending map[uint64][]uint32 // target pc -> unlinked ExitBranch stubs
+	noLink  bool
+	stats   Stats
+}
+
+// Options configure a Cache.
+type Options struct {
+	// Size is the capacity in bytes (default DefaultSize).
+	Size int
+	// NoLink disables linking: every exit returns to the dispatcher.
+	NoLink bool
+}
+
+// New maps a code cache.
+func New(opts Options) (*Cache, error) {
+	size := opts.Size
+	if size == 0 {
+		size = DefaultSize
+	}
+	if size < 4096 || size > 1<<30 {
+		return nil, fmt.Errorf("code cache size %d out of range [4 KiB, 1 GiB]", size)
+	}
+	size = (size + 4095) &^ 4095
+	r, err := newRegion(size)
+	if err != nil {
+		return nil, err
+	}
+	c := &Cache{mem: r, size: size, noLink: opts.NoLink}
+	c.reset()
+	return c, nil
+}
+
+func (c *Cache) reset() {
+	c.used = 0
+	c.frags = make(map[uint64]*Fragment)
+	c.exits = c.exits[:0]
+	c.pending = make(map[uint64][]uint32)
+}
+
+// Close unmaps the cache.
+func (c *Cache) Close() error { return c.mem.close() }
+
+// Lookup returns the fragment whose tag is pc, or nil.
+func (c *Cache) Lookup(pc uint64) *Fragment { return c.frags[pc] }
+
+// Exit returns the record of exit ID id.
+func (c *Cache) Exit(id uint64) *ExitRecord {
+	if id >= uint64(len(c.exits)) {
+		return nil
+	}
+	return &c.exits[id]
+}
+
+// Fragments returns the fragments in the cache, in no particular order.
+func (c *Cache) Fragments() []*Fragment {
+	fs := make([]*Fragment, 0, len(c.frags))
+	for _, f := range c.frags {
+		fs = append(fs, f)
+	}
+	return fs
+}
+
+// Stats returns the counters.
+func (c *Cache) Stats() Stats {
+	s := c.stats
+	s.LiveFrags, s.LiveBytes, s.Capacity = len(c.frags), c.used, c.size
+	return s
+}
+
+// Insert copies code into the cache, assigns its exit IDs, links its exits
+// to fragments already present and links waiting exits of other fragments
+// to it. It returns ErrFull if the code does not fit, and an error if a
+// fragment with the same tag exists.
+func (c *Cache) Insert(code *fragment.Code) (*Fragment, error) {
+	if c.frags[code.Head] != nil {
+		return nil, fmt.Errorf("code cache: fragment for 0x%x already present", code.Head)
+	}
+	off := (c.used + fragmentAlign - 1) &^ (fragmentAlign - 1)
+	if off+len(code.Bytes) > c.size {
+		return nil, ErrFull
+	}
+	copy(c.mem.rw[off:], code.Bytes)
+	c.used = off + len(code.Bytes)
+	f := &Fragment{Head: code.Head, Entry: c.mem.addr(off), Off: off, Size: len(code.Bytes),
+		Code: code, FirstExit: uint32(len(c.exits))}
+	for i, e := range code.Exits {
+		id := f.FirstExit + uint32(i)
+		binary.LittleEndian.PutUint32(c.mem.rw[off+e.IDOff:], id)
+		c.exits = append(c.exits, ExitRecord{Exit: e, Frag: f})
+	}
+	c.frags[code.Head] = f
+	c.stats.Fragments++
+	c.stats.CodeBytes += uint64(len(code.Bytes))
+	if c.noLink {
+		return f, nil
+	}
+	for i, e := range code.Exits {
+		if e.LinkOff < 0 {
+			continue
+		}
+		id := f.FirstExit + uint32(i)
+		if t := c.frags[e.Target]; t != nil {
+			c.link(id, t)
+		} else {
+			c.pending[e.Target] = append(c.pending[e.Target], id)
+		}
+	}
+	for _, id := range c.pending[code.Head] {
+		c.link(id, f)
+	}
+	delete(c.pending, code.Head)
+	return f, nil
+}
+
+// link patches exit id's link jump to enter fragment t.
+func (c *Cache) link(id uint32, t *Fragment) {
+	e := &c.exits[id]
+	at := e.Frag.Off + e.LinkOff // offset of the rel32 field
+	rel := int64(t.Off) - int64(at+4)
+	binary.LittleEndian.PutUint32(c.mem.rw[at:], uint32(int32(rel)))
+	e.Linked = true
+	c.stats.Links++
+}
+
+// Flush removes every fragment. The caller must not be running native code
+// from this cache.
+func (c *Cache) Flush() {
+	c.reset()
+	c.stats.Flushes++
+}
+
+// Enter runs fragment f on st, with mem the host address of guest address
+// 0, until native code returns; it returns the exit taken. State.Budget
+// bounds the guest instructions retired (see package fragment).
+func (c *Cache) Enter(f *Fragment, st *fragment.State, mem uintptr) *ExitRecord {
+	st.Exit = 0xffffffff // stubs write the low 32 bits only
+	enter(f.Entry, st, mem)
+	c.stats.ExitsTaken++
+	e := c.Exit(st.Exit)
+	if e == nil {
+		panic(fmt.Sprintf("codecache: native code returned with bad exit ID %d", st.Exit))
+	}
+	return e
+}

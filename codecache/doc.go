@@ -1,0 +1,21 @@
+// Package codecache implements the software code cache: executable memory
+// holding compiled fragments, the table from guest pc (the fragment's tag)
+// to fragment, linking of exit stubs to fragments, flushing, and entering
+// and leaving native code.
+//
+// W^X: the cache is one memfd mapped twice, once read-write (where code is
+// written and exit jumps are patched) and once read-execute (where it
+// runs). No page is ever writable and executable in the same mapping.
+//
+// Native code is entered through one Go assembly trampoline (enter_amd64.s)
+// on the calling goroutine, with no cgo. It returns when it leaves through
+// an unlinked exit stub or when State.Budget runs out at a stub (the poll
+// point every linked cycle passes), so the Go scheduler and garbage
+// collector regain control in bounded time.
+//
+// The package decides nothing about what is hot (package net does) and
+// generates no code (package fragment does). It follows the code cache of
+// Dynamo (section 6 of papers/net-hot-path-prediction.txt): fragments are
+// linked to each other, and the whole cache is flushed when it fills up or
+// when the dispatcher detects a phase change.
+package codecache

@@ -1,0 +1,12 @@
+//go:build !amd64
+
+package codecache
+
+import "rvdyn/fragment"
+
+// Supported reports whether native code can run on this host.
+const Supported = false
+
+func enter(code uintptr, st *fragment.State, mem uintptr) {
+	panic("codecache: native code needs an amd64 host")
+}

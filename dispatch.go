@@ -1,0 +1,142 @@
+// Dispatcher ("central control"): guest pc -> enter a fragment, or interpret and predict, repeat.
+
+package rvdyn
+
+import (
+	"errors"
+	"fmt"
+	"time"
+
+	"rvdyn/codecache"
+	"rvdyn/fragment"
+	"rvdyn/interp"
+	"rvdyn/net"
+)
+
+// slice bounds the guest instructions one native entry or one interpreter
+// slice may retire before control comes back to the dispatcher loop.
+const slice = 1 << 22
+
+// dispatch runs the guest in dynamo mode:
+//
+//	loop:
+//	  fragment for pc in the cache? -> run it natively until an exit;
+//	                                   the exit target is a trace-head candidate
+//	  otherwise interpret until a taken backward branch (its target is a
+//	  trace-head candidate) or a transfer to a fragment entry
+//	  candidate's counter > delay    -> record the next executing tail,
+//	                                   compile it, insert it, link it
+func (vm *VM) dispatch() error {
+	m := vm.m
+	maxTrace := uint64(vm.maxTraceLen())
+	for !m.Exited() {
+		remaining := uint64(1<<63 - 1)
+		if lim := vm.opts.MaxInstructions; lim > 0 {
+			if m.Retired() >= lim {
+				return interp.ErrLimit
+			}
+			remaining = lim - m.Retired()
+		}
+		// Native code may overshoot its budget by up to one trace; keep
+		// that much in reserve so the limit is exact.
+		if f := vm.cache.Lookup(vm.st.CPU.PC); f != nil && remaining > maxTrace {
+			if err := vm.runNative(f, remaining-maxTrace); err != nil {
+				return err
+			}
+			continue
+		}
+		stop, err := m.RunSlice(min(remaining, slice), true)
+		if err != nil {
+			return err
+		}
+		switch stop {
+		case interp.StopBackward:
+			if err := vm.candidate(vm.st.CPU.PC); err != nil {
+				return err
+			}
+		case interp.StopFenceI:
+			vm.flush()
+		}
+	}
+	return nil
+}
+
+func (vm *VM) maxTraceLen() int {
+	if vm.opts.MaxTraceLen > 0 {
+		return vm.opts.MaxTraceLen
+	}
+	return net.DefaultMaxTraceLen
+}
+
+// runNative enters fragment f and handles the exit it returns by.
+func (vm *VM) runNative(f *codecache.Fragment, budget uint64) error {
+	st := vm.st
+	st.Budget = int64(min(budget, slice))
+	before := st.Budget
+	e := vm.cache.Enter(f, st, vm.m.Mem.Base())
+	n := uint64(before - st.Budget)
+	vm.m.AddRetired(n)
+	vm.stats.CacheInstructions += n
+	st.CPU.PC = e.Target
+	switch {
+	case st.Budget <= 0 && e.Kind == fragment.ExitBranch:
+		vm.stats.ExitsBudget++
+	case e.Kind == fragment.ExitBranch:
+		vm.stats.ExitsBranch++
+	default:
+		vm.stats.ExitsInterp++
+		// The instruction native code left to the interpreter: a
+		// faulting access or a jalr whose target is not the recorded one.
+		if _, err := vm.m.Step(); err != nil {
+			return err
+		}
+		if vm.m.Exited() {
+			return nil
+		}
+	}
+	return vm.candidate(st.CPU.PC)
+}
+
+// candidate counts an execution of the trace-head candidate at pc and, if
+// NET predicts it hot, records, compiles and inserts its trace.
+func (vm *VM) candidate(pc uint64) error {
+	if vm.cache.Lookup(pc) != nil || !vm.counters.Bump(pc) {
+		return nil
+	}
+	t0 := time.Now()
+	trace, reason, err := net.Record(vm.m, vm.maxTraceLen(), func(p uint64) bool { return vm.cache.Lookup(p) != nil })
+	t1 := time.Now()
+	vm.stats.RecordTime += t1.Sub(t0)
+	if err != nil {
+		return err // a guest fault while recording
+	}
+	if trace.Len() == 0 {
+		vm.counters.Abandon(pc)
+		return nil
+	}
+	vm.stats.Traces++
+	vm.stats.TraceInstructions += uint64(trace.Len())
+	vm.stats.EndReasons[reason]++
+	code, err := fragment.Compile(trace, vm.env)
+	if err != nil {
+		return fmt.Errorf("compiling trace at 0x%x: %w", pc, err)
+	}
+	f, err := vm.cache.Insert(code)
+	if errors.Is(err, codecache.ErrFull) {
+		vm.flush()
+		f, err = vm.cache.Insert(code)
+	}
+	if err != nil {
+		return fmt.Errorf("inserting fragment at 0x%x: %w", pc, err)
+	}
+	vm.m.Mark(f.Head, true)
+	vm.stats.CompileTime += time.Since(t1)
+	return nil
+}
+
+// flush empties the code cache and starts prediction afresh.
+func (vm *VM) flush() {
+	vm.cache.Flush()
+	vm.m.ClearMarks()
+	vm.counters.Reset()
+}

@@ -1,0 +1,188 @@
+// Trace compiler driver: interp.Trace -> Code (x86-64 bytes plus exit records).
+
+package fragment
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/twitchyliquid64/golang-asm/obj"
+	"github.com/twitchyliquid64/golang-asm/obj/x86"
+
+	"rvdyn/interp"
+)
+
+// Env describes the guest the code is compiled for: the memory limits every
+// emitted load and store checks against (see interp.Memory).
+type Env struct {
+	ReadLo  uint64 // lowest loadable guest address
+	WriteLo uint64 // lowest storable guest address
+	MemSize uint64 // size of the guest address space, at most 2 GiB
+}
+
+// EnvOf returns the Env of a loaded machine.
+func EnvOf(m *interp.Machine) Env {
+	return Env{ReadLo: m.Mem.ReadLo(), WriteLo: m.Mem.WriteLo(), MemSize: m.Mem.Size()}
+}
+
+// An ExitKind says what the dispatcher does when native code leaves
+// through an exit.
+type ExitKind uint8
+
+const (
+	// ExitBranch continues at a static guest target: an off-trace branch
+	// direction or the end of the trace. The code cache may link it.
+	ExitBranch ExitKind = iota
+	// ExitInterp interprets the instruction at Target, which native code
+	// did not execute: a load or store outside guest memory (the
+	// interpreter reports the fault), or a jalr whose target differs from
+	// the recorded one.
+	ExitInterp
+)
+
+// String names the exit kind.
+func (k ExitKind) String() string {
+	switch k {
+	case ExitBranch:
+		return "branch"
+	case ExitInterp:
+		return "interp"
+	}
+	return fmt.Sprintf("ExitKind(%d)", uint8(k))
+}
+
+// An Exit is one exit stub of a compiled fragment.
+type Exit struct {
+	Kind    ExitKind
+	Target  uint64 // guest pc where execution continues
+	From    uint64 // guest pc of the instruction that leaves
+	Retired int    // guest instructions retired from the fragment entry to this exit
+	// LinkOff is the offset in Code.Bytes of the rel32 field of the
+	// stub's link jump, which falls through to the dispatcher until the
+	// code cache patches it to a fragment entry; -1 if the exit is never
+	// linked (ExitInterp, or already bound inside the fragment).
+	LinkOff int
+	// IDOff is the offset in Code.Bytes of the stub's 32-bit exit ID,
+	// written by the code cache.
+	IDOff int
+}
+
+// Code is a compiled fragment: position-independent machine code whose
+// entry is at offset 0, and its exits.
+type Code struct {
+	Head       uint64 // guest pc of the trace head (the fragment's tag)
+	Bytes      []byte
+	Exits      []Exit
+	GuestInsts int  // guest instructions on the recorded path
+	SelfLoop   bool // the trace ends at its own head: the back edge is a native loop
+}
+
+// ErrEmptyTrace is returned for a trace with no instructions.
+var ErrEmptyTrace = errors.New("fragment: empty trace")
+
+// exitStub is an exit being emitted: its record and the label of its stub.
+type exitStub struct {
+	Exit
+	stub   *label
+	linked *label // for a self-loop back edge: where the link jump goes
+	idProg *obj.Prog
+	lnProg *obj.Prog
+}
+
+type compiler struct {
+	a     *assembler
+	env   Env
+	exits []*exitStub
+	body  *label
+}
+
+// Compile translates a recorded trace into a fragment laid out along the
+// recorded path. It returns ErrEmptyTrace for an empty trace; any other
+// error means the assembler failed, which is a bug.
+func Compile(t *interp.Trace, env Env) (code *Code, err error) {
+	if len(t.Steps) == 0 {
+		return nil, ErrEmptyTrace
+	}
+	a, err := newAssembler()
+	if err != nil {
+		return nil, err
+	}
+	c := &compiler{a: a, env: env, body: &label{}}
+	a.bind(c.body)
+	ended := false
+	for i, s := range t.Steps {
+		if !c.step(i, s) {
+			ended = true
+			break
+		}
+	}
+	if !ended {
+		end := c.exit(ExitBranch, t.End, t.Steps[len(t.Steps)-1].PC, len(t.Steps))
+		if t.End == t.Head {
+			end.linked = c.body
+			end.LinkOff = -1
+		}
+		// The end stub is emitted first, right here: the recorded path
+		// falls through into it.
+		c.exits[0], c.exits[len(c.exits)-1] = c.exits[len(c.exits)-1], c.exits[0]
+	}
+	for _, e := range c.exits {
+		c.emitStub(e)
+	}
+	bytes := a.assemble()
+	code = &Code{Head: t.Head, Bytes: bytes, GuestInsts: len(t.Steps), SelfLoop: !ended && t.End == t.Head}
+	for _, e := range c.exits {
+		x := e.Exit
+		x.IDOff = int(e.idProg.Pc) + 7
+		if e.lnProg != nil {
+			x.LinkOff = int(e.lnProg.Pc) + 1
+		}
+		code.Exits = append(code.Exits, x)
+	}
+	return code, nil
+}
+
+// exit creates an exit record and returns it; its stub is emitted after
+// the body.
+func (c *compiler) exit(kind ExitKind, target, from uint64, retired int) *exitStub {
+	e := &exitStub{Exit: Exit{Kind: kind, Target: target, From: from, Retired: retired, LinkOff: -1}, stub: &label{}}
+	c.exits = append(c.exits, e)
+	return e
+}
+
+// exitIf emits a conditional jump (as) to a new exit stub.
+func (c *compiler) exitIf(as obj.As, kind ExitKind, target, from uint64, retired int) {
+	e := c.exit(kind, target, from, retired)
+	c.a.jump(as, e.stub)
+}
+
+// emitStub emits an exit stub:
+//
+//	stub: SUBQ $retired, Budget(R15)   ; charge the instructions
+//	      JLE  out                     ; poll point: budget spent
+//	      JMP  rel32                   ; link jump (0 = fall through)
+//	out:  MOVL $id, Exit(R15)
+//	      RET
+func (c *compiler) emitStub(e *exitStub) {
+	a := c.a
+	a.bind(e.stub)
+	out := &label{}
+	if e.Retired > 0 {
+		a.op(x86.ASUBQ, imm(int64(e.Retired)), mem(rSt, offBudget))
+		if e.Kind == ExitBranch {
+			a.jump(x86.AJLE, out)
+		}
+	}
+	switch {
+	case e.linked != nil:
+		a.jump(obj.AJMP, e.linked)
+	case e.Kind == ExitBranch:
+		e.lnProg = a.raw(0xe9)
+		a.raw32(0)
+	}
+	a.bind(out)
+	e.idProg = a.raw(0x41, 0xc7, 0x87) // MOVL $imm32, disp32(R15)
+	a.raw32(offExit)
+	a.raw32(0) // exit ID, patched by the code cache
+	a.op(obj.ARET, none, none)
+}

@@ -1,0 +1,37 @@
+// State: the one structure native code reads and writes, shared with Go.
+
+package fragment
+
+import "rvdyn/interp"
+
+// State is the block native code works on, addressed through R15. Its
+// layout is part of the code generator's ABI: the offsets below are pinned
+// by a test against unsafe.Offsetof, so do not reorder fields.
+type State struct {
+	// CPU is the guest register file and pc (offset 0). Native code keeps
+	// guest registers here between exits; the interpreter uses the same
+	// memory (interp.Machine.UseCPU), so no copying happens at the
+	// boundary. Native code does not maintain CPU.PC: the exit record says
+	// where the guest continues.
+	CPU interp.CPU
+	// Budget is how many more guest instructions native code may retire
+	// before it must return (offset 264). Every exit stub subtracts the
+	// instructions retired since the fragment entry and leaves through the
+	// dispatcher when the result is <= 0, so the dispatcher regains control
+	// in bounded time and can compute exact instruction counts.
+	Budget int64
+	// Exit is the ID of the exit stub through which native code returned
+	// (offset 272); the code cache maps it back to its exit record.
+	Exit uint64
+}
+
+// Offsets of State fields used by generated code, in bytes.
+const (
+	offX      = 0
+	offPC     = 256
+	offBudget = 264
+	offExit   = 272
+)
+
+// regOff returns the offset of guest register x<r> in State.
+func regOff(r uint8) int64 { return offX + 8*int64(r) }

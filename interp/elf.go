@@ -1,0 +1,224 @@
+// ELF loader: a static RV64 executable image -> a Machine ready to run.
+
+package interp
+
+import (
+	"bytes"
+	"debug/elf"
+	"encoding/binary"
+	"fmt"
+)
+
+const (
+	pageSize     = 4096
+	stackReserve = 8 << 20 // bytes kept between the brk limit and the stack top
+	efRVC        = 0x1     // e_flags: compressed instructions used
+	efFloatABI   = 0x6     // e_flags: float ABI mask (0 = soft float)
+)
+
+// Load checks and loads a static RV64IM ELF executable and prepares the
+// initial process state as Linux would: PT_LOAD segments copied (bss
+// zeroed), the brk heap after the last segment, and a stack with argc,
+// argv, envp and auxv at the top of the address space. The executable
+// segments are decoded once here. A malformed or unsupported image gives a
+// *LoadError.
+func Load(image []byte, cfg Config) (*Machine, error) {
+	f, err := elf.NewFile(bytes.NewReader(image))
+	if err != nil {
+		return nil, &LoadError{Reason: "not an ELF file", Err: err}
+	}
+	switch {
+	case f.Class != elf.ELFCLASS64:
+		return nil, &LoadError{Reason: fmt.Sprintf("class %v, want ELFCLASS64", f.Class)}
+	case f.Machine != elf.EM_RISCV:
+		return nil, &LoadError{Reason: fmt.Sprintf("machine %v, want EM_RISCV", f.Machine)}
+	case f.Data != elf.ELFDATA2LSB:
+		return nil, &LoadError{Reason: "big-endian image"}
+	case f.Type != elf.ET_EXEC:
+		return nil, &LoadError{Reason: fmt.Sprintf("type %v, want a static executable (ET_EXEC)", f.Type)}
+	}
+	flags := binary.LittleEndian.Uint32(image[48:52])
+	if flags&efRVC != 0 {
+		return nil, &LoadError{Reason: "uses compressed instructions (RVC); build with -march=rv64im"}
+	}
+	if flags&efFloatABI != 0 {
+		return nil, &LoadError{Reason: "uses a hardware float ABI; build with -mabi=lp64"}
+	}
+	for _, p := range f.Progs {
+		if p.Type == elf.PT_INTERP || p.Type == elf.PT_DYNAMIC {
+			return nil, &LoadError{Reason: "dynamically linked; link with -static"}
+		}
+	}
+
+	size := cfg.MemSize
+	if size == 0 {
+		size = DefaultMemSize
+	}
+	mem, err := newMemory(size)
+	if err != nil {
+		return nil, err
+	}
+	m := &Machine{CPU: new(CPU), Mem: mem, cfg: cfg, entry: f.Entry}
+	if err := m.loadSegments(f, image); err != nil {
+		mem.Close()
+		return nil, err
+	}
+	if err := m.setupStack(f, image); err != nil {
+		mem.Close()
+		return nil, err
+	}
+	return m, nil
+}
+
+func (m *Machine) loadSegments(f *elf.File, image []byte) error {
+	mem := m.Mem
+	stackTop := mem.size - pageSize
+	var lo, end uint64 = ^uint64(0), 0
+	var xlo, xhi uint64 = ^uint64(0), 0
+	var wlo uint64 = ^uint64(0)
+	loads := 0
+	for i, p := range f.Progs {
+		if p.Type != elf.PT_LOAD || p.Memsz == 0 {
+			continue
+		}
+		loads++
+		bad := func(why string) error {
+			return &LoadError{Reason: fmt.Sprintf("segment %d (vaddr 0x%x, memsz 0x%x): %s", i, p.Vaddr, p.Memsz, why)}
+		}
+		switch {
+		case p.Filesz > p.Memsz:
+			return bad("file size larger than memory size")
+		case p.Off > uint64(len(image)) || p.Filesz > uint64(len(image))-p.Off:
+			return bad("extends past the end of the file")
+		case p.Vaddr < pageSize || p.Vaddr > stackTop || p.Memsz > stackTop-stackReserve-p.Vaddr:
+			return bad(fmt.Sprintf("outside the guest address space [0x%x, 0x%x)", pageSize, stackTop-stackReserve))
+		case p.Flags&elf.PF_W != 0 && p.Flags&elf.PF_X != 0:
+			return bad("writable and executable (W^X: text must be read-only)")
+		}
+		copy(mem.Bytes(p.Vaddr, p.Filesz), image[p.Off:p.Off+p.Filesz])
+		lo = min(lo, p.Vaddr&^(pageSize-1))
+		end = max(end, p.Vaddr+p.Memsz)
+		if p.Flags&elf.PF_X != 0 {
+			xlo, xhi = min(xlo, p.Vaddr), max(xhi, p.Vaddr+p.Memsz)
+		}
+		if p.Flags&elf.PF_W != 0 {
+			wlo = min(wlo, p.Vaddr&^(pageSize-1))
+		}
+	}
+	if loads == 0 || xhi == 0 {
+		return &LoadError{Reason: "no loadable executable segment"}
+	}
+	if f.Entry < xlo || f.Entry >= xhi || f.Entry&3 != 0 {
+		return &LoadError{Reason: fmt.Sprintf("entry point 0x%x is not in the executable segment", f.Entry)}
+	}
+	if wlo == ^uint64(0) {
+		wlo = (end + pageSize - 1) &^ (pageSize - 1)
+	}
+	if wlo < xhi {
+		return &LoadError{Reason: "writable segment below or inside the program text (text must be read-only)"}
+	}
+	mem.readLo, mem.writeLo = lo, wlo
+
+	// Decode the executable range once; words in non-executable gaps stay
+	// OpIllegal with exec false, so fetching them faults.
+	xlo &^= 3
+	n := (xhi - xlo + 3) / 4
+	m.code, m.exec, m.marks = make([]Inst, n), make([]bool, n), make([]bool, n)
+	m.codeLo = xlo
+	for _, p := range f.Progs {
+		if p.Type != elf.PT_LOAD || p.Flags&elf.PF_X == 0 {
+			continue
+		}
+		for a := p.Vaddr &^ 3; a < p.Vaddr+p.Memsz; a += 4 {
+			i := (a - xlo) / 4
+			m.code[i] = Decode(mem.load32(a))
+			m.exec[i] = true
+		}
+	}
+
+	m.brkStart = (end + pageSize - 1) &^ (pageSize - 1)
+	m.brk = m.brkStart
+	m.brkLimit = stackTop - stackReserve
+	m.stackTop = stackTop
+	return nil
+}
+
+// Auxiliary vector keys (Linux include/uapi/linux/auxvec.h).
+const (
+	atNull   = 0
+	atPhdr   = 3
+	atPhent  = 4
+	atPhnum  = 5
+	atPagesz = 6
+	atEntry  = 9
+	atUID    = 11
+	atEUID   = 12
+	atGID    = 13
+	atEGID   = 14
+	atHwcap  = 16
+	atClktck = 17
+	atSecure = 23
+	atRandom = 25
+)
+
+// setupStack lays out the initial stack the way Linux does for a new
+// process: strings and 16 AT_RANDOM bytes at the top, then (from sp
+// upwards) argc, argv[], NULL, envp[], NULL, auxv pairs, AT_NULL.
+func (m *Machine) setupStack(f *elf.File, image []byte) error {
+	args := m.cfg.Args
+	if len(args) == 0 {
+		args = []string{"prog"}
+	}
+	sp := m.stackTop
+	push := func(s string) uint64 {
+		sp -= uint64(len(s) + 1)
+		b := m.Mem.Bytes(sp, uint64(len(s)+1))
+		copy(b, s)
+		b[len(s)] = 0
+		return sp
+	}
+	var argv, envp []uint64
+	for _, a := range args {
+		argv = append(argv, push(a))
+	}
+	for _, e := range m.cfg.Env {
+		envp = append(envp, push(e))
+	}
+	// AT_RANDOM: fixed bytes, so that runs are reproducible.
+	sp -= 16
+	random := sp
+	copy(m.Mem.Bytes(random, 16), "rvdyn-at-random!")
+	sp &^= 15
+
+	var phdr uint64
+	phoff := binary.LittleEndian.Uint64(image[32:40])
+	for _, p := range f.Progs {
+		if p.Type == elf.PT_LOAD && phoff >= p.Off && phoff < p.Off+p.Filesz {
+			phdr = p.Vaddr + phoff - p.Off
+		}
+	}
+	auxv := []uint64{
+		atPhdr, phdr, atPhent, 56, atPhnum, uint64(len(f.Progs)),
+		atPagesz, pageSize, atEntry, f.Entry,
+		atUID, 0, atEUID, 0, atGID, 0, atEGID, 0,
+		atHwcap, 1<<('I'-'A') | 1<<('M'-'A'), atClktck, 100, atSecure, 0,
+		atRandom, random, atNull, 0,
+	}
+	words := []uint64{uint64(len(args))}
+	words = append(words, argv...)
+	words = append(words, 0)
+	words = append(words, envp...)
+	words = append(words, 0)
+	words = append(words, auxv...)
+	need := uint64(8 * len(words))
+	if need+(m.stackTop-sp) > stackReserve/2 {
+		return &LoadError{Reason: "arguments and environment too large for the stack"}
+	}
+	sp = (sp - need) &^ 15
+	for i, w := range words {
+		m.Mem.store64(sp+8*uint64(i), w)
+	}
+	m.CPU.X[2] = sp
+	m.CPU.PC = f.Entry
+	return nil
+}

@@ -1,0 +1,315 @@
+// The fast interpreter loop: predecoded instructions -> guest state, no allocation, no hooks.
+
+package interp
+
+// A Stop says why a run of the interpreter returned without an error.
+type Stop uint8
+
+// The stop reasons.
+const (
+	StopExit     Stop = iota // the guest exited
+	StopBudget               // the instruction budget ran out
+	StopBackward             // a taken backward branch or jump (dispatch runs only); PC is its target
+	StopMarked               // a control transfer landed on a marked pc (dispatch runs only)
+	StopFenceI               // a fence.i retired (dispatch runs only): translated code must be dropped
+)
+
+var stopNames = [...]string{"exit", "budget", "backward branch", "marked target", "fence.i"}
+
+// String names the stop reason.
+func (s Stop) String() string {
+	if int(s) < len(stopNames) {
+		return stopNames[s]
+	}
+	return "Stop(?)"
+}
+
+// Run interprets the guest until it exits (nil), faults (*Fault), or
+// retires limit more instructions (ErrLimit; limit 0 means no limit).
+func (m *Machine) Run(limit uint64) error {
+	budget := limit
+	if limit == 0 {
+		budget = ^uint64(0)
+	}
+	for !m.exited {
+		start := m.retired
+		stop, err := m.RunSlice(min(budget, 1<<24), false)
+		if err != nil {
+			return err
+		}
+		budget -= m.retired - start
+		if stop == StopBudget && budget == 0 {
+			return ErrLimit
+		}
+	}
+	return nil
+}
+
+// RunSlice interprets at most budget instructions. With dispatch set it
+// also stops right after a taken backward branch or jump (target <= pc),
+// and when a taken control transfer lands on a marked pc (see Mark): the
+// points where the dispatcher counts trace heads and enters the code
+// cache. It uses the hooked loop when a hook is attached.
+func (m *Machine) RunSlice(budget uint64, dispatch bool) (Stop, error) {
+	if m.exited {
+		return StopExit, nil
+	}
+	if m.hook != nil {
+		return m.runHooked(budget, dispatch)
+	}
+	return m.runFast(budget, dispatch)
+}
+
+func (m *Machine) runFast(budget uint64, dispatch bool) (stop Stop, err error) {
+	x := &m.CPU.X
+	pc := m.CPU.PC
+	code := m.code
+	marks := m.marks
+	lo := m.codeLo
+	mem := m.Mem
+	n := budget
+	stop = StopBudget
+
+loop:
+	for n > 0 {
+		off := pc - lo
+		if off >= uint64(len(code))*4 {
+			err = &Fault{Kind: FaultFetch, PC: pc, Addr: pc}
+			break
+		}
+		in := &code[off>>2]
+		n--
+		var target uint64
+		switch in.Op {
+		case OpADDI:
+			x[in.Rd&31] = x[in.Rs1&31] + uint64(in.Imm)
+		case OpADD:
+			x[in.Rd&31] = x[in.Rs1&31] + x[in.Rs2&31]
+		case OpLD:
+			a := x[in.Rs1&31] + uint64(in.Imm)
+			if !mem.readOK(a) {
+				n++
+				err = m.memFault(FaultLoad, pc, a, in)
+				break loop
+			}
+			x[in.Rd&31] = mem.load64(a)
+		case OpSD:
+			a := x[in.Rs1&31] + uint64(in.Imm)
+			if !mem.writeOK(a) {
+				n++
+				err = m.memFault(FaultStore, pc, a, in)
+				break loop
+			}
+			mem.store64(a, x[in.Rs2&31])
+		case OpLW:
+			a := x[in.Rs1&31] + uint64(in.Imm)
+			if !mem.readOK(a) {
+				n++
+				err = m.memFault(FaultLoad, pc, a, in)
+				break loop
+			}
+			x[in.Rd&31] = uint64(int64(int32(mem.load32(a))))
+		case OpSW:
+			a := x[in.Rs1&31] + uint64(in.Imm)
+			if !mem.writeOK(a) {
+				n++
+				err = m.memFault(FaultStore, pc, a, in)
+				break loop
+			}
+			mem.store32(a, uint32(x[in.Rs2&31]))
+		case OpBEQ, OpBNE, OpBLT, OpBGE, OpBLTU, OpBGEU:
+			var t bool
+			a, b := x[in.Rs1&31], x[in.Rs2&31]
+			switch in.Op {
+			case OpBEQ:
+				t = a == b
+			case OpBNE:
+				t = a != b
+			case OpBLT:
+				t = int64(a) < int64(b)
+			case OpBGE:
+				t = int64(a) >= int64(b)
+			case OpBLTU:
+				t = a < b
+			default:
+				t = a >= b
+			}
+			if !t {
+				break
+			}
+			target = pc + uint64(in.Imm)
+			goto transfer
+		case OpJAL:
+			target = pc + uint64(in.Imm)
+			if target&3 != 0 {
+				n++
+				err = &Fault{Kind: FaultMisaligned, PC: pc, Addr: target, Raw: in.Raw}
+				break loop
+			}
+			x[in.Rd&31] = pc + 4
+			goto transfer
+		case OpJALR:
+			target = (x[in.Rs1&31] + uint64(in.Imm)) &^ 1
+			if target&3 != 0 {
+				n++
+				err = &Fault{Kind: FaultMisaligned, PC: pc, Addr: target, Raw: in.Raw}
+				break loop
+			}
+			x[in.Rd&31] = pc + 4
+			goto transfer
+		case OpLUI:
+			x[in.Rd&31] = uint64(in.Imm)
+		case OpAUIPC:
+			x[in.Rd&31] = pc + uint64(in.Imm)
+		case OpLB, OpLH, OpLBU, OpLHU, OpLWU:
+			a := x[in.Rs1&31] + uint64(in.Imm)
+			if !mem.readOK(a) {
+				n++
+				err = m.memFault(FaultLoad, pc, a, in)
+				break loop
+			}
+			switch in.Op {
+			case OpLB:
+				x[in.Rd&31] = uint64(int64(int8(mem.load8(a))))
+			case OpLH:
+				x[in.Rd&31] = uint64(int64(int16(mem.load16(a))))
+			case OpLBU:
+				x[in.Rd&31] = uint64(mem.load8(a))
+			case OpLHU:
+				x[in.Rd&31] = uint64(mem.load16(a))
+			default:
+				x[in.Rd&31] = uint64(mem.load32(a))
+			}
+		case OpSB, OpSH:
+			a := x[in.Rs1&31] + uint64(in.Imm)
+			if !mem.writeOK(a) {
+				n++
+				err = m.memFault(FaultStore, pc, a, in)
+				break loop
+			}
+			if in.Op == OpSB {
+				mem.store8(a, uint8(x[in.Rs2&31]))
+			} else {
+				mem.store16(a, uint16(x[in.Rs2&31]))
+			}
+		case OpSLTI:
+			x[in.Rd&31] = b2u(int64(x[in.Rs1&31]) < in.Imm)
+		case OpSLTIU:
+			x[in.Rd&31] = b2u(x[in.Rs1&31] < uint64(in.Imm))
+		case OpXORI:
+			x[in.Rd&31] = x[in.Rs1&31] ^ uint64(in.Imm)
+		case OpORI:
+			x[in.Rd&31] = x[in.Rs1&31] | uint64(in.Imm)
+		case OpANDI:
+			x[in.Rd&31] = x[in.Rs1&31] & uint64(in.Imm)
+		case OpSLLI:
+			x[in.Rd&31] = x[in.Rs1&31] << (in.Imm & 63)
+		case OpSRLI:
+			x[in.Rd&31] = x[in.Rs1&31] >> (in.Imm & 63)
+		case OpSRAI:
+			x[in.Rd&31] = uint64(int64(x[in.Rs1&31]) >> (in.Imm & 63))
+		case OpADDIW:
+			x[in.Rd&31] = sext32(x[in.Rs1&31] + uint64(in.Imm))
+		case OpSLLIW:
+			x[in.Rd&31] = sext32(x[in.Rs1&31] << (in.Imm & 31))
+		case OpSRLIW:
+			x[in.Rd&31] = sext32(uint64(uint32(x[in.Rs1&31]) >> (in.Imm & 31)))
+		case OpSRAIW:
+			x[in.Rd&31] = uint64(int64(int32(x[in.Rs1&31]) >> (in.Imm & 31)))
+		case OpSUB:
+			x[in.Rd&31] = x[in.Rs1&31] - x[in.Rs2&31]
+		case OpSLL:
+			x[in.Rd&31] = x[in.Rs1&31] << (x[in.Rs2&31] & 63)
+		case OpSLT:
+			x[in.Rd&31] = b2u(int64(x[in.Rs1&31]) < int64(x[in.Rs2&31]))
+		case OpSLTU:
+			x[in.Rd&31] = b2u(x[in.Rs1&31] < x[in.Rs2&31])
+		case OpXOR:
+			x[in.Rd&31] = x[in.Rs1&31] ^ x[in.Rs2&31]
+		case OpSRL:
+			x[in.Rd&31] = x[in.Rs1&31] >> (x[in.Rs2&31] & 63)
+		case OpSRA:
+			x[in.Rd&31] = uint64(int64(x[in.Rs1&31]) >> (x[in.Rs2&31] & 63))
+		case OpOR:
+			x[in.Rd&31] = x[in.Rs1&31] | x[in.Rs2&31]
+		case OpAND:
+			x[in.Rd&31] = x[in.Rs1&31] & x[in.Rs2&31]
+		case OpADDW:
+			x[in.Rd&31] = sext32(x[in.Rs1&31] + x[in.Rs2&31])
+		case OpSUBW:
+			x[in.Rd&31] = sext32(x[in.Rs1&31] - x[in.Rs2&31])
+		case OpSLLW:
+			x[in.Rd&31] = sext32(x[in.Rs1&31] << (x[in.Rs2&31] & 31))
+		case OpSRLW:
+			x[in.Rd&31] = sext32(uint64(uint32(x[in.Rs1&31]) >> (x[in.Rs2&31] & 31)))
+		case OpSRAW:
+			x[in.Rd&31] = uint64(int64(int32(x[in.Rs1&31]) >> (x[in.Rs2&31] & 31)))
+		case OpMUL:
+			x[in.Rd&31] = x[in.Rs1&31] * x[in.Rs2&31]
+		case OpMULW:
+			x[in.Rd&31] = sext32(x[in.Rs1&31] * x[in.Rs2&31])
+		case OpMULH, OpMULHSU, OpMULHU, OpDIV, OpDIVU, OpREM, OpREMU, OpDIVW, OpDIVUW, OpREMW, OpREMUW:
+			x[in.Rd&31], _ = ALU(in.Op, x[in.Rs1&31], x[in.Rs2&31])
+		case OpFENCE:
+		case OpFENCEI:
+			// Text is read-only and decoded once, so there is nothing to
+			// synchronise in the interpreter; the dispatcher flushes the
+			// code cache when it sees a fence.i (it stops dispatch runs).
+			if dispatch {
+				pc += 4
+				stop = StopFenceI
+				break loop
+			}
+		case OpECALL:
+			m.CPU.PC = pc
+			if m.syscall() {
+				stop = StopExit
+				pc += 4
+				break loop
+			}
+		case OpEBREAK:
+			n++
+			err = &Fault{Kind: FaultBreakpoint, PC: pc, Raw: in.Raw}
+			break loop
+		default: // OpIllegal
+			n++
+			if !m.exec[off>>2] {
+				err = &Fault{Kind: FaultFetch, PC: pc, Addr: pc}
+			} else {
+				err = &Fault{Kind: FaultIllegal, PC: pc, Raw: in.Raw}
+			}
+			break loop
+		}
+		x[0] = 0
+		pc += 4
+		continue
+
+	transfer:
+		x[0] = 0
+		if target&3 != 0 {
+			n++ // only branches get here: jal and jalr checked their targets
+			err = &Fault{Kind: FaultMisaligned, PC: pc, Addr: target, Raw: in.Raw}
+			break
+		}
+		if dispatch {
+			if target <= pc {
+				pc = target
+				stop = StopBackward
+				break
+			}
+			if t := target - lo; t < uint64(len(code))*4 && marks[t>>2] {
+				pc = target
+				stop = StopMarked
+				break
+			}
+		}
+		pc = target
+	}
+	m.CPU.PC = pc
+	m.retired += budget - n
+	return stop, err
+}
+
+func (m *Machine) memFault(k FaultKind, pc, addr uint64, in *Inst) error {
+	return &Fault{Kind: k, PC: pc, Addr: addr, Raw: in.Raw}
+}

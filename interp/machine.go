@@ -1,0 +1,138 @@
+// The guest machine: registers, memory, predecoded text and run state.
+
+package interp
+
+import (
+	"io"
+)
+
+// A CPU is the guest's architectural register state. Native code reads and
+// writes it in place (see package fragment), so its layout is fixed: X at
+// offset 0 (x0 always reads as zero), PC at offset 256.
+type CPU struct {
+	X  [32]uint64
+	PC uint64
+}
+
+// Config describes the process a guest program is started as.
+type Config struct {
+	// Args is argv; Args[0] is the program name. Empty means {"prog"}.
+	Args []string
+	// Env is envp, as "NAME=value" strings.
+	Env []string
+	// Stdin, Stdout and Stderr back file descriptors 0, 1 and 2. A nil
+	// Stdin reads as end of file; a nil Stdout or Stderr discards.
+	Stdin          io.Reader
+	Stdout, Stderr io.Writer
+	// MemSize is the size of the guest address space in bytes
+	// (default DefaultMemSize, at most 2 GiB).
+	MemSize uint64
+}
+
+// SyscallStats counts the system calls a guest made.
+type SyscallStats struct {
+	Calls   uint64            // all ecalls
+	Unknown map[uint64]uint64 // calls answered -ENOSYS, by syscall number
+}
+
+// A Machine is one guest process: a CPU, a Memory, the program text decoded
+// once at load time, and the kernel-side state (brk, exit status).
+// A Machine is not safe for concurrent use.
+type Machine struct {
+	// CPU is the register state. It may be replaced (before or between
+	// runs) by one embedded in a larger structure, see UseCPU.
+	CPU *CPU
+	// Mem is the guest address space.
+	Mem *Memory
+
+	code   []Inst // code[i] decodes the word at codeLo+4*i
+	exec   []bool // exec[i]: code[i] lies in an executable segment
+	marks  []bool // marks[i]: stop a dispatch run on a transfer to code[i]
+	codeLo uint64
+
+	brkStart, brk, brkLimit uint64
+	stackTop                uint64
+	entry                   uint64
+
+	cfg      Config
+	exited   bool
+	exitCode int
+	retired  uint64
+
+	hook     Hook
+	hookMask ClassMask
+	ev       Event
+
+	sys SyscallStats
+}
+
+// UseCPU makes the machine keep its registers in c, copying the current
+// state into it.
+func (m *Machine) UseCPU(c *CPU) {
+	*c = *m.CPU
+	m.CPU = c
+}
+
+// SetHook attaches a profiling hook called after every retired instruction
+// whose class is in mask. A nil hook or an empty mask detaches it. Runs
+// without a hook use a loop that has no hook checks at all.
+func (m *Machine) SetHook(mask ClassMask, h Hook) {
+	if h == nil || mask == 0 {
+		m.hook, m.hookMask = nil, 0
+		return
+	}
+	m.hook, m.hookMask = h, mask
+}
+
+// Exited reports whether the guest has exited.
+func (m *Machine) Exited() bool { return m.exited }
+
+// ExitCode returns the guest's exit status (0..255) once it has exited.
+func (m *Machine) ExitCode() int { return m.exitCode }
+
+// Retired returns the number of guest instructions retired so far by the
+// interpreter and by anything that reported through AddRetired.
+func (m *Machine) Retired() uint64 { return m.retired }
+
+// AddRetired adds n instructions retired outside the interpreter (in native
+// code) to the machine's count.
+func (m *Machine) AddRetired(n uint64) { m.retired += n }
+
+// Syscalls returns the system call counts.
+func (m *Machine) Syscalls() SyscallStats { return m.sys }
+
+// Entry returns the program's entry point.
+func (m *Machine) Entry() uint64 { return m.entry }
+
+// CodeRange returns the guest address range [lo, hi) that was predecoded:
+// every executable segment lies inside it.
+func (m *Machine) CodeRange() (lo, hi uint64) {
+	return m.codeLo, m.codeLo + 4*uint64(len(m.code))
+}
+
+// InstAt returns the decoded instruction at guest address pc, and false if
+// pc holds no executable code (outside the text, or misaligned).
+func (m *Machine) InstAt(pc uint64) (Inst, bool) {
+	off := pc - m.codeLo
+	if pc&3 != 0 || off >= 4*uint64(len(m.code)) || !m.exec[off>>2] {
+		return Inst{}, false
+	}
+	return m.code[off>>2], true
+}
+
+// Mark sets or clears the mark at pc: a dispatch run (RunDispatch) stops
+// when a control transfer lands on a marked pc. The dispatcher marks the
+// entries of fragments in the code cache. Marks outside the text are
+// ignored.
+func (m *Machine) Mark(pc uint64, on bool) {
+	off := pc - m.codeLo
+	if pc&3 == 0 && off < 4*uint64(len(m.code)) {
+		m.marks[off>>2] = on
+	}
+}
+
+// ClearMarks removes every mark (after a code cache flush).
+func (m *Machine) ClearMarks() { clear(m.marks) }
+
+// Close releases the guest memory.
+func (m *Machine) Close() error { return m.Mem.Close() }

@@ -1,0 +1,84 @@
+// Trace recording: a hot head and the running machine -> the next executing tail (interp.Trace).
+
+package net
+
+import (
+	"fmt"
+
+	"rvdyn/interp"
+)
+
+// DefaultMaxTraceLen is the default limit on the guest instructions in one
+// trace.
+const DefaultMaxTraceLen = 512
+
+// An EndReason says why a trace ended.
+type EndReason uint8
+
+// The end-of-trace conditions (section 3's interprocedural forward path,
+// plus the limits a real system needs).
+const (
+	EndBackward EndReason = iota // a taken backward branch or jump (the path's end in the paper)
+	EndCycle                     // control returned to the trace's own head
+	EndFragment                  // control reached the head of an existing fragment
+	EndMaxLen                    // the trace reached the length limit
+	EndStop                      // the next instruction is one native code does not run (ecall, ebreak, fence.i, illegal)
+	NumEndReasons
+)
+
+var endNames = [NumEndReasons]string{"backward branch", "cycle", "fragment head", "max length", "system instruction"}
+
+// String names the reason.
+func (r EndReason) String() string {
+	if r < NumEndReasons {
+		return endNames[r]
+	}
+	return fmt.Sprintf("EndReason(%d)", uint8(r))
+}
+
+// stops reports whether native code leaves before executing in.
+func stops(in interp.Inst) bool {
+	switch in.Op {
+	case interp.OpECALL, interp.OpEBREAK, interp.OpFENCEI, interp.OpIllegal:
+		return true
+	}
+	return false
+}
+
+// Record executes the machine from its current pc, the trace head, and
+// records the path it takes until an end condition holds. isHead reports
+// whether a pc is the head of an existing fragment. The recorded
+// instructions are executed (and counted) by the interpreter as usual. A
+// guest fault or exit during recording ends it with the fault (the trace
+// is discarded); a trace may be empty if the head itself stops recording.
+func Record(m *interp.Machine, maxLen int, isHead func(pc uint64) bool) (*interp.Trace, EndReason, error) {
+	if maxLen <= 0 {
+		maxLen = DefaultMaxTraceLen
+	}
+	head := m.CPU.PC
+	t := &interp.Trace{Head: head}
+	for {
+		pc := m.CPU.PC
+		t.End = pc
+		if in, ok := m.InstAt(pc); !ok || stops(in) {
+			return t, EndStop, nil
+		}
+		if len(t.Steps) >= maxLen {
+			return t, EndMaxLen, nil
+		}
+		e, err := m.Step()
+		if err != nil {
+			return nil, 0, err
+		}
+		t.Steps = append(t.Steps, interp.TraceStep{PC: e.PC, Inst: e.Inst, Next: e.Next})
+		t.End = e.Next
+		switch {
+		case e.Taken && e.Next <= e.PC:
+			return t, EndBackward, nil
+		case e.Next == head:
+			return t, EndCycle, nil
+		case isHead(e.Next):
+			return t, EndFragment, nil
+		}
+	}
+}

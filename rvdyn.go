@@ -1,0 +1,179 @@
+// Package rvdyn is a Dynamo-style dynamic binary optimizer for RISC-V
+// RV64IM Linux programs on x86-64 hosts.
+//
+// A guest program starts out interpreted. The dispatcher counts executions
+// of trace-head candidates (targets of taken backward branches and of code
+// cache exits); when a count exceeds the prediction delay, the next
+// executing tail is recorded (NET, package net), compiled into a native
+// fragment (package fragment) and placed in the code cache (package
+// codecache), from where the program runs from then on. The answer is the
+// same in every mode: output, exit status and retired instruction count
+// match plain interpretation.
+//
+// Typical use:
+//
+//	vm, err := rvdyn.New(image, rvdyn.DefaultOptions())
+//	if err != nil { ... }          // *interp.LoadError for a bad ELF
+//	defer vm.Close()
+//	code, err := vm.Run()          // *interp.Fault, interp.ErrLimit, or nil
+//	st := vm.Stats()
+package rvdyn
+
+import (
+	"fmt"
+	"io"
+	"time"
+
+	"rvdyn/codecache"
+	"rvdyn/fragment"
+	"rvdyn/interp"
+	"rvdyn/net"
+)
+
+// A Mode selects how guest code runs.
+type Mode uint8
+
+const (
+	// ModeDynamo interprets, predicts hot paths with NET and runs them as
+	// native fragments from the code cache.
+	ModeDynamo Mode = iota
+	// ModeInterp only interprets.
+	ModeInterp
+)
+
+// String returns the mode's command-line name.
+func (m Mode) String() string {
+	switch m {
+	case ModeDynamo:
+		return "dynamo"
+	case ModeInterp:
+		return "interp"
+	}
+	return fmt.Sprintf("Mode(%d)", uint8(m))
+}
+
+// ParseMode parses "dynamo" or "interp".
+func ParseMode(s string) (Mode, error) {
+	switch s {
+	case "dynamo":
+		return ModeDynamo, nil
+	case "interp":
+		return ModeInterp, nil
+	}
+	return 0, fmt.Errorf("unknown mode %q (want dynamo or interp)", s)
+}
+
+// Options configure a run. The zero value is valid: dynamo mode with
+// prediction delay 0; DefaultOptions gives the documented defaults.
+type Options struct {
+	Mode Mode
+	// Delay is NET's prediction delay tau: a trace head is predicted hot
+	// when its counter exceeds Delay (default net.DefaultDelay = 50).
+	Delay int
+	// MaxTraceLen limits the guest instructions in one trace
+	// (0: net.DefaultMaxTraceLen).
+	MaxTraceLen int
+	// MaxInstructions stops the guest with interp.ErrLimit after this many
+	// retired instructions (0: no limit).
+	MaxInstructions uint64
+	// CacheSize is the code cache capacity in bytes (0: codecache.DefaultSize).
+	// A full cache is flushed.
+	CacheSize int
+	// NoLink disables linking of fragment exits (every exit returns to the
+	// dispatcher); for experiments.
+	NoLink bool
+	// MemSize is the guest address space size in bytes (0: interp.DefaultMemSize).
+	MemSize uint64
+
+	// Args is the guest's argv (Args[0] is its name); Env its environment.
+	Args []string
+	Env  []string
+	// Stdin, Stdout, Stderr back the guest's file descriptors 0, 1, 2.
+	Stdin          io.Reader
+	Stdout, Stderr io.Writer
+}
+
+// DefaultOptions returns dynamo mode with the default prediction delay.
+func DefaultOptions() Options {
+	return Options{Mode: ModeDynamo, Delay: net.DefaultDelay}
+}
+
+// A VM is one loaded guest program and the optimizer state around it.
+type VM struct {
+	opts     Options
+	m        *interp.Machine
+	st       *fragment.State
+	cache    *codecache.Cache
+	counters *net.Counters
+	env      fragment.Env
+	stats    Stats
+	ran      bool
+}
+
+// New loads an ELF image (a static RV64IM executable) and prepares it to
+// run. A bad image gives a *interp.LoadError.
+func New(image []byte, opts Options) (*VM, error) {
+	m, err := interp.Load(image, interp.Config{Args: opts.Args, Env: opts.Env,
+		Stdin: opts.Stdin, Stdout: opts.Stdout, Stderr: opts.Stderr, MemSize: opts.MemSize})
+	if err != nil {
+		return nil, err
+	}
+	vm := &VM{opts: opts, m: m}
+	if opts.Mode == ModeDynamo {
+		if !codecache.Supported {
+			m.Close()
+			return nil, fmt.Errorf("dynamo mode needs an amd64 host; use interp mode")
+		}
+		c, err := codecache.New(codecache.Options{Size: opts.CacheSize, NoLink: opts.NoLink})
+		if err != nil {
+			m.Close()
+			return nil, err
+		}
+		vm.cache = c
+		vm.st = new(fragment.State)
+		m.UseCPU(&vm.st.CPU)
+		vm.counters = net.NewCounters(opts.Delay)
+		vm.env = fragment.EnvOf(m)
+	}
+	return vm, nil
+}
+
+// Machine returns the guest machine (registers, memory, syscall counts).
+func (vm *VM) Machine() *interp.Machine { return vm.m }
+
+// Close releases guest memory and the code cache.
+func (vm *VM) Close() error {
+	var err error
+	if vm.cache != nil {
+		err = vm.cache.Close()
+	}
+	if e := vm.m.Close(); err == nil {
+		err = e
+	}
+	return err
+}
+
+// Run runs the guest to its end and returns its exit status. The error is
+// nil when the guest exited, a *interp.Fault when it faulted (the status
+// is then 128+signal, as a shell reports a killed process), or
+// interp.ErrLimit when MaxInstructions ran out. Run may be called once.
+func (vm *VM) Run() (int, error) {
+	if vm.ran {
+		return 0, fmt.Errorf("rvdyn: VM already ran")
+	}
+	vm.ran = true
+	start := time.Now()
+	var err error
+	if vm.opts.Mode == ModeInterp {
+		err = vm.m.Run(vm.opts.MaxInstructions)
+	} else {
+		err = vm.dispatch()
+	}
+	vm.stats.Wall = time.Since(start)
+	code := vm.m.ExitCode()
+	if f, ok := err.(*interp.Fault); ok {
+		code = 128 + f.Kind.Signal()
+	}
+	vm.stats.ExitCode = code
+	return code, err
+}
