@@ -22,7 +22,13 @@ const (
 // argv, envp and auxv at the top of the address space. The executable
 // segments are decoded once here. A malformed or unsupported image gives a
 // *LoadError.
-func Load(image []byte, cfg Config) (*Machine, error) {
+func Load(image []byte, cfg Config) (m *Machine, err error) {
+	defer func() {
+		// debug/elf does not promise to survive every malformed input.
+		if r := recover(); r != nil {
+			m, err = nil, &LoadError{Reason: fmt.Sprintf("malformed ELF (%v)", r)}
+		}
+	}()
 	f, err := elf.NewFile(bytes.NewReader(image))
 	if err != nil {
 		return nil, &LoadError{Reason: "not an ELF file", Err: err}
@@ -58,7 +64,7 @@ func Load(image []byte, cfg Config) (*Machine, error) {
 	if err != nil {
 		return nil, err
 	}
-	m := &Machine{CPU: new(CPU), Mem: mem, cfg: cfg, entry: f.Entry}
+	m = &Machine{CPU: new(CPU), Mem: mem, cfg: cfg, entry: f.Entry}
 	if err := m.loadSegments(f, image); err != nil {
 		mem.Close()
 		return nil, err

@@ -1,0 +1,129 @@
+package rvdyn_test
+
+import (
+	"bytes"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+
+	"rvdyn"
+	"rvdyn/bench"
+	"rvdyn/interp"
+)
+
+// fullSize reports whether the differential test runs every guest at its
+// default (benchmark) size instead of its small size: set RVDYN_FULL=1.
+var fullSize = os.Getenv("RVDYN_FULL") != ""
+
+type outcome struct {
+	stdout, stderr string
+	code           int
+	insts          uint64
+	err            error
+	stats          rvdyn.Stats
+}
+
+func run(t *testing.T, image []byte, opts rvdyn.Options) outcome {
+	t.Helper()
+	var out, errb bytes.Buffer
+	opts.Stdout, opts.Stderr = &out, &errb
+	vm, err := rvdyn.New(image, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer vm.Close()
+	code, err := vm.Run()
+	st := vm.Stats()
+	return outcome{out.String(), errb.String(), code, st.GuestInstructions, err, st}
+}
+
+func guestArgs(name string) []string {
+	if fullSize {
+		return []string{name}
+	}
+	small := bench.SmallSizes()[name]
+	if small == "" {
+		return []string{name}
+	}
+	return []string{name, small}
+}
+
+// TestGuestsAgree runs every guest under the interpreter and under the
+// optimizer at prediction delays 0, 50 and 1000, and (when installed) under
+// qemu-riscv64, and requires identical output and exit status everywhere
+// and identical retired instruction counts across rvdyn's modes.
+func TestGuestsAgree(t *testing.T) {
+	names := bench.Guests()
+	if len(names) < 8 {
+		t.Fatalf("only %d guests embedded: %v", len(names), names)
+	}
+	qemu, _ := exec.LookPath("qemu-riscv64")
+	for _, name := range names {
+		t.Run(name, func(t *testing.T) {
+			image, err := bench.GuestELF(name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			args := guestArgs(name)
+			ref := run(t, image, rvdyn.Options{Mode: rvdyn.ModeInterp, Args: args})
+			if ref.err != nil || ref.code != 0 {
+				t.Fatalf("interp: exit %d, %v, stderr %q", ref.code, ref.err, ref.stderr)
+			}
+			for _, delay := range []int{0, 50, 1000} {
+				got := run(t, image, rvdyn.Options{Mode: rvdyn.ModeDynamo, Delay: delay, Args: args})
+				if got.err != nil || got.code != ref.code || got.stdout != ref.stdout || got.stderr != ref.stderr {
+					t.Errorf("dynamo delay %d: exit %d (%v), output differs: %v\n got: %q\nwant: %q",
+						delay, got.code, got.err, got.stdout != ref.stdout, got.stdout, ref.stdout)
+				}
+				if got.insts != ref.insts {
+					t.Errorf("dynamo delay %d: %d guest instructions, interp %d", delay, got.insts, ref.insts)
+				}
+				if got.stats.CacheInstructions+got.stats.InterpretedInstructions != got.insts {
+					t.Errorf("dynamo delay %d: cache %d + interpreted %d != %d", delay,
+						got.stats.CacheInstructions, got.stats.InterpretedInstructions, got.insts)
+				}
+				if got.stats.Fragments == 0 {
+					t.Errorf("dynamo delay %d: no fragments built", delay)
+				}
+			}
+			if qemu == "" {
+				t.Log("qemu-riscv64 not installed: skipping the qemu comparison")
+				return
+			}
+			path, _ := filepath.Abs(filepath.Join("bench", "guests", name+".elf"))
+			cmd := exec.Command(qemu, append([]string{path}, args[1:]...)...)
+			var out bytes.Buffer
+			cmd.Stdout = &out
+			err = cmd.Run()
+			code := 0
+			var ee *exec.ExitError
+			if errors.As(err, &ee) {
+				code = ee.ExitCode()
+			} else if err != nil {
+				t.Fatal(err)
+			}
+			if code != ref.code || out.String() != ref.stdout {
+				t.Errorf("qemu-riscv64: exit %d, output %q; rvdyn: exit %d, output %q", code, out.String(), ref.code, ref.stdout)
+			}
+		})
+	}
+}
+
+// TestInstructionLimit checks that --max-instructions stops both modes at
+// exactly the limit.
+func TestInstructionLimit(t *testing.T) {
+	image, err := bench.GuestELF(bench.DefaultGuest)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, limit := range []uint64{1, 1000, 123457, 5_000_000} {
+		for _, mode := range []rvdyn.Mode{rvdyn.ModeInterp, rvdyn.ModeDynamo} {
+			got := run(t, image, rvdyn.Options{Mode: mode, MaxInstructions: limit})
+			if !errors.Is(got.err, interp.ErrLimit) || got.insts != limit {
+				t.Errorf("%v limit %d: err %v after %d instructions", mode, limit, got.err, got.insts)
+			}
+		}
+	}
+}

@@ -1,0 +1,177 @@
+package fragment_test
+
+import (
+	"bytes"
+	"math/rand/v2"
+	"testing"
+
+	"rvdyn/codecache"
+	"rvdyn/fragment"
+	"rvdyn/interp"
+	"rvdyn/net"
+)
+
+const (
+	regBase  = 5 // points into the data segment in every state
+	regBase2 = 6 // valid when recording, sometimes wild when replaying
+	dataSize = 8192
+)
+
+var straightOps = func() []interp.Op {
+	var ops []interp.Op
+	for op := interp.OpLUI; op < interp.NumOps; op++ {
+		switch op {
+		case interp.OpJALR, interp.OpECALL, interp.OpEBREAK, interp.OpFENCEI:
+			continue
+		}
+		ops = append(ops, op)
+	}
+	return ops
+}()
+
+// randomProgram returns n random instructions followed by an exit ecall.
+// Branches and jal jump forward inside the program; loads and stores use
+// the two base registers, which no instruction overwrites.
+func randomProgram(rng *rand.Rand, n int) []uint32 {
+	words := make([]uint32, 0, n+2)
+	for i := 0; i < n; i++ {
+		op := straightOps[rng.IntN(len(straightOps))]
+		in := interp.RandomInst(rng, op)
+		for in.Rd == regBase || in.Rd == regBase2 {
+			in.Rd = uint8(rng.IntN(32))
+		}
+		switch c := op.Class(); {
+		case c == interp.ClassLoad || c == interp.ClassStore:
+			in.Rs1 = uint8(regBase + rng.IntN(2))
+		case c == interp.ClassBranch || op == interp.OpJAL:
+			in.Imm = 4 * int64(1+rng.IntN(n-i+1))
+		}
+		words = append(words, interp.Encode(in))
+	}
+	return append(words, interp.Encode(interp.Inst{Op: interp.OpADDI, Rd: 17, Imm: 93}),
+		interp.Encode(interp.Inst{Op: interp.OpECALL}))
+}
+
+func randomState(rng *rand.Rand, x *[32]uint64, wild bool) {
+	special := []uint64{0, 1, ^uint64(0), 1 << 63, 1<<63 - 1, 0x80000000, 0xffffffff, 2}
+	for i := 1; i < 32; i++ {
+		if rng.IntN(3) == 0 {
+			x[i] = special[rng.IntN(len(special))]
+		} else {
+			x[i] = rng.Uint64() >> (rng.IntN(4) * 16)
+		}
+	}
+	x[regBase] = interp.MakeELFData + 2048 + uint64(rng.IntN(64))
+	x[regBase2] = interp.MakeELFData + 4096 + uint64(rng.IntN(64))
+	if wild {
+		x[regBase2] = []uint64{0, 8, interp.MakeELFText, 1 << 40, ^uint64(0)}[rng.IntN(5)]
+	}
+}
+
+func randomData(rng *rand.Rand) []byte {
+	b := make([]byte, dataSize)
+	for i := range b {
+		b[i] = byte(rng.Uint32())
+	}
+	return b
+}
+
+func load(t *testing.T, img []byte) *interp.Machine {
+	t.Helper()
+	m, err := interp.Load(img, interp.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { m.Close() })
+	return m
+}
+
+// TestNativeMatchesInterpreter records a trace of a random program on one
+// register state, compiles it, runs the fragment on a second state (so
+// branches go other ways and accesses may go wild), and checks that the
+// exit it takes, the instructions it charged, the registers and the data
+// memory all equal the interpreter's after the same number of steps.
+func TestNativeMatchesInterpreter(t *testing.T) {
+	cache, err := codecache.New(codecache.Options{Size: 1 << 20})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cache.Close()
+	rng := rand.New(rand.NewPCG(11, 12))
+	exits := map[fragment.ExitKind]int{}
+	for iter := 0; iter < 1500; iter++ {
+		words := randomProgram(rng, 1+rng.IntN(60))
+		data := randomData(rng)
+		img := interp.MakeELF(words, data, dataSize)
+
+		rec := load(t, img)
+		randomState(rng, &rec.CPU.X, false)
+		rec.CPU.PC = interp.MakeELFText
+		trace, _, err := net.Record(rec, 1000, func(uint64) bool { return false })
+		if err != nil {
+			t.Fatalf("iter %d: recording: %v", iter, err)
+		}
+		if trace.Len() == 0 {
+			continue
+		}
+		code, err := fragment.Compile(trace, fragment.EnvOf(rec))
+		if err != nil {
+			t.Fatal(err)
+		}
+		cache.Flush() // every program starts at the same address
+		f, err := cache.Insert(code)
+		if err != nil {
+			t.Fatal(err)
+		}
+
+		native, ref := load(t, img), load(t, img)
+		st := new(fragment.State)
+		native.UseCPU(&st.CPU)
+		randomState(rng, &st.CPU.X, rng.IntN(4) == 0)
+		st.CPU.PC = interp.MakeELFText
+		*ref.CPU = st.CPU
+
+		st.Budget = 1 << 40
+		e := cache.Enter(f, st, native.Mem.Base())
+		retired := 1<<40 - st.Budget
+		exits[e.Kind]++
+		if int(retired) != e.Retired {
+			t.Fatalf("iter %d: budget charged %d, exit record says %d", iter, retired, e.Retired)
+		}
+		for k := int64(0); k < retired; k++ {
+			if _, err := ref.Step(); err != nil {
+				t.Fatalf("iter %d: interpreter faulted at step %d of %d: %v", iter, k, retired, err)
+			}
+		}
+		if ref.CPU.PC != e.Target {
+			t.Fatalf("iter %d: native exit %v to 0x%x, interpreter is at 0x%x\n%s", iter, e.Kind, e.Target, ref.CPU.PC, dump(trace))
+		}
+		for r := 0; r < 32; r++ {
+			if st.CPU.X[r] != ref.CPU.X[r] {
+				t.Fatalf("iter %d: x%d native %#x interpreter %#x after %d instructions\n%s", iter, r, st.CPU.X[r], ref.CPU.X[r], retired, dump(trace))
+			}
+		}
+		if !bytes.Equal(native.Mem.Bytes(interp.MakeELFData, 2*dataSize), ref.Mem.Bytes(interp.MakeELFData, 2*dataSize)) {
+			t.Fatalf("iter %d: data memory differs\n%s", iter, dump(trace))
+		}
+		if e.Kind == fragment.ExitInterp {
+			// The interpreter must be able to take it from here: it
+			// either executes the instruction or reports the fault.
+			ref.Step()
+		}
+	}
+	t.Logf("exits taken: %v", exits)
+	if exits[fragment.ExitBranch] == 0 || exits[fragment.ExitInterp] == 0 {
+		t.Errorf("random programs did not exercise both exit kinds: %v", exits)
+	}
+}
+
+func dump(t *interp.Trace) string {
+	var b bytes.Buffer
+	for _, s := range t.Steps {
+		b.WriteString("  ")
+		b.WriteString(s.Inst.String())
+		b.WriteString("\n")
+	}
+	return b.String()
+}
