@@ -1,0 +1,321 @@
+// Benchmark harness: guests x modes x runs -> measured runs (medians, speedups, cache statistics).
+
+package bench
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"time"
+
+	"rvdyn"
+)
+
+// The modes a guest can be measured in.
+const (
+	ModeInterp = "interp" // rvdyn's interpreter alone
+	ModeDynamo = "dynamo" // rvdyn's optimizer
+	ModeQEMU   = "qemu"   // qemu-riscv64 (QEMU's dynamic translator)
+	ModeNative = "native" // the same C compiled for the host with gcc -O2
+)
+
+// Config selects what to measure.
+type Config struct {
+	// Guests to run (default: every embedded guest).
+	Guests []string
+	// Modes to run them in (default: interp, dynamo, and qemu and native
+	// where available).
+	Modes []string
+	// Runs per guest and mode (default 3); the harness reports medians.
+	Runs int
+	// Small runs every guest at its small size (sizes.txt) instead of its
+	// benchmark size.
+	Small bool
+	// Delays are the prediction delays dynamo mode is run at (default
+	// {50}); more than one makes a delay sweep.
+	Delays []int
+	// Options are the base options for dynamo runs (mode, delay, args and
+	// I/O are filled in by the harness). The zero value means defaults.
+	Options *rvdyn.Options
+	// Dir holds the guests' .elf and .native files (default bench/guests,
+	// found relative to the working directory or its parents).
+	Dir string
+}
+
+// A Measurement is one guest in one mode (and, for dynamo, one delay).
+type Measurement struct {
+	Guest        string    `json:"guest"`
+	Mode         string    `json:"mode"`
+	Delay        int       `json:"delay,omitempty"`
+	Seconds      []float64 `json:"seconds"`        // wall time of each run
+	Median       float64   `json:"median_seconds"` // median of Seconds
+	Instructions uint64    `json:"guest_instructions,omitempty"`
+	CachePercent float64   `json:"cache_percent,omitempty"`
+	Fragments    uint64    `json:"fragments,omitempty"`
+	CodeBytes    uint64    `json:"code_bytes,omitempty"`
+	Flushes      uint64    `json:"flushes,omitempty"`
+	CompileSecs  float64   `json:"compile_seconds,omitempty"` // recording + compiling, median run
+	Output       string    `json:"-"`
+	ExitCode     int       `json:"exit_code"`
+}
+
+// A Report is the result of a benchmark run.
+type Report struct {
+	Runs         int            `json:"runs"`
+	Small        bool           `json:"small_sizes"`
+	Modes        []string       `json:"modes"`
+	Delays       []int          `json:"delays"`
+	Measurements []*Measurement `json:"measurements"`
+}
+
+// Find returns the measurement of guest in mode (at delay, for dynamo), or nil.
+func (r *Report) Find(guest, mode string, delay int) *Measurement {
+	for _, m := range r.Measurements {
+		if m.Guest == guest && m.Mode == mode && (mode != ModeDynamo || m.Delay == delay) {
+			return m
+		}
+	}
+	return nil
+}
+
+// Guests returns the guests in the report, in order of first appearance.
+func (r *Report) Guests() []string {
+	var names []string
+	seen := map[string]bool{}
+	for _, m := range r.Measurements {
+		if !seen[m.Guest] {
+			seen[m.Guest] = true
+			names = append(names, m.Guest)
+		}
+	}
+	return names
+}
+
+// GuestDir returns the directory holding the guests' files: dir if set,
+// else bench/guests under the working directory or one of its parents.
+func GuestDir(dir string) string {
+	if dir != "" {
+		return dir
+	}
+	wd, _ := os.Getwd()
+	for d := wd; ; d = filepath.Dir(d) {
+		p := filepath.Join(d, "bench", "guests")
+		if st, err := os.Stat(p); err == nil && st.IsDir() {
+			return p
+		}
+		if filepath.Dir(d) == d {
+			return filepath.Join("bench", "guests")
+		}
+	}
+}
+
+// Available reports which optional modes can run here, with a reason for
+// those that cannot.
+func Available(cfg Config) map[string]string {
+	why := map[string]string{}
+	if _, err := exec.LookPath("qemu-riscv64"); err != nil {
+		why[ModeQEMU] = "qemu-riscv64 not installed (apt-get install qemu-user)"
+	}
+	dir := GuestDir(cfg.Dir)
+	for _, g := range cfg.guests() {
+		if _, err := os.Stat(filepath.Join(dir, g+".native")); err != nil {
+			why[ModeNative] = fmt.Sprintf("no native builds in %s (run make -C bench/guests)", dir)
+			break
+		}
+	}
+	return why
+}
+
+func (cfg Config) guests() []string {
+	if len(cfg.Guests) > 0 {
+		return cfg.Guests
+	}
+	return Guests()
+}
+
+// Run measures the configured guests and modes. Runs are interleaved
+// (run 1 of every guest and mode, then run 2, ...) so that drift in the
+// machine's speed spreads evenly. Progress lines go to log (may be nil).
+// A guest whose output or exit status differs between modes is an error.
+func Run(cfg Config, log io.Writer) (*Report, error) {
+	if log == nil {
+		log = io.Discard
+	}
+	if cfg.Runs <= 0 {
+		cfg.Runs = 3
+	}
+	if len(cfg.Delays) == 0 {
+		cfg.Delays = []int{50}
+	}
+	unavailable := Available(cfg)
+	if len(cfg.Modes) == 0 {
+		cfg.Modes = []string{ModeInterp, ModeDynamo}
+		for _, m := range []string{ModeQEMU, ModeNative} {
+			if unavailable[m] == "" {
+				cfg.Modes = append(cfg.Modes, m)
+			} else {
+				fmt.Fprintf(log, "skipping %s: %s\n", m, unavailable[m])
+			}
+		}
+	}
+	for _, m := range cfg.Modes {
+		switch m {
+		case ModeInterp, ModeDynamo:
+		case ModeQEMU, ModeNative:
+			if unavailable[m] != "" {
+				return nil, fmt.Errorf("mode %s: %s", m, unavailable[m])
+			}
+		default:
+			return nil, fmt.Errorf("unknown mode %q (want interp, dynamo, qemu or native)", m)
+		}
+	}
+	rep := &Report{Runs: cfg.Runs, Small: cfg.Small, Modes: cfg.Modes, Delays: cfg.Delays}
+	images := map[string][]byte{}
+	for _, g := range cfg.guests() {
+		img, err := GuestELF(g)
+		if err != nil {
+			return nil, fmt.Errorf("no guest %q (have %v)", g, Guests())
+		}
+		images[g] = img
+		for _, mode := range cfg.Modes {
+			if mode == ModeDynamo {
+				for _, d := range cfg.Delays {
+					rep.Measurements = append(rep.Measurements, &Measurement{Guest: g, Mode: mode, Delay: d})
+				}
+			} else {
+				rep.Measurements = append(rep.Measurements, &Measurement{Guest: g, Mode: mode})
+			}
+		}
+	}
+	dir := GuestDir(cfg.Dir)
+	sizes := SmallSizes()
+	for r := 0; r < cfg.Runs; r++ {
+		for _, m := range rep.Measurements {
+			args := []string{m.Guest}
+			if cfg.Small && sizes[m.Guest] != "" {
+				args = append(args, sizes[m.Guest])
+			}
+			var err error
+			switch m.Mode {
+			case ModeInterp, ModeDynamo:
+				err = runRvdyn(cfg, images[m.Guest], args, m, r)
+			case ModeQEMU:
+				err = runCommand("qemu-riscv64", append([]string{filepath.Join(dir, m.Guest+".elf")}, args[1:]...), m)
+			case ModeNative:
+				err = runCommand(filepath.Join(dir, m.Guest+".native"), args[1:], m)
+			}
+			if err != nil {
+				return nil, fmt.Errorf("%s (%s): %w", m.Guest, m.Mode, err)
+			}
+			fmt.Fprintf(log, "run %d/%d  %-10s %-7s %8.3fs\n", r+1, cfg.Runs, m.Guest, label(m), m.Seconds[len(m.Seconds)-1])
+		}
+	}
+	for _, m := range rep.Measurements {
+		m.Median = median(m.Seconds)
+		ref := rep.Measurements[0]
+		for _, o := range rep.Measurements {
+			if o.Guest == m.Guest {
+				ref = o
+				break
+			}
+		}
+		if m.Output != ref.Output || m.ExitCode != ref.ExitCode {
+			return rep, fmt.Errorf("%s: %s and %s disagree (exit %d vs %d, output %q vs %q)",
+				m.Guest, label(m), label(ref), m.ExitCode, ref.ExitCode, m.Output, ref.Output)
+		}
+	}
+	return rep, nil
+}
+
+func label(m *Measurement) string {
+	if m.Mode == ModeDynamo {
+		return fmt.Sprintf("dynamo@%d", m.Delay)
+	}
+	return m.Mode
+}
+
+func runRvdyn(cfg Config, image []byte, args []string, m *Measurement, run int) error {
+	opts := rvdyn.Options{}
+	if cfg.Options != nil {
+		opts = *cfg.Options
+	}
+	opts.Mode, opts.Delay, opts.Args = rvdyn.ModeDynamo, m.Delay, args
+	if m.Mode == ModeInterp {
+		opts.Mode = rvdyn.ModeInterp
+	}
+	var out bytes.Buffer
+	opts.Stdout, opts.Stderr = &out, io.Discard
+	start := time.Now()
+	vm, err := rvdyn.New(image, opts)
+	if err != nil {
+		return err
+	}
+	code, err := vm.Run()
+	secs := time.Since(start).Seconds()
+	st := vm.Stats()
+	vm.Close()
+	if err != nil {
+		return err
+	}
+	m.Seconds = append(m.Seconds, secs)
+	m.Output, m.ExitCode = out.String(), code
+	m.Instructions, m.CachePercent = st.GuestInstructions, st.CachePercent()
+	m.Fragments, m.CodeBytes, m.Flushes = st.Fragments, st.CodeBytes, st.Flushes
+	if run == 0 || secs <= median(m.Seconds) {
+		m.CompileSecs = st.RecordSeconds + st.CompileSeconds
+	}
+	return nil
+}
+
+func runCommand(path string, args []string, m *Measurement) error {
+	var out bytes.Buffer
+	cmd := exec.Command(path, args...)
+	cmd.Stdout, cmd.Stderr = &out, io.Discard
+	start := time.Now()
+	err := cmd.Run()
+	secs := time.Since(start).Seconds()
+	code := 0
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
+		code = ee.ExitCode()
+	} else if err != nil {
+		return err
+	}
+	m.Seconds = append(m.Seconds, secs)
+	m.Output, m.ExitCode = out.String(), code
+	return nil
+}
+
+func median(xs []float64) float64 {
+	if len(xs) == 0 {
+		return math.NaN()
+	}
+	s := append([]float64(nil), xs...)
+	sort.Float64s(s)
+	if len(s)%2 == 1 {
+		return s[len(s)/2]
+	}
+	return (s[len(s)/2-1] + s[len(s)/2]) / 2
+}
+
+// GeoMean returns the geometric mean of positive values (NaN if none).
+func GeoMean(xs []float64) float64 {
+	var sum float64
+	n := 0
+	for _, x := range xs {
+		if x > 0 && !math.IsInf(x, 0) && !math.IsNaN(x) {
+			sum += math.Log(x)
+			n++
+		}
+	}
+	if n == 0 {
+		return math.NaN()
+	}
+	return math.Exp(sum / float64(n))
+}

@@ -1,0 +1,162 @@
+// Report rendering: a Report -> the comparison table, the delay-sweep table, JSON.
+
+package bench
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"strings"
+	"text/tabwriter"
+)
+
+// ratio returns a/b, or NaN when either is missing.
+func ratio(a, b *Measurement) float64 {
+	if a == nil || b == nil || b.Median <= 0 {
+		return math.NaN()
+	}
+	return a.Median / b.Median
+}
+
+func fmtF(x float64, format string) string {
+	if math.IsNaN(x) {
+		return "-"
+	}
+	return fmt.Sprintf(format, x)
+}
+
+func secs(m *Measurement) string {
+	if m == nil {
+		return "-"
+	}
+	return fmt.Sprintf("%.3f", m.Median)
+}
+
+// Speedups returns, per guest, interp time / dynamo time at delay.
+func (r *Report) Speedups(delay int) []float64 {
+	var xs []float64
+	for _, g := range r.Guests() {
+		xs = append(xs, ratio(r.Find(g, ModeInterp, 0), r.Find(g, ModeDynamo, delay)))
+	}
+	return xs
+}
+
+// WriteTable writes the side-by-side comparison at the first delay: median
+// seconds per mode and the ratios, with geometric means. "dyn/qemu" and
+// "dyn/native" are time ratios (below 1 means dynamo is faster).
+func (r *Report) WriteTable(w io.Writer) error {
+	delay := r.Delays[0]
+	has := func(mode string) bool {
+		for _, m := range r.Modes {
+			if m == mode {
+				return true
+			}
+		}
+		return false
+	}
+	tw := tabwriter.NewWriter(w, 0, 8, 2, ' ', tabwriter.AlignRight)
+	cols := []string{"guest", "instructions", "interp s", "dynamo s"}
+	if has(ModeQEMU) {
+		cols = append(cols, "qemu s")
+	}
+	if has(ModeNative) {
+		cols = append(cols, "native s")
+	}
+	cols = append(cols, "speedup")
+	if has(ModeQEMU) {
+		cols = append(cols, "dyn/qemu")
+	}
+	if has(ModeNative) {
+		cols = append(cols, "dyn/native")
+	}
+	cols = append(cols, "cache %", "fragments", "code KiB", "compile ms")
+	fmt.Fprintln(tw, strings.Join(cols, "\t")+"\t")
+	var sp, vq, vn []float64
+	for _, g := range r.Guests() {
+		in, dy := r.Find(g, ModeInterp, 0), r.Find(g, ModeDynamo, delay)
+		q, n := r.Find(g, ModeQEMU, 0), r.Find(g, ModeNative, 0)
+		row := []string{g, "-", secs(in), secs(dy)}
+		if dy != nil {
+			row[1] = fmt.Sprint(dy.Instructions)
+		} else if in != nil {
+			row[1] = fmt.Sprint(in.Instructions)
+		}
+		if has(ModeQEMU) {
+			row = append(row, secs(q))
+		}
+		if has(ModeNative) {
+			row = append(row, secs(n))
+		}
+		s := ratio(in, dy)
+		sp = append(sp, s)
+		row = append(row, fmtF(s, "%.2fx"))
+		if has(ModeQEMU) {
+			vq = append(vq, ratio(dy, q))
+			row = append(row, fmtF(ratio(dy, q), "%.2f"))
+		}
+		if has(ModeNative) {
+			vn = append(vn, ratio(dy, n))
+			row = append(row, fmtF(ratio(dy, n), "%.2f"))
+		}
+		if dy != nil {
+			row = append(row, fmt.Sprintf("%.2f", dy.CachePercent), fmt.Sprint(dy.Fragments),
+				fmt.Sprintf("%.1f", float64(dy.CodeBytes)/1024), fmt.Sprintf("%.1f", 1000*dy.CompileSecs))
+		} else {
+			row = append(row, "-", "-", "-", "-")
+		}
+		fmt.Fprintln(tw, strings.Join(row, "\t")+"\t")
+	}
+	geo := []string{"geomean", "", "", ""}
+	if has(ModeQEMU) {
+		geo = append(geo, "")
+	}
+	if has(ModeNative) {
+		geo = append(geo, "")
+	}
+	geo = append(geo, fmtF(GeoMean(sp), "%.2fx"))
+	if has(ModeQEMU) {
+		geo = append(geo, fmtF(GeoMean(vq), "%.2f"))
+	}
+	if has(ModeNative) {
+		geo = append(geo, fmtF(GeoMean(vn), "%.2f"))
+	}
+	geo = append(geo, "", "", "", "")
+	fmt.Fprintln(tw, strings.Join(geo, "\t")+"\t")
+	return tw.Flush()
+}
+
+// WriteSweep writes the prediction-delay sweep: per guest and delay, the
+// speedup over the interpreter, the share of instructions run from the
+// cache, fragments built and flushes (the experiment of Figure 5 of the
+// NET paper).
+func (r *Report) WriteSweep(w io.Writer) error {
+	tw := tabwriter.NewWriter(w, 0, 8, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "guest\tdelay\tdynamo s\tspeedup\tcache %\tfragments\tflushes\t")
+	for _, g := range r.Guests() {
+		in := r.Find(g, ModeInterp, 0)
+		for _, d := range r.Delays {
+			dy := r.Find(g, ModeDynamo, d)
+			if dy == nil {
+				continue
+			}
+			fmt.Fprintf(tw, "%s\t%d\t%.3f\t%s\t%.2f\t%d\t%d\t\n", g, d, dy.Median,
+				fmtF(ratio(in, dy), "%.2fx"), dy.CachePercent, dy.Fragments, dy.Flushes)
+		}
+	}
+	fmt.Fprint(tw, "geomean\t\t\t\t\t\t\t\n")
+	for _, d := range r.Delays {
+		fmt.Fprintf(tw, "\t%d\t\t%s\t\t\t\t\n", d, fmtF(GeoMean(r.Speedups(d)), "%.2fx"))
+	}
+	return tw.Flush()
+}
+
+// WriteJSON writes the report as indented JSON to path.
+func (r *Report) WriteJSON(path string) error {
+	b, err := json.MarshalIndent(r, "", "  ")
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(path, append(b, '\n'), 0o644)
+}

@@ -1,0 +1,97 @@
+// The bench command: flags -> a benchmark run of the guest corpus -> tables, JSON, plot.
+
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+
+	"rvdyn/bench"
+)
+
+func benchCmd(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	runs := fs.Int("runs", 3, "runs per guest and mode; the table shows medians")
+	guestList := fs.String("guests", "", "comma-separated guests to run (default: all; see -list)")
+	modes := fs.String("modes", "", "comma-separated modes: interp,dynamo,qemu,native (default: interp, dynamo, and qemu and native where available)")
+	delays := fs.String("delays", "", "comma-separated prediction delays for dynamo mode; more than one runs the delay sweep (default 50)")
+	small := fs.Bool("small", false, "run each guest at its small size (quick check, not a measurement)")
+	jsonPath := fs.String("json", "", "write the results as JSON to this file")
+	plotPath := fs.String("plot", "", "with a delay sweep: draw speedup vs delay to this .svg or .png file")
+	list := fs.Bool("list", false, "list the embedded guests and exit")
+	quiet := fs.Bool("q", false, "no progress lines")
+	fs.Usage = func() {
+		fmt.Fprintf(stderr, "usage: rvdyn bench [flags]\n\nRuns every guest in bench/guests under each mode, several interleaved runs, and\nprints medians and ratios: speedup = interp time / dynamo time; dyn/qemu and\ndyn/native are time ratios (below 1: dynamo is faster).\n\nflags:\n")
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return 0
+		}
+		return exitUsage
+	}
+	if *list {
+		for _, g := range bench.Guests() {
+			fmt.Fprintln(stdout, g)
+		}
+		return 0
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "rvdyn bench: unexpected argument %q\n", fs.Arg(0))
+		return exitUsage
+	}
+	cfg := bench.Config{Runs: *runs, Small: *small, Guests: split(*guestList), Modes: split(*modes)}
+	for _, d := range split(*delays) {
+		n, err := strconv.Atoi(d)
+		if err != nil || n < 0 {
+			fmt.Fprintf(stderr, "rvdyn bench: bad delay %q\n", d)
+			return exitUsage
+		}
+		cfg.Delays = append(cfg.Delays, n)
+	}
+	if len(cfg.Delays) > 1 && len(cfg.Modes) == 0 {
+		cfg.Modes = []string{bench.ModeInterp, bench.ModeDynamo}
+	}
+	log := stderr
+	if *quiet {
+		log = nil
+	}
+	rep, err := bench.Run(cfg, log)
+	if err != nil {
+		fmt.Fprintf(stderr, "rvdyn bench: %v\n", err)
+		return 1
+	}
+	if len(rep.Delays) > 1 {
+		rep.WriteSweep(stdout)
+	} else {
+		rep.WriteTable(stdout)
+	}
+	if *jsonPath != "" {
+		if err := rep.WriteJSON(*jsonPath); err != nil {
+			fmt.Fprintf(stderr, "rvdyn bench: %v\n", err)
+			return 1
+		}
+	}
+	if *plotPath != "" {
+		if err := bench.PlotSweep(rep, *plotPath); err != nil {
+			fmt.Fprintf(stderr, "rvdyn bench: %v\n", err)
+			return 1
+		}
+	}
+	return 0
+}
+
+func split(s string) []string {
+	var out []string
+	for _, f := range strings.Split(s, ",") {
+		if f = strings.TrimSpace(f); f != "" {
+			out = append(out, f)
+		}
+	}
+	return out
+}
