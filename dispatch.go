@@ -117,7 +117,7 @@ func (vm *VM) candidate(pc uint64) error {
 	vm.stats.Traces++
 	vm.stats.TraceInstructions += uint64(trace.Len())
 	vm.stats.EndReasons[reason]++
-	code, err := fragment.Compile(trace, vm.env)
+	code, err := fragment.Compile(trace, vm.env, vm.opts.Compile)
 	if err != nil {
 		return fmt.Errorf("compiling trace at 0x%x: %w", pc, err)
 	}

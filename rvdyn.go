@@ -82,6 +82,9 @@ type Options struct {
 	// NoLink disables linking of fragment exits (every exit returns to the
 	// dispatcher); for experiments.
 	NoLink bool
+	// Compile switches fragment optimizations off, one at a time, for
+	// ablation experiments; the zero value enables all.
+	Compile fragment.Options
 	// MemSize is the guest address space size in bytes (0: interp.DefaultMemSize).
 	MemSize uint64
 

@@ -3,12 +3,15 @@
 #include "textflag.h"
 
 // func enter(code uintptr, st *fragment.State, mem uintptr)
-// Native code expects R15 = st and R14 = host address of guest address 0,
-// clobbers every general register but SP and BP, and returns with RET.
+// Native code expects R15 = st, R14 = host address of guest address 0 and
+// R12 = st.Budget; it clobbers every general register but SP, BP, R14 and
+// R15, and returns with RET. The budget left is stored back here.
 // R14 (g in ABIInternal) is restored by the ABI0 -> ABIInternal wrapper.
 TEXT ·enter(SB), NOSPLIT, $0-24
 	MOVQ code+0(FP), AX
 	MOVQ st+8(FP), R15
 	MOVQ mem+16(FP), R14
+	MOVQ 264(R15), R12 // State.Budget
 	CALL AX
+	MOVQ R12, 264(R15)
 	RET

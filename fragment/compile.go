@@ -89,9 +89,22 @@ type exitStub struct {
 	lnProg *obj.Prog
 }
 
+// Options switch the compiler's optimizations; the zero value enables
+// all of them. Each exists so its effect can be measured (and its
+// correctness tested) in isolation.
+type Options struct {
+	// NoRegAlloc keeps every guest register in State: each instruction
+	// loads its operands from memory and stores its result.
+	NoRegAlloc bool
+}
+
 type compiler struct {
 	a     *assembler
 	env   Env
+	opts  Options
+	t     *interp.Trace
+	ra    *regAlloc
+	loops bool // the trace ends at its own head
 	exits []*exitStub
 	body  *label
 }
@@ -99,7 +112,7 @@ type compiler struct {
 // Compile translates a recorded trace into a fragment laid out along the
 // recorded path. It returns ErrEmptyTrace for an empty trace; any other
 // error means the assembler failed, which is a bug.
-func Compile(t *interp.Trace, env Env) (code *Code, err error) {
+func Compile(t *interp.Trace, env Env, opts Options) (code *Code, err error) {
 	if len(t.Steps) == 0 {
 		return nil, ErrEmptyTrace
 	}
@@ -107,7 +120,14 @@ func Compile(t *interp.Trace, env Env) (code *Code, err error) {
 	if err != nil {
 		return nil, err
 	}
-	c := &compiler{a: a, env: env, body: &label{}}
+	c := &compiler{a: a, env: env, opts: opts, t: t, body: &label{}, loops: t.End == t.Head}
+	c.ra = allocate(t, !opts.NoRegAlloc)
+	// Entry: load the allocated guest registers.
+	for r := uint8(1); r < 32; r++ {
+		if h := c.ra.host[r]; h != 0 {
+			a.op(x86.AMOVQ, mem(rSt, regOff(r)), reg(h))
+		}
+	}
 	a.bind(c.body)
 	ended := false
 	for i, s := range t.Steps {
@@ -158,17 +178,26 @@ func (c *compiler) exitIf(as obj.As, kind ExitKind, target, from uint64, retired
 
 // emitStub emits an exit stub:
 //
-//	stub: SUBQ $retired, Budget(R15)   ; charge the instructions
+//	stub: MOVQ host, X[r](R15) ...     ; write back dirty guest registers
+//	      SUBQ $retired, R12           ; charge the instructions (R12 = budget)
 //	      JLE  out                     ; poll point: budget spent
 //	      JMP  rel32                   ; link jump (0 = fall through)
 //	out:  MOVL $id, Exit(R15)
 //	      RET
+//
+// The back edge of a fragment that loops to its own head needs no write
+// back: it jumps past the entry loads, with every register in place.
 func (c *compiler) emitStub(e *exitStub) {
 	a := c.a
 	a.bind(e.stub)
 	out := &label{}
+	if e.linked == nil {
+		for _, r := range c.ra.dirty(c.t, e.Retired, c.loops) {
+			a.op(x86.AMOVQ, reg(c.ra.host[r]), mem(rSt, regOff(r)))
+		}
+	}
 	if e.Retired > 0 {
-		a.op(x86.ASUBQ, imm(int64(e.Retired)), mem(rSt, offBudget))
+		a.op(x86.ASUBQ, imm(int64(e.Retired)), reg(rBudget))
 		if e.Kind == ExitBranch {
 			a.jump(x86.AJLE, out)
 		}
@@ -181,6 +210,12 @@ func (c *compiler) emitStub(e *exitStub) {
 		a.raw32(0)
 	}
 	a.bind(out)
+	if e.linked != nil {
+		// The budget ran out on the back edge: write back before leaving.
+		for _, r := range c.ra.dirty(c.t, e.Retired, c.loops) {
+			a.op(x86.AMOVQ, reg(c.ra.host[r]), mem(rSt, regOff(r)))
+		}
+	}
 	e.idProg = a.raw(0x41, 0xc7, 0x87) // MOVL $imm32, disp32(R15)
 	a.raw32(offExit)
 	a.raw32(0) // exit ID, patched by the code cache

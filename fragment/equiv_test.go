@@ -92,6 +92,19 @@ func load(t *testing.T, img []byte) *interp.Machine {
 // exit it takes, the instructions it charged, the registers and the data
 // memory all equal the interpreter's after the same number of steps.
 func TestNativeMatchesInterpreter(t *testing.T) {
+	for name, opts := range optionSets {
+		t.Run(name, func(t *testing.T) { testNativeMatchesInterpreter(t, opts) })
+	}
+}
+
+// optionSets are the compiler configurations every equivalence test runs:
+// all optimizations, and each one switched off.
+var optionSets = map[string]fragment.Options{
+	"all":         {},
+	"no-regalloc": {NoRegAlloc: true},
+}
+
+func testNativeMatchesInterpreter(t *testing.T, opts fragment.Options) {
 	cache, err := codecache.New(codecache.Options{Size: 1 << 20})
 	if err != nil {
 		t.Fatal(err)
@@ -114,7 +127,7 @@ func TestNativeMatchesInterpreter(t *testing.T) {
 		if trace.Len() == 0 {
 			continue
 		}
-		code, err := fragment.Compile(trace, fragment.EnvOf(rec))
+		code, err := fragment.Compile(trace, fragment.EnvOf(rec), opts)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -29,7 +29,7 @@ func TestIndirectJumpCheck(t *testing.T) {
 	if err != nil || trace.Len() != 3 {
 		t.Fatalf("recorded %v, %v", trace, err)
 	}
-	code, err := fragment.Compile(trace, fragment.EnvOf(rec))
+	code, err := fragment.Compile(trace, fragment.EnvOf(rec), fragment.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -15,10 +15,11 @@ type State struct {
 	// where the guest continues.
 	CPU interp.CPU
 	// Budget is how many more guest instructions native code may retire
-	// before it must return (offset 264). Every exit stub subtracts the
-	// instructions retired since the fragment entry and leaves through the
-	// dispatcher when the result is <= 0, so the dispatcher regains control
-	// in bounded time and can compute exact instruction counts.
+	// before it must return (offset 264). The trampoline keeps it in R12
+	// while native code runs; every exit stub subtracts the instructions
+	// retired since the fragment entry and leaves through the dispatcher
+	// when the result is <= 0, so the dispatcher regains control in bounded
+	// time and can compute exact instruction counts.
 	Budget int64
 	// Exit is the ID of the exit stub through which native code returned
 	// (offset 272); the code cache maps it back to its exit record.
