@@ -77,12 +77,16 @@ func (vm *VM) runNative(f *codecache.Fragment, budget uint64) error {
 	n := uint64(before - st.Budget)
 	vm.m.AddRetired(n)
 	vm.stats.CacheInstructions += n
-	st.CPU.PC = e.Target
+	if e.Kind != fragment.ExitIndirect { // an indirect exit left its target in PC
+		st.CPU.PC = e.Target
+	}
 	switch {
-	case st.Budget <= 0 && e.Kind == fragment.ExitBranch:
+	case st.Budget <= 0 && e.Kind != fragment.ExitInterp:
 		vm.stats.ExitsBudget++
 	case e.Kind == fragment.ExitBranch:
 		vm.stats.ExitsBranch++
+	case e.Kind == fragment.ExitIndirect:
+		vm.stats.ExitsIndirect++
 	default:
 		vm.stats.ExitsInterp++
 		// The instruction native code left to the interpreter: a

@@ -34,6 +34,7 @@ type Stats struct {
 	ExitsBranch       uint64                    `json:"exits_branch"`     // ... through an unlinked branch exit
 	ExitsBudget       uint64                    `json:"exits_budget"`     // ... because the budget (poll point) tripped
 	ExitsInterp       uint64                    `json:"exits_interp"`     // ... to interpret one instruction
+	ExitsIndirect     uint64                    `json:"exits_indirect"`   // ... after an indirect jump missed the lookup table
 	Links             uint64                    `json:"links"`            // exit stubs linked to fragments
 	Flushes           uint64                    `json:"flushes"`          // code cache flushes
 	Syscalls          uint64                    `json:"syscalls"`         // system calls made
@@ -116,6 +117,7 @@ func (s *Stats) WriteTable(w io.Writer) error {
 		row("  unlinked branch", s.ExitsBranch)
 		row("  budget (poll)", s.ExitsBudget)
 		row("  to interpreter", s.ExitsInterp)
+		row("  indirect miss", s.ExitsIndirect)
 		row("flushes", s.Flushes)
 		row("record time", s.RecordTime.Round(time.Microsecond))
 		row("compile time", s.CompileTime.Round(time.Microsecond))

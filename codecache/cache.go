@@ -6,6 +6,9 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"unsafe"
+
+	"golang.org/x/sys/unix"
 
 	"rvdyn/fragment"
 )
@@ -54,6 +57,9 @@ type Stats struct {
 // concurrent use.
 type Cache struct {
 	mem     *region
+	iblMem  []byte   // the indirect branch lookup table's mapping
+	ibl     []uint64 // the same table: fragment.IBLEntries pairs {tag, entry}
+	noIBL   bool
 	size    int
 	used    int
 	frags   map[uint64]*Fragment
@@ -69,6 +75,9 @@ type Options struct {
 	Size int
 	// NoLink disables linking: every exit returns to the dispatcher.
 	NoLink bool
+	// NoIBL disables the indirect branch lookup table: a jalr to a target
+	// other than the recorded one returns to the dispatcher.
+	NoIBL bool
 }
 
 // New maps a code cache.
@@ -85,12 +94,21 @@ func New(opts Options) (*Cache, error) {
 	if err != nil {
 		return nil, err
 	}
-	c := &Cache{mem: r, size: size, noLink: opts.NoLink}
+	c := &Cache{mem: r, size: size, noLink: opts.NoLink, noIBL: opts.NoIBL}
+	// Outside the Go heap: native code reads it through a raw address.
+	b, err := unix.Mmap(-1, 0, 16*fragment.IBLEntries, unix.PROT_READ|unix.PROT_WRITE, unix.MAP_PRIVATE|unix.MAP_ANONYMOUS)
+	if err != nil {
+		r.close()
+		return nil, fmt.Errorf("code cache: mapping the indirect branch table: %w", err)
+	}
+	c.iblMem = b
+	c.ibl = unsafe.Slice((*uint64)(unsafe.Pointer(&b[0])), 2*fragment.IBLEntries)
 	c.reset()
 	return c, nil
 }
 
 func (c *Cache) reset() {
+	clear(c.ibl)
 	c.used = 0
 	c.frags = make(map[uint64]*Fragment)
 	c.exits = c.exits[:0]
@@ -98,7 +116,13 @@ func (c *Cache) reset() {
 }
 
 // Close unmaps the cache.
-func (c *Cache) Close() error { return c.mem.close() }
+func (c *Cache) Close() error {
+	if c.iblMem != nil {
+		unix.Munmap(c.iblMem)
+		c.iblMem, c.ibl = nil, nil
+	}
+	return c.mem.close()
+}
 
 // Lookup returns the fragment whose tag is pc, or nil.
 func (c *Cache) Lookup(pc uint64) *Fragment { return c.frags[pc] }
@@ -149,6 +173,10 @@ func (c *Cache) Insert(code *fragment.Code) (*Fragment, error) {
 		c.exits = append(c.exits, ExitRecord{Exit: e, Frag: f})
 	}
 	c.frags[code.Head] = f
+	if !c.noIBL {
+		i := 2 * ((code.Head >> 2) & (fragment.IBLEntries - 1))
+		c.ibl[i], c.ibl[i+1] = code.Head, uint64(f.Entry)
+	}
 	c.stats.Fragments++
 	c.stats.CodeBytes += uint64(len(code.Bytes))
 	if c.noLink {
@@ -194,6 +222,7 @@ func (c *Cache) Flush() {
 // bounds the guest instructions retired (see package fragment).
 func (c *Cache) Enter(f *Fragment, st *fragment.State, mem uintptr) *ExitRecord {
 	st.Exit = 0xffffffff // stubs write the low 32 bits only
+	st.IBL = uintptr(unsafe.Pointer(&c.iblMem[0]))
 	enter(f.Entry, st, mem)
 	c.stats.ExitsTaken++
 	e := c.Exit(st.Exit)

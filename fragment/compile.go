@@ -35,9 +35,12 @@ const (
 	ExitBranch ExitKind = iota
 	// ExitInterp interprets the instruction at Target, which native code
 	// did not execute: a load or store outside guest memory (the
-	// interpreter reports the fault), or a jalr whose target differs from
-	// the recorded one.
+	// interpreter reports the fault), or a jalr to a misaligned target.
 	ExitInterp
+	// ExitIndirect continues at State.CPU.PC: a jalr whose target was
+	// neither the recorded one nor found in the indirect branch lookup
+	// table. The jalr has retired.
+	ExitIndirect
 )
 
 // String names the exit kind.
@@ -47,6 +50,8 @@ func (k ExitKind) String() string {
 		return "branch"
 	case ExitInterp:
 		return "interp"
+	case ExitIndirect:
+		return "indirect"
 	}
 	return fmt.Sprintf("ExitKind(%d)", uint8(k))
 }
@@ -54,7 +59,7 @@ func (k ExitKind) String() string {
 // An Exit is one exit stub of a compiled fragment.
 type Exit struct {
 	Kind    ExitKind
-	Target  uint64 // guest pc where execution continues
+	Target  uint64 // guest pc where execution continues (0 for ExitIndirect)
 	From    uint64 // guest pc of the instruction that leaves
 	Retired int    // guest instructions retired from the fragment entry to this exit
 	// LinkOff is the offset in Code.Bytes of the rel32 field of the
@@ -87,6 +92,11 @@ type exitStub struct {
 	linked *label // for a self-loop back edge: where the link jump goes
 	idProg *obj.Prog
 	lnProg *obj.Prog
+	// ExitIndirect: the jalr's link register and value, and the exit
+	// taken for a misaligned target.
+	rd         uint8
+	link       uint64
+	misaligned *exitStub
 }
 
 // Options switch the compiler's optimizations; the zero value enables
@@ -188,6 +198,10 @@ func (c *compiler) exitIf(as obj.As, kind ExitKind, target, from uint64, retired
 // The back edge of a fragment that loops to its own head needs no write
 // back: it jumps past the entry loads, with every register in place.
 func (c *compiler) emitStub(e *exitStub) {
+	if e.Kind == ExitIndirect {
+		c.emitIndirectStub(e)
+		return
+	}
 	a := c.a
 	a.bind(e.stub)
 	out := &label{}
@@ -219,5 +233,53 @@ func (c *compiler) emitStub(e *exitStub) {
 	e.idProg = a.raw(0x41, 0xc7, 0x87) // MOVL $imm32, disp32(R15)
 	a.raw32(offExit)
 	a.raw32(0) // exit ID, patched by the code cache
+	a.op(obj.ARET, none, none)
+}
+
+// emitIndirectStub emits the stub of a jalr whose target (in AX) is not
+// the recorded one: it completes the jalr in State, charges the budget and
+// looks the target up in the indirect branch lookup table, jumping
+// straight to the fragment found there (DynamoRIO's IBL):
+//
+//	stub: TESTL $3, AX ; JNE misaligned      ; let the interpreter fault
+//	      MOVQ host, X[r](R15) ...           ; write back dirty registers
+//	      MOVQ $pc+4, X[rd](R15)             ; the link register
+//	      SUBQ $retired, R12 ; JLE out       ; poll point
+//	      CX = IBL + ((AX >> 2) & mask) * 16
+//	      CMPQ (CX), AX ; JNE out
+//	      JMP 8(CX)
+//	out:  MOVQ AX, PC(R15) ; MOVL $id, Exit(R15) ; RET
+func (c *compiler) emitIndirectStub(e *exitStub) {
+	a := c.a
+	a.bind(e.stub)
+	out := &label{}
+	a.op(x86.ATESTL, imm(3), reg(rAX))
+	a.jump(x86.AJNE, e.misaligned.stub)
+	for _, r := range c.ra.dirty(c.t, e.Retired-1, c.loops) {
+		a.op(x86.AMOVQ, reg(c.ra.host[r]), mem(rSt, regOff(r)))
+	}
+	if e.rd != 0 {
+		if int64(e.link) == int64(int32(e.link)) {
+			a.op(x86.AMOVQ, imm(int64(e.link)), mem(rSt, regOff(e.rd)))
+		} else {
+			a.op(x86.AMOVQ, imm(int64(e.link)), reg(rCX))
+			a.op(x86.AMOVQ, reg(rCX), mem(rSt, regOff(e.rd)))
+		}
+	}
+	a.op(x86.ASUBQ, imm(int64(e.Retired)), reg(rBudget))
+	a.jump(x86.AJLE, out)
+	a.op(x86.AMOVQ, reg(rAX), reg(rCX))
+	a.op(x86.ASHRQ, imm(2), reg(rCX))
+	a.op(x86.AANDL, imm(IBLEntries-1), reg(rCX))
+	a.op(x86.ASHLQ, imm(4), reg(rCX))
+	a.op(x86.AADDQ, mem(rSt, offIBL), reg(rCX))
+	a.op(x86.ACMPQ, mem(rCX, 0), reg(rAX))
+	a.jump(x86.AJNE, out)
+	a.op(obj.AJMP, none, mem(rCX, 8))
+	a.bind(out)
+	a.op(x86.AMOVQ, reg(rAX), mem(rSt, offPC))
+	e.idProg = a.raw(0x41, 0xc7, 0x87) // MOVL $imm32, disp32(R15)
+	a.raw32(offExit)
+	a.raw32(0)
 	a.op(obj.ARET, none, none)
 }

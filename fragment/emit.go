@@ -126,7 +126,10 @@ func (c *compiler) step(i int, s interp.TraceStep) bool {
 		}
 		a.op(x86.AANDQ, imm(-2), reg(rAX))
 		a.op(x86.ACMPQ, reg(rAX), imm(int64(s.Next)))
-		c.exitIf(x86.AJNE, ExitInterp, pc, pc, i)
+		e := c.exit(ExitIndirect, 0, pc, i+1)
+		e.rd, e.link = in.Rd, pc+4
+		e.misaligned = c.exit(ExitInterp, pc, pc, i)
+		a.jump(x86.AJNE, e.stub)
 		c.storeConst(pc+4, in.Rd)
 	case in.IsBranch():
 		c.branch(i, s)

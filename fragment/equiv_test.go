@@ -14,6 +14,7 @@ import (
 const (
 	regBase  = 5 // points into the data segment in every state
 	regBase2 = 6 // valid when recording, sometimes wild when replaying
+	regJump  = 7 // a code address forward of every jalr
 	dataSize = 8192
 )
 
@@ -21,7 +22,7 @@ var straightOps = func() []interp.Op {
 	var ops []interp.Op
 	for op := interp.OpLUI; op < interp.NumOps; op++ {
 		switch op {
-		case interp.OpJALR, interp.OpECALL, interp.OpEBREAK, interp.OpFENCEI:
+		case interp.OpECALL, interp.OpEBREAK, interp.OpFENCEI:
 			continue
 		}
 		ops = append(ops, op)
@@ -37,7 +38,7 @@ func randomProgram(rng *rand.Rand, n int) []uint32 {
 	for i := 0; i < n; i++ {
 		op := straightOps[rng.IntN(len(straightOps))]
 		in := interp.RandomInst(rng, op)
-		for in.Rd == regBase || in.Rd == regBase2 {
+		for in.Rd == regBase || in.Rd == regBase2 || in.Rd == regJump {
 			in.Rd = uint8(rng.IntN(32))
 		}
 		switch c := op.Class(); {
@@ -45,6 +46,8 @@ func randomProgram(rng *rand.Rand, n int) []uint32 {
 			in.Rs1 = uint8(regBase + rng.IntN(2))
 		case c == interp.ClassBranch || op == interp.OpJAL:
 			in.Imm = 4 * int64(1+rng.IntN(n-i+1))
+		case op == interp.OpJALR:
+			in.Rs1, in.Imm = regJump, 0
 		}
 		words = append(words, interp.Encode(in))
 	}
@@ -52,7 +55,10 @@ func randomProgram(rng *rand.Rand, n int) []uint32 {
 		interp.Encode(interp.Inst{Op: interp.OpECALL}))
 }
 
-func randomState(rng *rand.Rand, x *[32]uint64, wild bool) {
+// randomState fills the registers; n is the program length (the jalr
+// target is the final addi, or when wild sometimes the ecall or a
+// misaligned address).
+func randomState(rng *rand.Rand, x *[32]uint64, n int, wild bool) {
 	special := []uint64{0, 1, ^uint64(0), 1 << 63, 1<<63 - 1, 0x80000000, 0xffffffff, 2}
 	for i := 1; i < 32; i++ {
 		if rng.IntN(3) == 0 {
@@ -63,8 +69,10 @@ func randomState(rng *rand.Rand, x *[32]uint64, wild bool) {
 	}
 	x[regBase] = interp.MakeELFData + 2048 + uint64(rng.IntN(64))
 	x[regBase2] = interp.MakeELFData + 4096 + uint64(rng.IntN(64))
+	x[regJump] = interp.MakeELFText + 4*uint64(n)
 	if wild {
 		x[regBase2] = []uint64{0, 8, interp.MakeELFText, 1 << 40, ^uint64(0)}[rng.IntN(5)]
+		x[regJump] += []uint64{0, 4, 2}[rng.IntN(3)]
 	}
 }
 
@@ -113,12 +121,13 @@ func testNativeMatchesInterpreter(t *testing.T, opts fragment.Options) {
 	rng := rand.New(rand.NewPCG(11, 12))
 	exits := map[fragment.ExitKind]int{}
 	for iter := 0; iter < 1500; iter++ {
-		words := randomProgram(rng, 1+rng.IntN(60))
+		n := 1 + rng.IntN(60)
+		words := randomProgram(rng, n)
 		data := randomData(rng)
 		img := interp.MakeELF(words, data, dataSize)
 
 		rec := load(t, img)
-		randomState(rng, &rec.CPU.X, false)
+		randomState(rng, &rec.CPU.X, n, false)
 		rec.CPU.PC = interp.MakeELFText
 		trace, _, err := net.Record(rec, 1000, func(uint64) bool { return false })
 		if err != nil {
@@ -140,7 +149,7 @@ func testNativeMatchesInterpreter(t *testing.T, opts fragment.Options) {
 		native, ref := load(t, img), load(t, img)
 		st := new(fragment.State)
 		native.UseCPU(&st.CPU)
-		randomState(rng, &st.CPU.X, rng.IntN(4) == 0)
+		randomState(rng, &st.CPU.X, n, rng.IntN(4) == 0)
 		st.CPU.PC = interp.MakeELFText
 		*ref.CPU = st.CPU
 
@@ -156,8 +165,12 @@ func testNativeMatchesInterpreter(t *testing.T, opts fragment.Options) {
 				t.Fatalf("iter %d: interpreter faulted at step %d of %d: %v", iter, k, retired, err)
 			}
 		}
-		if ref.CPU.PC != e.Target {
-			t.Fatalf("iter %d: native exit %v to 0x%x, interpreter is at 0x%x\n%s", iter, e.Kind, e.Target, ref.CPU.PC, dump(trace))
+		target := e.Target
+		if e.Kind == fragment.ExitIndirect {
+			target = st.CPU.PC
+		}
+		if ref.CPU.PC != target {
+			t.Fatalf("iter %d: native exit %v to 0x%x, interpreter is at 0x%x\n%s", iter, e.Kind, target, ref.CPU.PC, dump(trace))
 		}
 		for r := 0; r < 32; r++ {
 			if st.CPU.X[r] != ref.CPU.X[r] {
@@ -174,8 +187,8 @@ func testNativeMatchesInterpreter(t *testing.T, opts fragment.Options) {
 		}
 	}
 	t.Logf("exits taken: %v", exits)
-	if exits[fragment.ExitBranch] == 0 || exits[fragment.ExitInterp] == 0 {
-		t.Errorf("random programs did not exercise both exit kinds: %v", exits)
+	if exits[fragment.ExitBranch] == 0 || exits[fragment.ExitInterp] == 0 || exits[fragment.ExitIndirect] == 0 {
+		t.Errorf("random programs did not exercise every exit kind: %v", exits)
 	}
 }
 

@@ -24,7 +24,15 @@ type State struct {
 	// Exit is the ID of the exit stub through which native code returned
 	// (offset 272); the code cache maps it back to its exit record.
 	Exit uint64
+	// IBL is the host address of the indirect branch lookup table
+	// (offset 280): IBLEntries pairs {guest pc, host entry address},
+	// indexed by (pc >> 2) & (IBLEntries-1), tag 0 for an empty slot.
+	// The code cache owns the table.
+	IBL uintptr
 }
+
+// IBLEntries is the number of slots in the indirect branch lookup table.
+const IBLEntries = 1 << 16
 
 // Offsets of State fields used by generated code, in bytes.
 const (
@@ -32,6 +40,7 @@ const (
 	offPC     = 256
 	offBudget = 264
 	offExit   = 272
+	offIBL    = 280
 )
 
 // regOff returns the offset of guest register x<r> in State.

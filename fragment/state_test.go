@@ -16,6 +16,7 @@ func TestStateLayout(t *testing.T) {
 		{"CPU.PC", unsafe.Offsetof(s.CPU) + unsafe.Offsetof(s.CPU.PC), offPC},
 		{"Budget", unsafe.Offsetof(s.Budget), offBudget},
 		{"Exit", unsafe.Offsetof(s.Exit), offExit},
+		{"IBL", unsafe.Offsetof(s.IBL), offIBL},
 	} {
 		if tc.got != tc.want {
 			t.Errorf("offset of %s = %d, generated code uses %d", tc.name, tc.got, tc.want)
