@@ -125,6 +125,9 @@ func (vm *VM) candidate(pc uint64) error {
 	if err != nil {
 		return fmt.Errorf("compiling trace at 0x%x: %w", pc, err)
 	}
+	if vm.opts.Listing != nil {
+		fragment.WriteListing(vm.opts.Listing, trace, code)
+	}
 	f, err := vm.cache.Insert(code)
 	if errors.Is(err, codecache.ErrFull) {
 		vm.flush()

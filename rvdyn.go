@@ -85,6 +85,9 @@ type Options struct {
 	// Compile switches fragment optimizations off, one at a time, for
 	// ablation experiments; the zero value enables all.
 	Compile fragment.Options
+	// Listing, if set, receives every fragment compiled: its trace and
+	// its machine code (fragment.WriteListing).
+	Listing io.Writer
 	// MemSize is the guest address space size in bytes (0: interp.DefaultMemSize).
 	MemSize uint64
 

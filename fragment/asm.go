@@ -58,6 +58,10 @@ func newAssembler() (*assembler, error) {
 	if err != nil {
 		return nil, err
 	}
+	// Treat the code as hand-written assembly: this turns off the padding
+	// the Go toolchain inserts before jumps against an Intel erratum, which
+	// bloats exit-heavy fragments with NOPs.
+	b.NewProg().Ctxt.IsAsm = true
 	return &assembler{b: b}, nil
 }
 

@@ -134,8 +134,8 @@ func Compile(t *interp.Trace, env Env, opts Options) (code *Code, err error) {
 	c.ra = allocate(t, !opts.NoRegAlloc)
 	// Entry: load the allocated guest registers.
 	for r := uint8(1); r < 32; r++ {
-		if h := c.ra.host[r]; h != 0 {
-			a.op(x86.AMOVQ, mem(rSt, regOff(r)), reg(h))
+		if c.ra.needsLoad(r, c.loops) {
+			a.op(x86.AMOVQ, mem(rSt, regOff(r)), reg(c.ra.host[r]))
 		}
 	}
 	a.bind(c.body)

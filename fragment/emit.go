@@ -77,6 +77,11 @@ var aluRR = map[interp.Op]obj.As{
 	interp.OpADDIW: x86.AADDL,
 }
 
+var commutative = map[interp.Op]bool{
+	interp.OpADD: true, interp.OpXOR: true, interp.OpOR: true, interp.OpAND: true,
+	interp.OpMUL: true, interp.OpADDW: true, interp.OpMULW: true,
+}
+
 var shifts = map[interp.Op]obj.As{
 	interp.OpSLL: x86.ASHLQ, interp.OpSRL: x86.ASHRQ, interp.OpSRA: x86.ASARQ,
 	interp.OpSLLI: x86.ASHLQ, interp.OpSRLI: x86.ASHRQ, interp.OpSRAI: x86.ASARQ,
@@ -268,6 +273,15 @@ func (c *compiler) arith(in interp.Inst) {
 				c.load(in.Rs2, rCX) // imul takes no immediate here
 				b = reg(rCX)
 			}
+		}
+		if !immForm && in.Rd == in.Rs2 && in.Rd != in.Rs1 && in.Rs1 != 0 && commutative[op] && c.inReg(in.Rd) != 0 {
+			// rd = rs1 op rd: operate on rd's register in place
+			w := c.inReg(in.Rd)
+			a.op(aluRR[op], c.opnd(in.Rs1), reg(w))
+			if isW(op) {
+				a.op(x86.AMOVLQSX, reg(w), reg(w))
+			}
+			break
 		}
 		w := c.work(in, !immForm)
 		if op == interp.OpADDI && w != rAX && c.inReg(in.Rs1) != 0 && c.inReg(in.Rs1) != w {

@@ -22,8 +22,9 @@ const rBudget = rR12
 // line): registers are loaded at the entry and written back at every exit
 // that follows a write to them.
 type regAlloc struct {
-	host    [32]int16 // host register of guest register r, 0 if r lives in State
-	written [32]bool  // r is written somewhere in the trace
+	host      [32]int16 // host register of guest register r, 0 if r lives in State
+	written   [32]bool  // r is written somewhere in the trace
+	readFirst [32]bool  // r's first use in the trace reads it (its entry value matters)
 }
 
 // uses returns the guest registers an instruction reads and writes.
@@ -50,6 +51,9 @@ func allocate(t *interp.Trace, enabled bool) *regAlloc {
 		reads, w := uses(s.Inst)
 		for _, r := range reads {
 			count[r]++
+			if !ra.written[r] {
+				ra.readFirst[r] = true
+			}
 		}
 		count[w]++
 		ra.written[w] = true
@@ -72,6 +76,14 @@ func allocate(t *interp.Trace, enabled bool) *regAlloc {
 		ra.host[r] = allocatable[i]
 	}
 	return ra
+}
+
+// needsLoad reports whether allocated guest register r must be loaded at
+// the fragment entry: when its entry value is read, or when the fragment
+// loops to itself (an exit in a later iteration writes back every written
+// register, so each must hold a real value from the start).
+func (ra *regAlloc) needsLoad(r uint8, loops bool) bool {
+	return ra.host[r] != 0 && (ra.readFirst[r] || loops)
 }
 
 // dirty returns the allocated guest registers whose State slot may be

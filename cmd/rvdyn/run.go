@@ -3,6 +3,7 @@
 package main
 
 import (
+	"bufio"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -36,6 +37,7 @@ func runCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	guest := fs.String("guest", "", "run the named embedded guest instead of a file (see 'rvdyn bench -list')")
 	stats := fs.Bool("stats", false, "print run statistics to stderr when the guest ends")
 	statsJSON := fs.String("stats-json", "", "write run statistics as one JSON object to this file")
+	listing := fs.String("listing", "", "write every compiled fragment (guest trace and x86-64 code) to this file")
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "usage: rvdyn run [flags] [prog.elf [args...]]\n\nRuns a static RV64IM Linux ELF program; with no program, runs the embedded %q guest.\nThe exit status is the guest's; a guest fault gives 128+signal (139 bad address, 132 illegal instruction).\n\nflags:\n", defaultGuest)
 		fs.PrintDefaults()
@@ -83,6 +85,17 @@ func runCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 
 	opts := rvdyn.Options{Mode: m, Delay: *delay, MaxTraceLen: *maxTrace, MaxInstructions: *maxInsts,
 		CacheSize: *cacheSize, NoLink: *noLink, Args: gargs, Stdin: stdin, Stdout: stdout, Stderr: stderr}
+	if *listing != "" {
+		f, err := os.Create(*listing)
+		if err != nil {
+			fmt.Fprintf(stderr, "rvdyn: %v\n", err)
+			return exitUsage
+		}
+		defer f.Close()
+		bw := bufio.NewWriter(f)
+		defer bw.Flush()
+		opts.Listing = bw
+	}
 	vm, err := rvdyn.New(image, opts)
 	if err != nil {
 		fmt.Fprintf(stderr, "rvdyn: %s: %v\n", gargs[0], err)

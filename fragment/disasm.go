@@ -1,0 +1,47 @@
+// Disassembly: a compiled fragment -> readable guest trace and x86-64 listing (golang.org/x/arch/x86/x86asm).
+
+package fragment
+
+import (
+	"fmt"
+	"io"
+
+	"golang.org/x/arch/x86/x86asm"
+
+	"rvdyn/interp"
+)
+
+// WriteListing writes a fragment for people: the guest instructions of its
+// trace, its exits, and its machine code in Go assembler syntax, with
+// offsets relative to the fragment entry.
+func WriteListing(w io.Writer, t *interp.Trace, code *Code) error {
+	fmt.Fprintf(w, "fragment 0x%x: %d guest instructions, %d bytes, %d exits", code.Head, code.GuestInsts, len(code.Bytes), len(code.Exits))
+	if code.SelfLoop {
+		fmt.Fprint(w, ", loops to its head")
+	}
+	fmt.Fprintln(w)
+	if t != nil {
+		for _, s := range t.Steps {
+			mark := ""
+			if s.Next != s.PC+4 {
+				mark = fmt.Sprintf("   -> 0x%x", s.Next)
+			}
+			fmt.Fprintf(w, "  %8x  %-28v%s\n", s.PC, s.Inst, mark)
+		}
+	}
+	for i, e := range code.Exits {
+		fmt.Fprintf(w, "  exit %d: %v from 0x%x to 0x%x after %d\n", i, e.Kind, e.From, e.Target, e.Retired)
+	}
+	for off := 0; off < len(code.Bytes); {
+		in, err := x86asm.Decode(code.Bytes[off:], 64)
+		if err != nil {
+			fmt.Fprintf(w, "  %5d  .byte 0x%02x\n", off, code.Bytes[off])
+			off++
+			continue
+		}
+		fmt.Fprintf(w, "  %5d  %v\n", off, x86asm.GoSyntax(in, uint64(off), nil))
+		off += in.Len
+	}
+	_, err := fmt.Fprintln(w)
+	return err
+}
