@@ -3,9 +3,13 @@
 package fragment
 
 import (
-	gasm "github.com/twitchyliquid64/golang-asm"
+	"fmt"
+	"sync"
+
+	"github.com/twitchyliquid64/golang-asm/asm/arch"
 	"github.com/twitchyliquid64/golang-asm/obj"
 	"github.com/twitchyliquid64/golang-asm/obj/x86"
+	"github.com/twitchyliquid64/golang-asm/objabi"
 )
 
 // Host registers, in golang-asm numbering.
@@ -45,32 +49,59 @@ type label struct {
 	waiting []*obj.Prog
 }
 
-// assembler wraps one golang-asm Builder: the only place that knows
-// golang-asm, so a faster encoder can replace it.
+// amd64 is golang-asm's description of x86-64. golang-asm's Builder
+// rebuilds it (several large maps) for every builder, which dominated
+// compile time; it is immutable, so it is built once and shared.
+var amd64 = sync.OnceValue(func() *arch.Arch { return arch.Set("amd64") })
+
+// assembler assembles one fragment with golang-asm: the only place that
+// knows golang-asm, so a faster encoder can replace it.
 type assembler struct {
-	b       *gasm.Builder
-	pending []*label // bound to the next instruction
-	progs   int
+	ctxt        *obj.Link
+	first, last *obj.Prog
+	pending     []*label // bound to the next instruction
+	progs       []obj.Prog
+	err         error
 }
 
 func newAssembler() (*assembler, error) {
-	b, err := gasm.NewBuilder("amd64", 64)
-	if err != nil {
-		return nil, err
-	}
+	ctxt := obj.Linknew(amd64().LinkArch)
+	ctxt.Headtype = objabi.Hlinux
 	// Treat the code as hand-written assembly: this turns off the padding
 	// the Go toolchain inserts before jumps against an Intel erratum, which
 	// bloats exit-heavy fragments with NOPs.
-	b.NewProg().Ctxt.IsAsm = true
-	return &assembler{b: b}, nil
+	ctxt.IsAsm = true
+	a := &assembler{ctxt: ctxt}
+	ctxt.DiagFunc = func(format string, args ...any) {
+		if a.err == nil {
+			a.err = fmt.Errorf("assembler: "+format, args...)
+		}
+	}
+	amd64().Init(ctxt)
+	return a, nil
+}
+
+// newProg allocates Progs in blocks.
+func (a *assembler) newProg() *obj.Prog {
+	if len(a.progs) == 0 {
+		a.progs = make([]obj.Prog, 64)
+	}
+	p := &a.progs[0]
+	a.progs = a.progs[1:]
+	p.Ctxt = a.ctxt
+	return p
 }
 
 // op emits one instruction (Go assembler operand order: from, to).
 func (a *assembler) op(as obj.As, from, to obj.Addr) *obj.Prog {
-	p := a.b.NewProg()
+	p := a.newProg()
 	p.As, p.From, p.To = as, from, to
-	a.b.AddInstruction(p)
-	a.progs++
+	if a.first == nil {
+		a.first = p
+	} else {
+		a.last.Link = p
+	}
+	a.last = p
 	for _, l := range a.pending {
 		l.at = p
 		for _, j := range l.waiting {
@@ -113,4 +144,8 @@ func (a *assembler) raw(bs ...byte) *obj.Prog {
 func (a *assembler) raw32(v uint32) *obj.Prog { return a.op(x86.ALONG, imm(int64(v)), none) }
 
 // assemble encodes everything emitted; Prog.Pc then holds each offset.
-func (a *assembler) assemble() []byte { return a.b.Assemble() }
+func (a *assembler) assemble() ([]byte, error) {
+	s := &obj.LSym{Func: &obj.FuncInfo{Text: a.first}}
+	amd64().Assemble(a.ctxt, s, a.newProg)
+	return s.P, a.err
+}

@@ -159,7 +159,10 @@ func Compile(t *interp.Trace, env Env, opts Options) (code *Code, err error) {
 	for _, e := range c.exits {
 		c.emitStub(e)
 	}
-	bytes := a.assemble()
+	bytes, err := a.assemble()
+	if err != nil {
+		return nil, err
+	}
 	code = &Code{Head: t.Head, Bytes: bytes, GuestInsts: len(t.Steps), SelfLoop: !ended && t.End == t.Head}
 	for _, e := range c.exits {
 		x := e.Exit

@@ -1,0 +1,33 @@
+package interp
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// BenchmarkInterpreter measures the fast interpreter loop on the loop-heavy
+// guests at their small sizes, reporting guest instructions per second.
+func BenchmarkInterpreter(b *testing.B) {
+	for _, g := range []struct{ name, size string }{{"sieve", "3000000"}, {"matmul", "200"}, {"crc32", "1024"}, {"sha256", "384"}} {
+		img, err := os.ReadFile(filepath.Join("..", "bench", "guests", g.name+".elf"))
+		if err != nil {
+			b.Skip(err)
+		}
+		b.Run(g.name, func(b *testing.B) {
+			var insts uint64
+			for b.Loop() {
+				m, err := Load(img, Config{Args: []string{g.name, g.size}})
+				if err != nil {
+					b.Fatal(err)
+				}
+				if err := m.Run(0); err != nil || m.ExitCode() != 0 {
+					b.Fatal(err, m.ExitCode())
+				}
+				insts += m.Retired()
+				m.Close()
+			}
+			b.ReportMetric(float64(insts)/b.Elapsed().Seconds(), "insts/s")
+		})
+	}
+}
