@@ -1,0 +1,339 @@
+// The profile command: flags, a guest (or a recorded stream) and profiler configurations in; error/overhead tables, JSON and plots out.
+
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+
+	"rvdyn/bench"
+	"rvdyn/profhw"
+)
+
+const profileUsage = `usage: rvdyn profile [flags] [prog.elf [args...]]
+       rvdyn profile [flags] --guest NAME[,NAME...]
+       rvdyn profile [flags] --replay FILE
+       rvdyn profile --montecarlo [flags]
+
+Runs a guest under the interpreter, turns the selected instructions into
+profile tuples (value: <pc, loaded value>; edge: <pc, next pc>; call:
+<pc, call target>), feeds the same stream to every profiler configuration
+and to a perfect profiler, and reports each configuration's error and
+overhead as the stream progresses. With no program, runs the embedded %q
+guest. See docs/profilers.md.
+
+Configurations use the papers' notation, separated by ';' (or give
+--config several times):
+  R256  P256  CR256                 random, periodic, counted random samplers
+  H[P256]2048  H[R10]2048 ...       hash-split (stratified) samplers
+  tag2-256-2048                     tagged compressor (tag bits-threshold-entries)
+  ...+A16                           with a 16-entry associative second level
+  multihash:tables=4,entries=2048,interval=10000,threshold=1%%,cu=1,reset=0
+                                    interval profiler (also retain=, shield=, acc=)
+  presets: %s
+
+--montecarlo runs the Monte Carlo experiment of Figure 4 of the stratified
+paper instead (t = 0.3N, r = 10, N = 1000..20000) and checks the paper's
+ordering {R, H[R]} > {P, CR} > {H[P], H[CR]}.
+
+flags:
+`
+
+// listFlag collects a repeatable string flag.
+type listFlag []string
+
+func (l *listFlag) String() string     { return strings.Join(*l, ";") }
+func (l *listFlag) Set(s string) error { *l = append(*l, s); return nil }
+
+func profileCmd(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("profile", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	var configs, profiles listFlag
+	fs.Var(&configs, "config", "a profiler configuration; repeatable (adds to --configs)")
+	configList := fs.String("configs", "", "';'-separated profiler configurations or preset names (default \"paper\")")
+	fs.Var(&profiles, "profile", "profile type(s) to collect: value, edge, call; repeatable or comma-separated (default value)")
+	guest := fs.String("guest", "", "run these embedded guests (comma-separated; 'all' for every one) instead of a file")
+	record := fs.String("record", "", "record the tuple stream to this file")
+	replay := fs.String("replay", "", "replay a recorded tuple stream instead of running a guest")
+	jsonOut := fs.String("json", "", "write the results as a JSON list of rows to this file")
+	plotOut := fs.String("plot", "", "draw the results to this .svg or .png file")
+	seed := fs.Uint64("seed", 1, "seed for hash tables and random samplers")
+	maxInsts := fs.Uint64("max-instructions", 0, "stop each guest after this many instructions (0 = run to exit)")
+	every := fs.Uint64("every", 0, "checkpoint every N tuples (0 = 1000, 2000, 5000, 10000, ...)")
+	cpm := fs.Float64("cycles-per-message", profhw.CyclesPerMessage, "cost of one message to software, in cycles (stratified 5.3.2)")
+	progress := fs.Bool("progress", true, "print error and overhead at every checkpoint")
+	guestOut := fs.Bool("guest-output", false, "pass the guest's stdout and stderr through to stderr")
+	mc := fs.Bool("montecarlo", false, "run the Monte Carlo experiment of stratified Figure 4")
+	trials := fs.Int("trials", 2500, "Monte Carlo: experiments per stream length")
+	mcRate := fs.Uint64("mc-rate", 10, "Monte Carlo: sampling rate r")
+	mcSub := fs.Int("mc-substreams", 2048, "Monte Carlo: substreams n of the H[X] samplers")
+	mcSizes := fs.String("mc-sizes", "1000:20000:1000", "Monte Carlo: stream lengths, FROM:TO:STEP or a comma list")
+	mcShare := fs.Float64("mc-share", 0.3, "Monte Carlo: share t/N of the estimated tuple")
+	mcDistinct := fs.Int("mc-distinct", 0, "Monte Carlo: draw the other tuples from this many distinct ones (0 = all distinct)")
+	mcEst := fs.String("mc-estimator", "ratio", "Monte Carlo: estimator for samplers with a counter: ratio or sum (see docs)")
+	workers := fs.Int("workers", 0, "Monte Carlo: goroutines (0 = GOMAXPROCS)")
+	fs.Usage = func() {
+		fmt.Fprintf(stderr, profileUsage, bench.DefaultGuest, presetNames())
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return 0
+		}
+		return exitUsage
+	}
+	fail := func(format string, a ...any) int {
+		fmt.Fprintf(stderr, "rvdyn: profile: "+format+"\n", a...)
+		return exitUsage
+	}
+
+	if *mc {
+		sizes, err := parseSizes(*mcSizes)
+		if err != nil {
+			return fail("--mc-sizes: %v", err)
+		}
+		est, err := profhw.ParseCountEstimator(*mcEst)
+		if err != nil {
+			return fail("--mc-estimator: %v", err)
+		}
+		if *trials < 1 {
+			return fail("--trials must be at least 1")
+		}
+		opts := profhw.MonteCarloOptions{Rate: *mcRate, Substreams: *mcSub, Sizes: sizes, Trials: *trials,
+			Share: *mcShare, Distinct: *mcDistinct, Estimator: est, Seed: *seed, Workers: *workers}
+		if len(configs) > 0 || *configList != "" {
+			opts.Samplers = append(opts.Samplers, configs...)
+			for _, s := range strings.Split(*configList, ";") {
+				if s = strings.TrimSpace(s); s != "" {
+					opts.Samplers = append(opts.Samplers, s)
+				}
+			}
+		}
+		return montecarlo(opts, *jsonOut, *plotOut, stdout, stderr)
+	}
+
+	list := *configList
+	if list == "" && len(configs) == 0 {
+		list = "paper"
+	}
+	list = strings.Join(append([]string{list}, configs...), ";")
+	cfgs, err := profhw.ParseConfigs(list)
+	if err != nil {
+		return fail("%v", err)
+	}
+	var kinds profhw.KindSet
+	for _, p := range profiles {
+		ks, err := profhw.ParseKinds(p)
+		if err != nil {
+			return fail("--profile: %v", err)
+		}
+		kinds |= ks
+	}
+	if kinds == 0 {
+		kinds = kinds.With(profhw.KindValue)
+	}
+
+	// The streams to run: one per guest, or the replayed file.
+	type job struct {
+		name string
+		src  profhw.Source
+		done func() error
+	}
+	var jobs []job
+	var gout io.Writer
+	if *guestOut {
+		gout = stderr
+	}
+	guestJob := func(name string, image []byte, gargs []string) job {
+		g := &profhw.GuestSource{Image: image, Args: gargs, Kinds: kinds,
+			MaxInstructions: *maxInsts, Stdout: gout, Stderr: gout}
+		return job{name: strings.Join(gargs, " "), src: g}
+	}
+	switch {
+	case *replay != "" && (fs.NArg() > 0 || *guest != ""):
+		return fail("give either --replay or a guest, not both")
+	case fs.NArg() > 0 && *guest != "":
+		return fail("give either a program file or --guest, not both")
+	case *replay != "":
+		f, err := os.Open(*replay)
+		if err != nil {
+			return fail("%v", err)
+		}
+		defer f.Close()
+		r, err := profhw.NewStreamReader(f)
+		if err != nil {
+			return fail("--replay %s: %v", *replay, err)
+		}
+		jobs = append(jobs, job{name: "replay of " + r.Meta(), src: r})
+	case fs.NArg() > 0:
+		image, err := os.ReadFile(fs.Arg(0))
+		if err != nil {
+			return fail("%v", err)
+		}
+		jobs = append(jobs, guestJob(filepath.Base(fs.Arg(0)), image, fs.Args()))
+	default:
+		names := []string{bench.DefaultGuest}
+		if *guest == "all" {
+			names = bench.Guests()
+		} else if *guest != "" {
+			names = strings.Split(*guest, ",")
+		}
+		sizes := bench.SmallSizes()
+		for _, name := range names {
+			image, err := bench.GuestELF(name)
+			if err != nil {
+				return fail("no embedded guest %q (have %v)", name, bench.Guests())
+			}
+			gargs := []string{name}
+			if s, ok := sizes[name]; ok {
+				gargs = append(gargs, s)
+			}
+			jobs = append(jobs, guestJob(name, image, gargs))
+		}
+	}
+	if *record != "" {
+		if len(jobs) != 1 {
+			return fail("--record needs exactly one guest")
+		}
+		f, err := os.Create(*record)
+		if err != nil {
+			return fail("%v", err)
+		}
+		meta := fmt.Sprintf("%s (%v profile)", jobs[0].name, kinds)
+		jobs[0].src = profhw.Record(jobs[0].src, f, meta)
+		jobs[0].done = f.Close
+	}
+
+	exp := &profhw.Experiment{Configs: cfgs, Seed: *seed, CyclesPerMessage: *cpm, Every: *every}
+	var all []profhw.Row
+	status := 0
+	for _, j := range jobs {
+		res, err := exp.Run(j.src)
+		if j.done != nil {
+			if cerr := j.done(); err == nil {
+				err = cerr
+			}
+		}
+		if err != nil {
+			fmt.Fprintf(stderr, "rvdyn: profile: %s: %v\n", j.name, err)
+			status = 1
+			if res == nil || res.Tuples == 0 {
+				continue
+			}
+		}
+		fmt.Fprintf(stdout, "== %s: %d instructions, %d tuples (%v)\n", j.name, res.Instructions, res.Tuples, res.Kinds)
+		profhw.WriteTable(stdout, res)
+		if *progress {
+			profhw.WriteProgress(stdout, res)
+		}
+		fmt.Fprintln(stdout)
+		for i := range res.Rows {
+			res.Rows[i].Guest = j.name
+		}
+		all = append(all, res.Rows...)
+		if *plotOut != "" {
+			path := *plotOut
+			if len(jobs) > 1 {
+				ext := filepath.Ext(path)
+				path = strings.TrimSuffix(path, ext) + "-" + strings.Fields(j.name)[0] + ext
+			}
+			if err := profhw.PlotExperiment(res, path); err != nil {
+				return fail("--plot: %v", err)
+			}
+		}
+	}
+	if *jsonOut != "" {
+		if err := writeJSON(*jsonOut, all); err != nil {
+			return fail("--json: %v", err)
+		}
+	}
+	return status
+}
+
+func montecarlo(opts profhw.MonteCarloOptions, jsonOut, plotOut string, stdout, stderr io.Writer) int {
+	rows, err := profhw.MonteCarlo(opts)
+	if err != nil {
+		fmt.Fprintf(stderr, "rvdyn: profile: %v\n", err)
+		return exitUsage
+	}
+	fmt.Fprintf(stdout, "Monte Carlo (stratified Figure 4): mean error %% of the estimate of t = %.2gN, r = %d, %d trials per N, %v estimator\n",
+		opts.Share, opts.Rate, opts.Trials, opts.Estimator)
+	profhw.WriteMonteCarlo(stdout, rows)
+	if bad := profhw.CheckOrdering(rows); len(bad) == 0 {
+		fmt.Fprintln(stdout, "ordering {R, H[R]} > {P, CR} > {H[P], H[CR]} holds at every N")
+	} else {
+		fmt.Fprintf(stdout, "ordering {R, H[R]} > {P, CR} > {H[P], H[CR]} fails in %d places:\n", len(bad))
+		for _, b := range bad {
+			fmt.Fprintln(stdout, "  "+b)
+		}
+	}
+	if jsonOut != "" {
+		if err := writeJSON(jsonOut, rows); err != nil {
+			fmt.Fprintf(stderr, "rvdyn: profile: --json: %v\n", err)
+			return exitUsage
+		}
+	}
+	if plotOut != "" {
+		if err := profhw.PlotMonteCarlo(rows, plotOut); err != nil {
+			fmt.Fprintf(stderr, "rvdyn: profile: --plot: %v\n", err)
+			return exitUsage
+		}
+	}
+	return 0
+}
+
+// parseSizes parses FROM:TO:STEP or a comma-separated list of lengths.
+func parseSizes(s string) ([]int, error) {
+	if f := strings.Split(s, ":"); len(f) == 3 {
+		var v [3]int
+		for i := range f {
+			n, err := strconv.Atoi(f[i])
+			if err != nil || n < 1 {
+				return nil, fmt.Errorf("bad number %q in %q", f[i], s)
+			}
+			v[i] = n
+		}
+		var out []int
+		for n := v[0]; n <= v[1]; n += v[2] {
+			out = append(out, n)
+		}
+		if len(out) == 0 {
+			return nil, fmt.Errorf("empty range %q", s)
+		}
+		return out, nil
+	}
+	var out []int
+	for _, p := range strings.Split(s, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(p))
+		if err != nil || n < 1 {
+			return nil, fmt.Errorf("bad length %q in %q", p, s)
+		}
+		out = append(out, n)
+	}
+	return out, nil
+}
+
+func presetNames() string {
+	var names []string
+	for n := range profhw.Presets {
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	return strings.Join(names, ", ")
+}
+
+func writeJSON(path string, v any) error {
+	b, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(path, append(b, '\n'), 0o644)
+}
