@@ -3,6 +3,7 @@ package rvdyn_test
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -50,16 +51,37 @@ func guestArgs(name string) []string {
 	return []string{name, small}
 }
 
+// dynamoConfigs are the optimizer configurations every guest must agree
+// under: every delay of the sweep, each mechanism switched off in turn,
+// and a cache so small that it fills up and is flushed.
+func dynamoConfigs(t *testing.T) map[string]rvdyn.Options {
+	cfgs := map[string]rvdyn.Options{}
+	for _, d := range []int{0, 1, 10, 50, 100, 500, 1000, 10000} {
+		cfgs[fmt.Sprintf("delay %d", d)] = rvdyn.Options{Delay: d}
+	}
+	for _, m := range rvdyn.Mechanisms() {
+		o := rvdyn.Options{Delay: 50}
+		if err := o.Disable(m); err != nil {
+			t.Fatal(err)
+		}
+		cfgs["no "+m] = o
+	}
+	cfgs["16 KiB cache"] = rvdyn.Options{Delay: 10, CacheSize: 16 << 10}
+	return cfgs
+}
+
 // TestGuestsAgree runs every guest under the interpreter and under the
-// optimizer at prediction delays 0, 50 and 1000, and (when installed) under
-// qemu-riscv64, and requires identical output and exit status everywhere
-// and identical retired instruction counts across rvdyn's modes.
+// optimizer in every configuration of dynamoConfigs, and (when installed)
+// under qemu-riscv64, and requires identical output and exit status
+// everywhere and identical retired instruction counts across rvdyn's
+// modes.
 func TestGuestsAgree(t *testing.T) {
 	names := bench.Guests()
 	if len(names) < 8 {
 		t.Fatalf("only %d guests embedded: %v", len(names), names)
 	}
 	qemu, _ := exec.LookPath("qemu-riscv64")
+	cfgs := dynamoConfigs(t)
 	for _, name := range names {
 		t.Run(name, func(t *testing.T) {
 			image, err := bench.GuestELF(name)
@@ -71,21 +93,25 @@ func TestGuestsAgree(t *testing.T) {
 			if ref.err != nil || ref.code != 0 {
 				t.Fatalf("interp: exit %d, %v, stderr %q", ref.code, ref.err, ref.stderr)
 			}
-			for _, delay := range []int{0, 50, 1000} {
-				got := run(t, image, rvdyn.Options{Mode: rvdyn.ModeDynamo, Delay: delay, Args: args})
+			for cname, opts := range cfgs {
+				opts.Mode, opts.Args = rvdyn.ModeDynamo, args
+				got := run(t, image, opts)
 				if got.err != nil || got.code != ref.code || got.stdout != ref.stdout || got.stderr != ref.stderr {
-					t.Errorf("dynamo delay %d: exit %d (%v), output differs: %v\n got: %q\nwant: %q",
-						delay, got.code, got.err, got.stdout != ref.stdout, got.stdout, ref.stdout)
+					t.Errorf("dynamo %s: exit %d (%v), output differs: %v\n got: %q\nwant: %q",
+						cname, got.code, got.err, got.stdout != ref.stdout, got.stdout, ref.stdout)
 				}
 				if got.insts != ref.insts {
-					t.Errorf("dynamo delay %d: %d guest instructions, interp %d", delay, got.insts, ref.insts)
+					t.Errorf("dynamo %s: %d guest instructions, interp %d", cname, got.insts, ref.insts)
 				}
 				if got.stats.CacheInstructions+got.stats.InterpretedInstructions != got.insts {
-					t.Errorf("dynamo delay %d: cache %d + interpreted %d != %d", delay,
+					t.Errorf("dynamo %s: cache %d + interpreted %d != %d", cname,
 						got.stats.CacheInstructions, got.stats.InterpretedInstructions, got.insts)
 				}
 				if got.stats.Fragments == 0 {
-					t.Errorf("dynamo delay %d: no fragments built", delay)
+					t.Errorf("dynamo %s: no fragments built", cname)
+				}
+				if cname == "16 KiB cache" && got.stats.CapacityFlushes == 0 && got.stats.CodeBytes > 16<<10 {
+					t.Errorf("dynamo %s: %d code bytes but no capacity flush", cname, got.stats.CodeBytes)
 				}
 			}
 			if qemu == "" {

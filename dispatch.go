@@ -29,7 +29,25 @@ const slice = 1 << 22
 func (vm *VM) dispatch() error {
 	m := vm.m
 	maxTrace := uint64(vm.maxTraceLen())
+	mon := newMonitor(vm.opts.Policy)
 	for !m.Exited() {
+		if vm.bailed {
+			// Gave up optimizing: plain interpretation from here on.
+			if lim := vm.opts.MaxInstructions; lim > 0 {
+				return m.Run(lim - m.Retired())
+			}
+			return m.Run(0)
+		}
+		switch mon.tick(m.Retired(), vm.cache.Stats().Fragments, vm.stats.CacheInstructions) {
+		case phaseFlush:
+			vm.stats.PhaseFlushes++
+			vm.flush()
+		case bailOut:
+			vm.bailed = true
+			vm.stats.BailedOutAt = m.Retired()
+			vm.flush()
+			continue
+		}
 		remaining := uint64(1<<63 - 1)
 		if lim := vm.opts.MaxInstructions; lim > 0 {
 			if m.Retired() >= lim {
@@ -55,6 +73,7 @@ func (vm *VM) dispatch() error {
 				return err
 			}
 		case interp.StopFenceI:
+			vm.stats.FenceIFlushes++
 			vm.flush()
 		}
 	}
@@ -130,6 +149,7 @@ func (vm *VM) candidate(pc uint64) error {
 	}
 	f, err := vm.cache.Insert(code)
 	if errors.Is(err, codecache.ErrFull) {
+		vm.stats.CapacityFlushes++
 		vm.flush()
 		f, err = vm.cache.Insert(code)
 	}

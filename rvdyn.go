@@ -82,9 +82,15 @@ type Options struct {
 	// NoLink disables linking of fragment exits (every exit returns to the
 	// dispatcher); for experiments.
 	NoLink bool
+	// NoIBL disables the in-cache indirect branch lookup: a jalr whose
+	// target is not the recorded one returns to the dispatcher.
+	NoIBL bool
 	// Compile switches fragment optimizations off, one at a time, for
 	// ablation experiments; the zero value enables all.
 	Compile fragment.Options
+	// Policy tunes the phase-change flush and the bail-out (zero value:
+	// DefaultPolicy).
+	Policy Policy
 	// Listing, if set, receives every fragment compiled: its trace and
 	// its machine code (fragment.WriteListing).
 	Listing io.Writer
@@ -114,6 +120,7 @@ type VM struct {
 	env      fragment.Env
 	stats    Stats
 	ran      bool
+	bailed   bool // optimization given up: interpreting to the end
 }
 
 // New loads an ELF image (a static RV64IM executable) and prepares it to
@@ -130,7 +137,7 @@ func New(image []byte, opts Options) (*VM, error) {
 			m.Close()
 			return nil, fmt.Errorf("dynamo mode needs an amd64 host; use interp mode")
 		}
-		c, err := codecache.New(codecache.Options{Size: opts.CacheSize, NoLink: opts.NoLink})
+		c, err := codecache.New(codecache.Options{Size: opts.CacheSize, NoLink: opts.NoLink, NoIBL: opts.NoIBL})
 		if err != nil {
 			m.Close()
 			return nil, err

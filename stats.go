@@ -36,6 +36,10 @@ type Stats struct {
 	ExitsInterp       uint64                    `json:"exits_interp"`     // ... to interpret one instruction
 	ExitsIndirect     uint64                    `json:"exits_indirect"`   // ... after an indirect jump missed the lookup table
 	Links             uint64                    `json:"links"`            // exit stubs linked to fragments
+	PhaseFlushes      uint64                    `json:"phase_flushes"`    // ... because the prediction rate jumped (a new phase)
+	CapacityFlushes   uint64                    `json:"capacity_flushes"` // ... because the cache was full
+	FenceIFlushes     uint64                    `json:"fencei_flushes"`   // ... because the guest executed fence.i
+	BailedOutAt       uint64                    `json:"bailed_out_at"`    // guest instructions retired when rvdyn gave up optimizing (0: never)
 	Flushes           uint64                    `json:"flushes"`          // code cache flushes
 	Syscalls          uint64                    `json:"syscalls"`         // system calls made
 	UnknownSyscalls   map[string]uint64         `json:"unknown_syscalls"` // -ENOSYS answers, by number
@@ -119,6 +123,12 @@ func (s *Stats) WriteTable(w io.Writer) error {
 		row("  to interpreter", s.ExitsInterp)
 		row("  indirect miss", s.ExitsIndirect)
 		row("flushes", s.Flushes)
+		row("  phase change", s.PhaseFlushes)
+		row("  cache full", s.CapacityFlushes)
+		row("  fence.i", s.FenceIFlushes)
+		if s.BailedOutAt > 0 {
+			row("bailed out at instruction", s.BailedOutAt)
+		}
 		row("record time", s.RecordTime.Round(time.Microsecond))
 		row("compile time", s.CompileTime.Round(time.Microsecond))
 	}

@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 
 	"rvdyn"
 	"rvdyn/bench"
@@ -33,7 +34,7 @@ func runCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	maxInsts := fs.Uint64("max-instructions", 0, "stop the guest after this many instructions (0 = no limit); exit status 124")
 	maxTrace := fs.Int("max-trace-len", net.DefaultMaxTraceLen, "maximum guest instructions in one trace")
 	cacheSize := fs.Int("cache-size", 0, "code cache capacity in bytes (0 = 32 MiB); a full cache is flushed")
-	noLink := fs.Bool("no-link", false, "do not link fragment exits to fragments (every exit returns to the dispatcher)")
+	disable := fs.String("disable", "", "switch off optimizations, comma-separated: "+strings.Join(rvdyn.Mechanisms(), ", "))
 	guest := fs.String("guest", "", "run the named embedded guest instead of a file (see 'rvdyn bench -list')")
 	stats := fs.Bool("stats", false, "print run statistics to stderr when the guest ends")
 	statsJSON := fs.String("stats-json", "", "write run statistics as one JSON object to this file")
@@ -84,7 +85,11 @@ func runCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 
 	opts := rvdyn.Options{Mode: m, Delay: *delay, MaxTraceLen: *maxTrace, MaxInstructions: *maxInsts,
-		CacheSize: *cacheSize, NoLink: *noLink, Args: gargs, Stdin: stdin, Stdout: stdout, Stderr: stderr}
+		CacheSize: *cacheSize, Args: gargs, Stdin: stdin, Stdout: stdout, Stderr: stderr}
+	if err := opts.Disable(*disable); err != nil {
+		fmt.Fprintf(stderr, "rvdyn: --disable: %v\n", err)
+		return exitUsage
+	}
 	if *listing != "" {
 		f, err := os.Create(*listing)
 		if err != nil {

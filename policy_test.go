@@ -1,0 +1,93 @@
+package rvdyn
+
+import (
+	"bytes"
+	"testing"
+
+	"rvdyn/interp"
+)
+
+// TestMonitor drives the monitor with synthetic windows.
+func TestMonitor(t *testing.T) {
+	p := Policy{Window: 100, PhaseFactor: 4, PhaseMinBurst: 10, BailShare: 0.5, BailWindows: 3}
+	type win struct {
+		frags, cache uint64 // built and run in the cache during the window
+		want         decision
+	}
+	for _, tc := range []struct {
+		name string
+		p    Policy
+		wins []win
+	}{
+		{"steady", p, []win{{5, 90, keepGoing}, {5, 90, keepGoing}, {5, 90, keepGoing}, {6, 90, keepGoing}}},
+		{"burst after warm-up", p, []win{{5, 90, keepGoing}, {5, 90, keepGoing}, {4, 90, keepGoing}, {40, 90, phaseFlush}, {40, 90, keepGoing}}},
+		{"burst during warm-up", p, []win{{50, 90, keepGoing}, {50, 90, keepGoing}}},
+		{"small burst", p, []win{{1, 90, keepGoing}, {1, 90, keepGoing}, {1, 90, keepGoing}, {9, 90, keepGoing}}},
+		{"no reuse", p, []win{{5, 10, keepGoing}, {5, 10, keepGoing}, {5, 10, keepGoing}, {5, 10, bailOut}}},
+		{"reuse recovers", p, []win{{5, 10, keepGoing}, {5, 10, keepGoing}, {5, 90, keepGoing}, {5, 10, keepGoing}, {5, 10, keepGoing}}},
+		{"no bail-out", Policy{Window: 100, NoBailout: true}, []win{{5, 10, keepGoing}, {5, 10, keepGoing}, {5, 10, keepGoing}, {5, 10, keepGoing}, {5, 10, keepGoing}}},
+		{"no phase flush", Policy{Window: 100, NoPhaseFlush: true}, []win{{5, 90, keepGoing}, {5, 90, keepGoing}, {5, 90, keepGoing}, {80, 90, keepGoing}}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			mo := newMonitor(tc.p)
+			var retired, frags, cache uint64
+			for i, w := range tc.wins {
+				retired += 100
+				frags += w.frags
+				cache += w.cache
+				if got := mo.tick(retired-1, frags, cache); got != keepGoing {
+					t.Fatalf("window %d decided %d before it closed", i, got)
+				}
+				if got := mo.tick(retired, frags, cache); got != w.want {
+					t.Fatalf("window %d: decision %d, want %d", i, got, w.want)
+				}
+			}
+		})
+	}
+}
+
+// manyLoops returns a program of n distinct loops, each iterating k times,
+// then exit(0): code whose fragments are built and then barely reused.
+func manyLoops(n, k int) []byte {
+	enc := interp.Encode
+	type I = interp.Inst
+	var w []uint32
+	for i := 0; i < n; i++ {
+		w = append(w,
+			enc(I{Op: interp.OpADDI, Rd: 5, Imm: int64(k)}),   // t0 = k
+			enc(I{Op: interp.OpADDI, Rd: 6, Rs1: 6, Imm: 1}),  // loop: t1++
+			enc(I{Op: interp.OpADDI, Rd: 5, Rs1: 5, Imm: -1}), //       t0--
+			enc(I{Op: interp.OpBNE, Rs1: 5, Rs2: 0, Imm: -8})) //       bnez t0, loop
+	}
+	w = append(w, enc(I{Op: interp.OpADDI, Rd: 10}), enc(I{Op: interp.OpADDI, Rd: 17, Imm: 93}), enc(I{Op: interp.OpECALL}))
+	return interp.MakeELF(w, nil, 4096)
+}
+
+func TestBailOut(t *testing.T) {
+	img := manyLoops(3000, 60)
+	run := func(p Policy, mode Mode) Stats {
+		vm, err := New(img, Options{Mode: mode, Delay: 50, Policy: p, Stdout: &bytes.Buffer{}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer vm.Close()
+		if code, err := vm.Run(); code != 0 || err != nil {
+			t.Fatalf("exit %d, %v", code, err)
+		}
+		return vm.Stats()
+	}
+	ref := run(Policy{}, ModeInterp)
+	bail := run(Policy{Window: 20000, BailWindows: 3}, ModeDynamo)
+	if bail.BailedOutAt == 0 || bail.BailedOutAt > 5*20000 {
+		t.Errorf("did not bail out early: at %d, cache share %.1f%%", bail.BailedOutAt, bail.CachePercent())
+	}
+	stay := run(Policy{Window: 20000, BailWindows: 3, NoBailout: true}, ModeDynamo)
+	if stay.BailedOutAt != 0 || stay.Fragments < 3000 {
+		t.Errorf("NoBailout: bailed out at %d, %d fragments", stay.BailedOutAt, stay.Fragments)
+	}
+	for _, s := range []Stats{bail, stay} {
+		if s.GuestInstructions != ref.GuestInstructions {
+			t.Errorf("%d guest instructions, interpreter %d", s.GuestInstructions, ref.GuestInstructions)
+		}
+	}
+}
