@@ -43,6 +43,9 @@ type Config struct {
 	// Options are the base options for dynamo runs (mode, delay, args and
 	// I/O are filled in by the harness). The zero value means defaults.
 	Options *rvdyn.Options
+	// Ablation adds dynamo runs with each mechanism of rvdyn.Mechanisms()
+	// switched off in turn (at the first delay).
+	Ablation bool
 	// Dir holds the guests' .elf and .native files (default bench/guests,
 	// found relative to the working directory or its parents).
 	Dir string
@@ -53,8 +56,9 @@ type Measurement struct {
 	Guest        string    `json:"guest"`
 	Mode         string    `json:"mode"`
 	Delay        int       `json:"delay,omitempty"`
-	Seconds      []float64 `json:"seconds"`        // wall time of each run
-	Median       float64   `json:"median_seconds"` // median of Seconds
+	Disabled     string    `json:"disabled,omitempty"` // mechanism switched off (ablation), "" for none
+	Seconds      []float64 `json:"seconds"`            // wall time of each run
+	Median       float64   `json:"median_seconds"`     // median of Seconds
 	Instructions uint64    `json:"guest_instructions,omitempty"`
 	CachePercent float64   `json:"cache_percent,omitempty"`
 	Fragments    uint64    `json:"fragments,omitempty"`
@@ -68,6 +72,7 @@ type Measurement struct {
 // A Report is the result of a benchmark run.
 type Report struct {
 	Runs         int            `json:"runs"`
+	Ablation     bool           `json:"ablation"`
 	Small        bool           `json:"small_sizes"`
 	Modes        []string       `json:"modes"`
 	Delays       []int          `json:"delays"`
@@ -77,7 +82,18 @@ type Report struct {
 // Find returns the measurement of guest in mode (at delay, for dynamo), or nil.
 func (r *Report) Find(guest, mode string, delay int) *Measurement {
 	for _, m := range r.Measurements {
-		if m.Guest == guest && m.Mode == mode && (mode != ModeDynamo || m.Delay == delay) {
+		if m.Guest == guest && m.Mode == mode && m.Disabled == "" && (mode != ModeDynamo || m.Delay == delay) {
+			return m
+		}
+	}
+	return nil
+}
+
+// FindDisabled returns the dynamo measurement of guest at the first delay
+// with mechanism off, or nil.
+func (r *Report) FindDisabled(guest, off string) *Measurement {
+	for _, m := range r.Measurements {
+		if m.Guest == guest && m.Mode == ModeDynamo && m.Disabled == off && m.Delay == r.Delays[0] {
 			return m
 		}
 	}
@@ -175,7 +191,7 @@ func Run(cfg Config, log io.Writer) (*Report, error) {
 			return nil, fmt.Errorf("unknown mode %q (want interp, dynamo, qemu or native)", m)
 		}
 	}
-	rep := &Report{Runs: cfg.Runs, Small: cfg.Small, Modes: cfg.Modes, Delays: cfg.Delays}
+	rep := &Report{Runs: cfg.Runs, Small: cfg.Small, Modes: cfg.Modes, Delays: cfg.Delays, Ablation: cfg.Ablation}
 	images := map[string][]byte{}
 	for _, g := range cfg.guests() {
 		img, err := GuestELF(g)
@@ -187,6 +203,11 @@ func Run(cfg Config, log io.Writer) (*Report, error) {
 			if mode == ModeDynamo {
 				for _, d := range cfg.Delays {
 					rep.Measurements = append(rep.Measurements, &Measurement{Guest: g, Mode: mode, Delay: d})
+				}
+				if cfg.Ablation {
+					for _, off := range rvdyn.Mechanisms() {
+						rep.Measurements = append(rep.Measurements, &Measurement{Guest: g, Mode: mode, Delay: cfg.Delays[0], Disabled: off})
+					}
 				}
 			} else {
 				rep.Measurements = append(rep.Measurements, &Measurement{Guest: g, Mode: mode})
@@ -234,6 +255,9 @@ func Run(cfg Config, log io.Writer) (*Report, error) {
 }
 
 func label(m *Measurement) string {
+	if m.Mode == ModeDynamo && m.Disabled != "" {
+		return fmt.Sprintf("dynamo@%d-%s", m.Delay, m.Disabled)
+	}
 	if m.Mode == ModeDynamo {
 		return fmt.Sprintf("dynamo@%d", m.Delay)
 	}
@@ -246,6 +270,9 @@ func runRvdyn(cfg Config, image []byte, args []string, m *Measurement, run int) 
 		opts = *cfg.Options
 	}
 	opts.Mode, opts.Delay, opts.Args = rvdyn.ModeDynamo, m.Delay, args
+	if err := opts.Disable(m.Disabled); err != nil {
+		return err
+	}
 	if m.Mode == ModeInterp {
 		opts.Mode = rvdyn.ModeInterp
 	}

@@ -8,6 +8,7 @@ import (
 	"io"
 	"math"
 	"os"
+	"rvdyn"
 	"strings"
 	"text/tabwriter"
 )
@@ -159,4 +160,35 @@ func (r *Report) WriteJSON(path string) error {
 		return err
 	}
 	return os.WriteFile(path, append(b, '\n'), 0o644)
+}
+
+// WriteAblation writes the ablation: per guest, the dynamo time with
+// everything on and, for each mechanism switched off alone, the time
+// relative to everything on (2.00x = twice as slow without it), with
+// geometric means: what each mechanism buys.
+func (r *Report) WriteAblation(w io.Writer) error {
+	mechs := rvdyn.Mechanisms()
+	tw := tabwriter.NewWriter(w, 0, 8, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprint(tw, "guest\tall on s")
+	for _, m := range mechs {
+		fmt.Fprintf(tw, "\tno %s", m)
+	}
+	fmt.Fprintln(tw, "\t")
+	cols := make([][]float64, len(mechs))
+	for _, g := range r.Guests() {
+		on := r.Find(g, ModeDynamo, r.Delays[0])
+		fmt.Fprintf(tw, "%s\t%s", g, secs(on))
+		for i, m := range mechs {
+			x := ratio(r.FindDisabled(g, m), on)
+			cols[i] = append(cols[i], x)
+			fmt.Fprintf(tw, "\t%s", fmtF(x, "%.2fx"))
+		}
+		fmt.Fprintln(tw, "\t")
+	}
+	fmt.Fprint(tw, "geomean\t")
+	for i := range mechs {
+		fmt.Fprintf(tw, "\t%s", fmtF(GeoMean(cols[i]), "%.2fx"))
+	}
+	fmt.Fprintln(tw, "\t")
+	return tw.Flush()
 }

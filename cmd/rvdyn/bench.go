@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 
+	"rvdyn"
 	"rvdyn/bench"
 )
 
@@ -24,6 +25,7 @@ func benchCmd(args []string, stdout, stderr io.Writer) int {
 	jsonPath := fs.String("json", "", "write the results as JSON to this file")
 	plotPath := fs.String("plot", "", "with a delay sweep: draw speedup vs delay to this .svg or .png file")
 	list := fs.Bool("list", false, "list the embedded guests and exit")
+	ablation := fs.Bool("ablation", false, "also run dynamo with each optimization switched off in turn ("+strings.Join(rvdyn.Mechanisms(), ", ")+") and print what each buys")
 	quiet := fs.Bool("q", false, "no progress lines")
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "usage: rvdyn bench [flags]\n\nRuns every guest in bench/guests under each mode, several interleaved runs, and\nprints medians and ratios: speedup = interp time / dynamo time; dyn/qemu and\ndyn/native are time ratios (below 1: dynamo is faster).\n\nflags:\n")
@@ -45,7 +47,7 @@ func benchCmd(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "rvdyn bench: unexpected argument %q\n", fs.Arg(0))
 		return exitUsage
 	}
-	cfg := bench.Config{Runs: *runs, Small: *small, Guests: split(*guestList), Modes: split(*modes)}
+	cfg := bench.Config{Runs: *runs, Small: *small, Guests: split(*guestList), Modes: split(*modes), Ablation: *ablation}
 	for _, d := range split(*delays) {
 		n, err := strconv.Atoi(d)
 		if err != nil || n < 0 {
@@ -70,6 +72,10 @@ func benchCmd(args []string, stdout, stderr io.Writer) int {
 		rep.WriteSweep(stdout)
 	} else {
 		rep.WriteTable(stdout)
+	}
+	if rep.Ablation {
+		fmt.Fprintln(stdout)
+		rep.WriteAblation(stdout)
 	}
 	if *jsonPath != "" {
 		if err := rep.WriteJSON(*jsonPath); err != nil {

@@ -1,0 +1,69 @@
+package bench
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestHarness runs two guests at their small sizes through a delay sweep
+// with ablation and checks the report, its tables, its JSON and its plot.
+func TestHarness(t *testing.T) {
+	cfg := Config{Guests: []string{"sieve", "qsort"}, Modes: []string{ModeInterp, ModeDynamo},
+		Runs: 1, Small: true, Delays: []int{0, 50}, Ablation: true}
+	rep, err := Run(cfg, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, g := range cfg.Guests {
+		in := rep.Find(g, ModeInterp, 0)
+		for _, d := range cfg.Delays {
+			dy := rep.Find(g, ModeDynamo, d)
+			if in == nil || dy == nil || dy.Instructions != in.Instructions || dy.Fragments == 0 || dy.Median <= 0 {
+				t.Fatalf("%s delay %d: interp %+v dynamo %+v", g, d, in, dy)
+			}
+		}
+		if rep.FindDisabled(g, "ibl") == nil {
+			t.Errorf("%s: no ablation run without ibl", g)
+		}
+	}
+	var tab bytes.Buffer
+	rep.WriteSweep(&tab)
+	rep.WriteAblation(&tab)
+	for _, want := range []string{"sieve", "qsort", "geomean", "no regalloc"} {
+		if !strings.Contains(tab.String(), want) {
+			t.Errorf("tables lack %q:\n%s", want, tab.String())
+		}
+	}
+	dir := t.TempDir()
+	if err := rep.WriteJSON(filepath.Join(dir, "r.json")); err != nil {
+		t.Fatal(err)
+	}
+	var back Report
+	b, _ := os.ReadFile(filepath.Join(dir, "r.json"))
+	if err := json.Unmarshal(b, &back); err != nil || len(back.Measurements) != len(rep.Measurements) {
+		t.Fatalf("JSON round trip: %v, %d measurements", err, len(back.Measurements))
+	}
+	svg := filepath.Join(dir, "sweep.svg")
+	if err := PlotSweep(rep, svg); err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(svg); !bytes.Contains(b, []byte("<svg")) {
+		t.Error("plot is not an SVG")
+	}
+	if err := PlotSweep(rep, filepath.Join(dir, "x.gif")); err == nil {
+		t.Error("plot accepted a .gif")
+	}
+}
+
+func TestGeoMean(t *testing.T) {
+	if g := GeoMean([]float64{2, 8}); g < 3.999 || g > 4.001 {
+		t.Errorf("GeoMean(2, 8) = %v", g)
+	}
+	if g := median([]float64{3, 1, 2}); g != 2 {
+		t.Errorf("median = %v", g)
+	}
+}
