@@ -32,11 +32,10 @@ func (vm *VM) dispatch() error {
 	mon := newMonitor(vm.opts.Policy)
 	for !m.Exited() {
 		if vm.bailed {
-			// Gave up optimizing: plain interpretation from here on.
-			if lim := vm.opts.MaxInstructions; lim > 0 {
-				return m.Run(lim - m.Retired())
-			}
-			return m.Run(0)
+			return vm.interpret() // gave up optimizing: plain interpretation from here on
+		}
+		if vm.expired() {
+			return ErrTimeout
 		}
 		switch mon.tick(m.Retired(), vm.cache.Stats().Fragments, vm.stats.CacheInstructions) {
 		case phaseFlush:

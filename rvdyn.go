@@ -20,6 +20,7 @@
 package rvdyn
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"time"
@@ -76,6 +77,9 @@ type Options struct {
 	// MaxInstructions stops the guest with interp.ErrLimit after this many
 	// retired instructions (0: no limit).
 	MaxInstructions uint64
+	// Timeout stops the guest with ErrTimeout once it has run this long
+	// (0: no limit). It is checked about every million instructions.
+	Timeout time.Duration
 	// CacheSize is the code cache capacity in bytes (0: codecache.DefaultSize).
 	// A full cache is flushed.
 	CacheSize int
@@ -121,6 +125,45 @@ type VM struct {
 	stats    Stats
 	ran      bool
 	bailed   bool // optimization given up: interpreting to the end
+
+	deadline  time.Time // zero: no timeout
+	nextCheck uint64    // retired count at which to look at the clock again
+}
+
+// ErrTimeout is returned by Run when Options.Timeout expires before the
+// guest exits.
+var ErrTimeout = errors.New("time limit reached")
+
+// expired reports whether the timeout has passed; it reads the clock only
+// every 2^20 retired instructions.
+func (vm *VM) expired() bool {
+	if vm.deadline.IsZero() || vm.m.Retired() < vm.nextCheck {
+		return false
+	}
+	vm.nextCheck = vm.m.Retired() + 1<<20
+	return time.Now().After(vm.deadline)
+}
+
+// interpret runs the guest in the interpreter alone until it exits or a
+// limit is reached.
+func (vm *VM) interpret() error {
+	m := vm.m
+	for !m.Exited() {
+		n := uint64(slice)
+		if lim := vm.opts.MaxInstructions; lim > 0 {
+			if m.Retired() >= lim {
+				return interp.ErrLimit
+			}
+			n = min(n, lim-m.Retired())
+		}
+		if _, err := m.RunSlice(n, false); err != nil {
+			return err
+		}
+		if vm.expired() {
+			return ErrTimeout
+		}
+	}
+	return nil
 }
 
 // New loads an ELF image (a static RV64IM executable) and prepares it to
@@ -168,17 +211,21 @@ func (vm *VM) Close() error {
 
 // Run runs the guest to its end and returns its exit status. The error is
 // nil when the guest exited, a *interp.Fault when it faulted (the status
-// is then 128+signal, as a shell reports a killed process), or
-// interp.ErrLimit when MaxInstructions ran out. Run may be called once.
+// is then 128+signal, as a shell reports a killed process),
+// interp.ErrLimit when MaxInstructions ran out, or ErrTimeout. Run may be
+// called once.
 func (vm *VM) Run() (int, error) {
 	if vm.ran {
 		return 0, fmt.Errorf("rvdyn: VM already ran")
 	}
 	vm.ran = true
 	start := time.Now()
+	if vm.opts.Timeout > 0 {
+		vm.deadline = start.Add(vm.opts.Timeout)
+	}
 	var err error
 	if vm.opts.Mode == ModeInterp {
-		err = vm.m.Run(vm.opts.MaxInstructions)
+		err = vm.interpret()
 	} else {
 		err = vm.dispatch()
 	}

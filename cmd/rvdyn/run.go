@@ -23,7 +23,7 @@ const defaultGuest = bench.DefaultGuest
 // Exit statuses of rvdyn itself (a guest's own status passes through).
 const (
 	exitUsage = 2   // bad flag, missing or malformed program
-	exitLimit = 124 // --max-instructions reached (as timeout(1) reports)
+	exitLimit = 124 // --max-instructions or --timeout reached (as timeout(1) reports)
 )
 
 func runCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
@@ -32,6 +32,7 @@ func runCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	mode := fs.String("mode", "dynamo", "execution mode: dynamo (interpret + NET + native code cache) or interp (interpret only)")
 	delay := fs.Int("delay", net.DefaultDelay, "NET prediction delay: a trace head is hot when its counter exceeds this (0 = first execution)")
 	maxInsts := fs.Uint64("max-instructions", 0, "stop the guest after this many instructions (0 = no limit); exit status 124")
+	timeout := fs.Duration("timeout", 0, "stop the guest after this much wall time, e.g. 10s (0 = no limit); exit status 124")
 	maxTrace := fs.Int("max-trace-len", net.DefaultMaxTraceLen, "maximum guest instructions in one trace")
 	cacheSize := fs.Int("cache-size", 0, "code cache capacity in bytes (0 = 32 MiB); a full cache is flushed")
 	disable := fs.String("disable", "", "switch off optimizations, comma-separated: "+strings.Join(rvdyn.Mechanisms(), ", "))
@@ -84,7 +85,7 @@ func runCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return exitUsage
 	}
 
-	opts := rvdyn.Options{Mode: m, Delay: *delay, MaxTraceLen: *maxTrace, MaxInstructions: *maxInsts,
+	opts := rvdyn.Options{Mode: m, Delay: *delay, MaxTraceLen: *maxTrace, MaxInstructions: *maxInsts, Timeout: *timeout,
 		CacheSize: *cacheSize, Args: gargs, Stdin: stdin, Stdout: stdout, Stderr: stderr}
 	if err := opts.Disable(*disable); err != nil {
 		fmt.Fprintf(stderr, "rvdyn: --disable: %v\n", err)
@@ -112,6 +113,9 @@ func runCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	switch {
 	case errors.As(runErr, &fault):
 		fmt.Fprintf(stderr, "rvdyn: %v\n", fault)
+	case errors.Is(runErr, rvdyn.ErrTimeout):
+		fmt.Fprintf(stderr, "rvdyn: %v (--timeout %v) after %d guest instructions\n", runErr, *timeout, vm.Machine().Retired())
+		code = exitLimit
 	case errors.Is(runErr, interp.ErrLimit):
 		fmt.Fprintf(stderr, "rvdyn: %v after %d guest instructions\n", runErr, vm.Machine().Retired())
 		code = exitLimit

@@ -42,13 +42,15 @@ var wildStore = []uint32{
 	enc(I{Op: interp.OpJAL, Rd: 0, Imm: -12}),              //       j loop
 }
 
+var spin = []uint32{enc(I{Op: interp.OpJAL, Rd: 0, Imm: 0})}
+
 var illegal = []uint32{
 	enc(I{Op: interp.OpADDI, Rd: 10, Imm: 1}),
 	0xffffffff,
 }
 
 func TestRunFaults(t *testing.T) {
-	wild, ill := writeELF(t, wildStore), writeELF(t, illegal)
+	wild, ill, loop := writeELF(t, wildStore), writeELF(t, illegal), writeELF(t, spin)
 	bad := filepath.Join(t.TempDir(), "bad.elf")
 	os.WriteFile(bad, []byte("\x7fELF\x02\x01\x01garbage"), 0o644)
 	notELF := filepath.Join(t.TempDir(), "text.elf")
@@ -72,6 +74,8 @@ func TestRunFaults(t *testing.T) {
 		{"bad guest", []string{"run", "--guest=nope"}, 2, `no embedded guest "nope"`},
 		{"unknown command", []string{"frob"}, 2, `unknown command "frob"`},
 		{"limit", []string{"run", "--max-instructions=100", wild}, 124, "instruction limit reached after 100 guest instructions"},
+		{"timeout dynamo", []string{"run", "--timeout=200ms", loop}, 124, "time limit reached (--timeout 200ms)"},
+		{"timeout interp", []string{"run", "--mode=interp", "--timeout=200ms", loop}, 124, "time limit reached (--timeout 200ms)"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			code, _, stderr := runMain(t, tc.args...)
