@@ -4,6 +4,7 @@ package rvdyn
 
 import (
 	"fmt"
+	"rvdyn/fragment"
 	"sort"
 	"strings"
 )
@@ -12,16 +13,19 @@ import (
 // change of Options that switches it off, so every one can be measured
 // (and tested) in isolation: `rvdyn run --disable=NAME,...`,
 // `rvdyn bench --ablation`.
-var mechanisms = map[string]struct {
-	off  func(*Options)
-	what string
-}{
-	"link":        {func(o *Options) { o.NoLink = true }, "linking of fragment exits to fragments"},
-	"ibl":         {func(o *Options) { o.NoIBL = true }, "the in-cache indirect branch lookup table"},
-	"regalloc":    {func(o *Options) { o.Compile.NoRegAlloc = true }, "register allocation in fragments"},
-	"phase-flush": {func(o *Options) { o.Policy.NoPhaseFlush = true }, "the phase-change cache flush"},
-	"bailout":     {func(o *Options) { o.Policy.NoBailout = true }, "bailing out to the interpreter"},
-}
+var mechanisms = func() map[string]func(*Options) {
+	m := map[string]func(*Options){
+		"link":        func(o *Options) { o.NoLink = true },              // linking of exits to fragments
+		"ibl":         func(o *Options) { o.NoIBL = true },               // in-cache indirect branch lookup
+		"phase-flush": func(o *Options) { o.Policy.NoPhaseFlush = true }, // phase-change flush
+		"bailout":     func(o *Options) { o.Policy.NoBailout = true },    // bail-out to the interpreter
+	}
+	// The fragment compiler's passes (regalloc, constfold, ...).
+	for _, name := range fragment.PassNames() {
+		m[name] = func(o *Options) { o.Compile.Disable(name) }
+	}
+	return m
+}()
 
 // Mechanisms returns the names Disable accepts, sorted.
 func Mechanisms() []string {
@@ -33,9 +37,6 @@ func Mechanisms() []string {
 	return names
 }
 
-// DescribeMechanism returns a short description of the named mechanism.
-func DescribeMechanism(name string) string { return mechanisms[name].what }
-
 // Disable switches off the mechanisms named in list (comma-separated, see
 // Mechanisms); an unknown name is an error.
 func (o *Options) Disable(list string) error {
@@ -44,11 +45,11 @@ func (o *Options) Disable(list string) error {
 		if n == "" {
 			continue
 		}
-		m, ok := mechanisms[n]
+		off, ok := mechanisms[n]
 		if !ok {
 			return fmt.Errorf("unknown mechanism %q (have %s)", n, strings.Join(Mechanisms(), ", "))
 		}
-		m.off(o)
+		off(o)
 	}
 	return nil
 }

@@ -78,8 +78,9 @@ type Code struct {
 	Head       uint64 // guest pc of the trace head (the fragment's tag)
 	Bytes      []byte
 	Exits      []Exit
-	GuestInsts int  // guest instructions on the recorded path
-	SelfLoop   bool // the trace ends at its own head: the back edge is a native loop
+	GuestInsts int   // guest instructions on the recorded path
+	SelfLoop   bool  // the trace ends at its own head: the back edge is a native loop
+	ir         *Func // the optimized IR, for WriteListing
 }
 
 // ErrEmptyTrace is returned for a trace with no instructions.
@@ -88,6 +89,7 @@ var ErrEmptyTrace = errors.New("fragment: empty trace")
 // exitStub is an exit being emitted: its record and the label of its stub.
 type exitStub struct {
 	Exit
+	at     int // index of the IR instruction that takes it (for the write back)
 	stub   *label
 	linked *label // for a self-loop back edge: where the link jump goes
 	idProg *obj.Prog
@@ -99,20 +101,10 @@ type exitStub struct {
 	misaligned *exitStub
 }
 
-// Options switch the compiler's optimizations; the zero value enables
-// all of them. Each exists so its effect can be measured (and its
-// correctness tested) in isolation.
-type Options struct {
-	// NoRegAlloc keeps every guest register in State: each instruction
-	// loads its operands from memory and stores its result.
-	NoRegAlloc bool
-}
-
 type compiler struct {
 	a     *assembler
 	env   Env
-	opts  Options
-	t     *interp.Trace
+	f     *Func
 	ra    *regAlloc
 	loops bool // the trace ends at its own head
 	exits []*exitStub
@@ -120,18 +112,24 @@ type compiler struct {
 }
 
 // Compile translates a recorded trace into a fragment laid out along the
-// recorded path. It returns ErrEmptyTrace for an empty trace; any other
-// error means the assembler failed, which is a bug.
+// recorded path: the trace is lowered to IR (ir.go), optimized by the
+// passes opts enables (passes.go), and emitted (emit.go). It returns
+// ErrEmptyTrace for an empty trace; any other error means the assembler or
+// the IR verifier failed, which is a bug.
 func Compile(t *interp.Trace, env Env, opts Options) (code *Code, err error) {
 	if len(t.Steps) == 0 {
 		return nil, ErrEmptyTrace
+	}
+	f := lower(t, env)
+	if err := optimize(f, opts); err != nil {
+		return nil, err
 	}
 	a, err := newAssembler()
 	if err != nil {
 		return nil, err
 	}
-	c := &compiler{a: a, env: env, opts: opts, t: t, body: &label{}, loops: t.End == t.Head}
-	c.ra = allocate(t, !opts.NoRegAlloc)
+	c := &compiler{a: a, env: env, f: f, body: &label{}, loops: f.Loops}
+	c.ra = allocate(f, !opts.NoRegAlloc)
 	// Entry: load the allocated guest registers.
 	for r := uint8(1); r < 32; r++ {
 		if c.ra.needsLoad(r, c.loops) {
@@ -139,23 +137,19 @@ func Compile(t *interp.Trace, env Env, opts Options) (code *Code, err error) {
 		}
 	}
 	a.bind(c.body)
-	ended := false
-	for i, s := range t.Steps {
-		if !c.step(i, s) {
-			ended = true
-			break
-		}
+	last := len(f.Insts) - 1
+	for i, in := range f.Insts[:last] {
+		c.inst(i, in)
 	}
-	if !ended {
-		end := c.exit(ExitBranch, t.End, t.Steps[len(t.Steps)-1].PC, len(t.Steps))
-		if t.End == t.Head {
-			end.linked = c.body
-			end.LinkOff = -1
-		}
-		// The end stub is emitted first, right here: the recorded path
-		// falls through into it.
-		c.exits[0], c.exits[len(c.exits)-1] = c.exits[len(c.exits)-1], c.exits[0]
+	// The end stub is emitted first, right here: the recorded path falls
+	// through into it.
+	end := c.stubFor(f.Insts[last].Exit, last)
+	if f.Loops {
+		end.linked = c.body
+		end.LinkOff = -1
 	}
+	copy(c.exits[1:], c.exits[:len(c.exits)-1])
+	c.exits[0] = end
 	for _, e := range c.exits {
 		c.emitStub(e)
 	}
@@ -163,7 +157,7 @@ func Compile(t *interp.Trace, env Env, opts Options) (code *Code, err error) {
 	if err != nil {
 		return nil, err
 	}
-	code = &Code{Head: t.Head, Bytes: bytes, GuestInsts: len(t.Steps), SelfLoop: !ended && t.End == t.Head}
+	code = &Code{Head: t.Head, Bytes: bytes, GuestInsts: len(t.Steps), SelfLoop: f.Loops, ir: f}
 	for _, e := range c.exits {
 		x := e.Exit
 		x.IDOff = int(e.idProg.Pc) + 7
@@ -175,18 +169,17 @@ func Compile(t *interp.Trace, env Env, opts Options) (code *Code, err error) {
 	return code, nil
 }
 
-// exit creates an exit record and returns it; its stub is emitted after
-// the body.
-func (c *compiler) exit(kind ExitKind, target, from uint64, retired int) *exitStub {
-	e := &exitStub{Exit: Exit{Kind: kind, Target: target, From: from, Retired: retired, LinkOff: -1}, stub: &label{}}
-	c.exits = append(c.exits, e)
-	return e
-}
-
-// exitIf emits a conditional jump (as) to a new exit stub.
-func (c *compiler) exitIf(as obj.As, kind ExitKind, target, from uint64, retired int) {
-	e := c.exit(kind, target, from, retired)
-	c.a.jump(as, e.stub)
+// stubFor creates the stub of IR exit e, taken by instruction at; its
+// code is emitted after the body.
+func (c *compiler) stubFor(e, at int) *exitStub {
+	r := c.f.Exits[e]
+	s := &exitStub{Exit: r.Exit, at: at, stub: &label{}}
+	c.exits = append(c.exits, s)
+	if r.Kind == ExitIndirect {
+		s.rd, s.link = r.link, r.linkVal
+		s.misaligned = c.stubFor(r.alt, at)
+	}
+	return s
 }
 
 // emitStub emits an exit stub:
@@ -209,7 +202,7 @@ func (c *compiler) emitStub(e *exitStub) {
 	a.bind(e.stub)
 	out := &label{}
 	if e.linked == nil {
-		for _, r := range c.ra.dirty(c.t, e.Retired, c.loops) {
+		for _, r := range c.ra.dirty(e.at, c.loops) {
 			a.op(x86.AMOVQ, reg(c.ra.host[r]), mem(rSt, regOff(r)))
 		}
 	}
@@ -229,7 +222,7 @@ func (c *compiler) emitStub(e *exitStub) {
 	a.bind(out)
 	if e.linked != nil {
 		// The budget ran out on the back edge: write back before leaving.
-		for _, r := range c.ra.dirty(c.t, e.Retired, c.loops) {
+		for _, r := range c.ra.dirty(e.at, c.loops) {
 			a.op(x86.AMOVQ, reg(c.ra.host[r]), mem(rSt, regOff(r)))
 		}
 	}
@@ -258,7 +251,7 @@ func (c *compiler) emitIndirectStub(e *exitStub) {
 	out := &label{}
 	a.op(x86.ATESTL, imm(3), reg(rAX))
 	a.jump(x86.AJNE, e.misaligned.stub)
-	for _, r := range c.ra.dirty(c.t, e.Retired-1, c.loops) {
+	for _, r := range c.ra.dirty(e.at, c.loops) {
 		a.op(x86.AMOVQ, reg(c.ra.host[r]), mem(rSt, regOff(r)))
 	}
 	if e.rd != 0 {

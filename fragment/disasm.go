@@ -12,7 +12,7 @@ import (
 )
 
 // WriteListing writes a fragment for people: the guest instructions of its
-// trace, its exits, and its machine code in Go assembler syntax, with
+// trace, its optimized IR, its exits, and its machine code in Go assembler syntax, with
 // offsets relative to the fragment entry.
 func WriteListing(w io.Writer, t *interp.Trace, code *Code) error {
 	fmt.Fprintf(w, "fragment 0x%x: %d guest instructions, %d bytes, %d exits", code.Head, code.GuestInsts, len(code.Bytes), len(code.Exits))
@@ -28,6 +28,9 @@ func WriteListing(w io.Writer, t *interp.Trace, code *Code) error {
 			}
 			fmt.Fprintf(w, "  %8x  %-28v%s\n", s.PC, s.Inst, mark)
 		}
+	}
+	if code.ir != nil {
+		fmt.Fprintf(w, "  optimized IR (pc, step, instruction):\n%v", code.ir)
 	}
 	for i, e := range code.Exits {
 		fmt.Fprintf(w, "  exit %d: %v from 0x%x to 0x%x after %d\n", i, e.Kind, e.From, e.Target, e.Retired)

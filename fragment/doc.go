@@ -2,6 +2,15 @@
 // interpreter (interp.Trace) becomes a single-entry, multi-exit fragment of
 // x86-64 machine code laid out along the recorded path.
 //
+// The trace is first lowered to a small IR over guest registers and
+// constants with explicit exits (ir.go), optimized by trace-local passes
+// listed in passes.go (constant folding, strength reduction, redundant
+// load elimination and store forwarding, copy propagation, dead code
+// elimination; one file each), checked by a verifier (verify.go), given
+// host registers (regalloc.go) and emitted (emit.go, arith.go). Every pass
+// keeps the guest state at each exit exactly what the interpreter would
+// have there; Options switches each off.
+//
 // Every conditional branch that leaves the recorded path becomes an exit
 // stub to its guest target; an indirect jump (jalr) checks the recorded
 // target and exits when it differs; a memory access outside guest memory

@@ -1,4 +1,4 @@
-// Instruction lowering: one recorded RV64IM instruction -> x86-64 instructions.
+// Instruction emission: one IR instruction -> x86-64 instructions.
 
 package fragment
 
@@ -9,61 +9,78 @@ import (
 	"rvdyn/interp"
 )
 
-// opnd returns an operand that reads guest register r: its host register,
-// its State slot, or $0 for x0.
-func (c *compiler) opnd(r uint8) obj.Addr {
-	switch {
-	case r == 0:
-		return imm(0)
-	case c.ra.host[r] != 0:
-		return reg(c.ra.host[r])
-	}
-	return mem(rSt, regOff(r))
-}
-
-// inReg returns the host register holding guest register r, or 0.
-func (c *compiler) inReg(r uint8) int16 {
+// host returns the host register holding guest register r, or 0.
+func (c *compiler) host(r uint8) int16 {
 	if r == 0 {
 		return 0
 	}
 	return c.ra.host[r]
 }
 
-// load puts guest register r into host register h.
-func (c *compiler) load(r uint8, h int16) {
+// hostOf returns the host register holding v, or 0 (constants, and
+// registers that live in State).
+func (c *compiler) hostOf(v Val) int16 {
+	if v.IsConst {
+		return 0
+	}
+	return c.host(v.Reg)
+}
+
+// opnd returns an operand that reads v: an immediate (a constant that
+// fits a sign-extended 32-bit immediate), a host register or a State slot.
+// A wider constant is first loaded into scratch.
+func (c *compiler) opnd(v Val, scratch int16) obj.Addr {
 	switch {
-	case r == 0:
+	case v.IsConst && fitsInt32(int64(v.Const)):
+		return imm(int64(v.Const))
+	case v.IsConst:
+		c.a.op(x86.AMOVQ, imm(int64(v.Const)), reg(scratch))
+		return reg(scratch)
+	case c.host(v.Reg) != 0:
+		return reg(c.host(v.Reg))
+	}
+	return mem(rSt, regOff(v.Reg))
+}
+
+// load puts v into host register h.
+func (c *compiler) load(v Val, h int16) {
+	switch {
+	case v.IsConst && v.Const == 0:
 		c.a.op(x86.AXORL, reg(h), reg(h))
-	case c.ra.host[r] == h:
+	case v.IsConst:
+		c.a.op(x86.AMOVQ, imm(int64(v.Const)), reg(h))
+	case c.host(v.Reg) == h:
 	default:
-		c.a.op(x86.AMOVQ, c.opnd(r), reg(h))
+		c.a.op(x86.AMOVQ, c.opnd(v, h), reg(h))
 	}
 }
 
 // store writes host register h to guest register r (a no-op for x0).
 func (c *compiler) store(h int16, r uint8) {
-	if r == 0 || c.ra.host[r] == h {
+	if r == 0 || c.host(r) == h {
 		return
 	}
-	c.a.op(x86.AMOVQ, reg(h), c.opnd(r))
+	c.a.op(x86.AMOVQ, reg(h), c.opnd(R(r), 0))
 }
 
 // storeConst writes the constant v to guest register r.
 func (c *compiler) storeConst(v uint64, r uint8) {
 	switch {
 	case r == 0:
-	case int64(v) == int64(int32(v)):
-		c.a.op(x86.AMOVQ, imm(int64(v)), c.opnd(r))
+	case c.host(r) != 0:
+		c.load(C(v), c.host(r))
+	case fitsInt32(int64(v)):
+		c.a.op(x86.AMOVQ, imm(int64(v)), c.opnd(R(r), 0))
 	default:
 		c.a.op(x86.AMOVQ, imm(int64(v)), reg(rAX))
 		c.store(rAX, r)
 	}
 }
 
-// work returns the register to compute rd's new value in: rd's own host
-// register when that does not clobber a source still needed (rs2), else AX.
-func (c *compiler) work(in interp.Inst, readsRs2 bool) int16 {
-	if h := c.inReg(in.Rd); h != 0 && !(readsRs2 && in.Rs2 == in.Rd) {
+// work returns the register to compute in.Dst's new value in: its own
+// host register when that does not clobber b, still to be read; else AX.
+func (c *compiler) work(in Inst, b Val) int16 {
+	if h := c.host(in.Dst); h != 0 && !b.isReg(in.Dst) {
 		return h
 	}
 	return rAX
@@ -72,9 +89,7 @@ func (c *compiler) work(in interp.Inst, readsRs2 bool) int16 {
 var aluRR = map[interp.Op]obj.As{
 	interp.OpADD: x86.AADDQ, interp.OpSUB: x86.ASUBQ, interp.OpXOR: x86.AXORQ,
 	interp.OpOR: x86.AORQ, interp.OpAND: x86.AANDQ, interp.OpMUL: x86.AIMULQ,
-	interp.OpADDI: x86.AADDQ, interp.OpXORI: x86.AXORQ, interp.OpORI: x86.AORQ, interp.OpANDI: x86.AANDQ,
 	interp.OpADDW: x86.AADDL, interp.OpSUBW: x86.ASUBL, interp.OpMULW: x86.AIMULL,
-	interp.OpADDIW: x86.AADDL,
 }
 
 var commutative = map[interp.Op]bool{
@@ -84,321 +99,173 @@ var commutative = map[interp.Op]bool{
 
 var shifts = map[interp.Op]obj.As{
 	interp.OpSLL: x86.ASHLQ, interp.OpSRL: x86.ASHRQ, interp.OpSRA: x86.ASARQ,
-	interp.OpSLLI: x86.ASHLQ, interp.OpSRLI: x86.ASHRQ, interp.OpSRAI: x86.ASARQ,
 	interp.OpSLLW: x86.ASHLL, interp.OpSRLW: x86.ASHRL, interp.OpSRAW: x86.ASARL,
-	interp.OpSLLIW: x86.ASHLL, interp.OpSRLIW: x86.ASHRL, interp.OpSRAIW: x86.ASARL,
+}
+
+var extends = map[interp.Op]obj.As{
+	opZext8: x86.AMOVBQZX, opZext16: x86.AMOVWQZX, opZext32: x86.AMOVL,
+	opSext8: x86.AMOVBQSX, opSext16: x86.AMOVWQSX, opSext32: x86.AMOVLQSX,
+}
+
+var loads = map[interp.Op]obj.As{
+	interp.OpLB: x86.AMOVBQSX, interp.OpLH: x86.AMOVWQSX, interp.OpLW: x86.AMOVLQSX, interp.OpLD: x86.AMOVQ,
+	interp.OpLBU: x86.AMOVBQZX, interp.OpLHU: x86.AMOVWQZX, interp.OpLWU: x86.AMOVL,
 }
 
 // isW reports whether op produces a 32-bit result sign-extended to 64.
 func isW(op interp.Op) bool {
 	switch op {
-	case interp.OpADDW, interp.OpSUBW, interp.OpMULW, interp.OpADDIW,
-		interp.OpSLLW, interp.OpSRLW, interp.OpSRAW, interp.OpSLLIW, interp.OpSRLIW, interp.OpSRAIW,
+	case interp.OpADDW, interp.OpSUBW, interp.OpMULW,
+		interp.OpSLLW, interp.OpSRLW, interp.OpSRAW,
 		interp.OpDIVW, interp.OpDIVUW, interp.OpREMW, interp.OpREMUW:
 		return true
 	}
 	return false
 }
 
-// Branch conditions: the jump taken when the RISC-V branch is taken, and
-// its negation (Go assembler names: CS = below, CC = above or equal).
-var branchCond = map[interp.Op][2]obj.As{
-	interp.OpBEQ:  {x86.AJEQ, x86.AJNE},
-	interp.OpBNE:  {x86.AJNE, x86.AJEQ},
-	interp.OpBLT:  {x86.AJLT, x86.AJGE},
-	interp.OpBGE:  {x86.AJGE, x86.AJLT},
-	interp.OpBLTU: {x86.AJCS, x86.AJCC},
-	interp.OpBGEU: {x86.AJCC, x86.AJCS},
-}
+// Branch conditions: the jump taken when the RISC-V branch is taken (Go
+// assembler names: CS = below, CC = above or equal), and the same with
+// the operands swapped.
+var (
+	branchCond = map[interp.Op]obj.As{
+		interp.OpBEQ: x86.AJEQ, interp.OpBNE: x86.AJNE, interp.OpBLT: x86.AJLT,
+		interp.OpBGE: x86.AJGE, interp.OpBLTU: x86.AJCS, interp.OpBGEU: x86.AJCC,
+	}
+	mirrored = map[interp.Op]obj.As{
+		interp.OpBEQ: x86.AJEQ, interp.OpBNE: x86.AJNE, interp.OpBLT: x86.AJGT,
+		interp.OpBGE: x86.AJLE, interp.OpBLTU: x86.AJHI, interp.OpBGEU: x86.AJLS,
+	}
+)
 
-// step lowers trace step i; it reports false if the fragment ends here
-// (an instruction native code does not execute).
-func (c *compiler) step(i int, s interp.TraceStep) bool {
+// inst lowers IR instruction i (anything but the end exit).
+func (c *compiler) inst(i int, in Inst) {
 	a := c.a
-	in := s.Inst
-	pc := s.PC
 	switch op := in.Op; {
-	case op == interp.OpLUI:
-		c.storeConst(uint64(in.Imm), in.Rd)
-	case op == interp.OpAUIPC:
-		c.storeConst(pc+uint64(in.Imm), in.Rd)
-	case op == interp.OpJAL:
-		c.storeConst(pc+4, in.Rd)
-	case op == interp.OpJALR:
-		c.load(in.Rs1, rAX)
-		if in.Imm != 0 {
-			a.op(x86.AADDQ, imm(in.Imm), reg(rAX))
+	case op == opMov:
+		switch {
+		case in.A.IsConst:
+			c.storeConst(in.A.Const, in.Dst)
+		case in.A.Reg == in.Dst:
+		case c.host(in.Dst) != 0:
+			c.load(in.A, c.host(in.Dst))
+		default:
+			c.load(in.A, rAX)
+			c.store(rAX, in.Dst)
 		}
-		a.op(x86.AANDQ, imm(-2), reg(rAX))
-		a.op(x86.ACMPQ, reg(rAX), imm(int64(s.Next)))
-		e := c.exit(ExitIndirect, 0, pc, i+1)
-		e.rd, e.link = in.Rd, pc+4
-		e.misaligned = c.exit(ExitInterp, pc, pc, i)
-		a.jump(x86.AJNE, e.stub)
-		c.storeConst(pc+4, in.Rd)
-	case in.IsBranch():
-		c.branch(i, s)
-	case op.Class() == interp.ClassLoad:
-		base := c.address(in, c.env.ReadLo, pc, i)
-		var as obj.As
-		switch op {
-		case interp.OpLB:
-			as = x86.AMOVBQSX
-		case interp.OpLH:
-			as = x86.AMOVWQSX
-		case interp.OpLW:
-			as = x86.AMOVLQSX
-		case interp.OpLD:
-			as = x86.AMOVQ
-		case interp.OpLBU:
-			as = x86.AMOVBQZX
-		case interp.OpLHU:
-			as = x86.AMOVWQZX
-		case interp.OpLWU:
-			as = x86.AMOVL
+	case isExt(op):
+		if in.A.IsConst {
+			c.storeConst(extend(op, in.A.Const), in.Dst)
+			break
 		}
-		w := c.inReg(in.Rd)
+		w := c.work(in, Val{})
+		a.op(extends[op], c.opnd(in.A, 0), reg(w))
+		c.store(w, in.Dst)
+	case isALU(op):
+		c.arith(in)
+	case isLoad(op):
+		m := c.access(i, in, c.env.ReadLo)
+		if in.Dst == 0 {
+			break // only the check matters
+		}
+		w := c.host(in.Dst)
 		if w == 0 {
 			w = rDX
 		}
-		a.op(as, memIdx(rMem, base, 0), reg(w))
-		c.store(w, in.Rd)
-	case op.Class() == interp.ClassStore:
-		base := c.address(in, c.env.WriteLo, pc, i)
-		as := [4]obj.As{x86.AMOVB, x86.AMOVW, x86.AMOVL, x86.AMOVQ}[op-interp.OpSB]
-		v := c.opnd(in.Rs2)
-		if v.Type == obj.TYPE_MEM {
-			c.load(in.Rs2, rDX)
-			v = reg(rDX)
+		a.op(loads[op], m, reg(w))
+		c.store(w, in.Dst)
+	case isStore(op):
+		m := c.access(i, in, c.env.WriteLo)
+		v := in.B
+		var src obj.Addr
+		switch n := width(op); {
+		case v.IsConst && n < 8: // the immediate of a narrow store is as wide as the store
+			src = imm(int64(extend(map[int64]interp.Op{1: opSext8, 2: opSext16, 4: opSext32}[n], v.Const)))
+		case v.IsConst && fitsInt32(int64(v.Const)):
+			src = imm(int64(v.Const))
+		case c.hostOf(v) != 0:
+			src = reg(c.hostOf(v))
+		default:
+			c.load(v, rDX)
+			src = reg(rDX)
 		}
-		a.op(as, v, memIdx(rMem, base, 0))
-	case op == interp.OpFENCE:
-	case op >= interp.OpADDI && op <= interp.OpREMUW:
-		if in.Rd != 0 {
-			c.arith(in)
+		as := map[int64]obj.As{1: x86.AMOVB, 2: x86.AMOVW, 4: x86.AMOVL, 8: x86.AMOVQ}[width(op)]
+		a.op(as, src, m)
+	case isGuard(op):
+		c.guard(i, in)
+	case op == interp.OpJALR:
+		c.load(in.A, rAX)
+		if in.Off != 0 {
+			a.op(x86.AADDQ, imm(in.Off), reg(rAX))
 		}
+		a.op(x86.AANDQ, imm(-2), reg(rAX))
+		a.op(x86.ACMPQ, reg(rAX), imm(int64(in.B.Const)))
+		e := c.stubFor(in.Exit, i)
+		a.jump(x86.AJNE, e.stub)
 	default:
-		// ecall, ebreak, fence.i, illegal: the recorder ends traces
-		// before these; if one appears, leave to the interpreter.
-		e := c.exit(ExitInterp, pc, pc, i)
-		a.jump(obj.AJMP, e.stub)
-		return false
+		panic("fragment: cannot emit " + in.String())
 	}
-	return true
 }
 
-// branch lowers a conditional branch: the recorded direction falls
-// through, the other one leaves the fragment.
-func (c *compiler) branch(i int, s interp.TraceStep) {
+// guard lowers "exit if op(A, B)".
+func (c *compiler) guard(i int, in Inst) {
 	a := c.a
-	in := s.Inst
-	pc := s.PC
-	target := pc + uint64(in.Imm)
-	if target == pc+4 {
-		return // both directions continue at pc+4
+	e := c.stubFor(in.Exit, i)
+	if exits, known := guardOutcome(in); known {
+		if exits {
+			a.jump(obj.AJMP, e.stub)
+		}
+		return
 	}
 	cond := branchCond[in.Op]
-	x, y := c.opnd(in.Rs1), c.opnd(in.Rs2)
+	x, y := in.A, in.B
+	var xo obj.Addr
 	switch {
-	case x.Type == obj.TYPE_REG:
-	case y.Type == obj.TYPE_REG && x.Type == obj.TYPE_CONST:
-		// 0 < y etc.: compare y with 0 and mirror the condition
+	case c.hostOf(x) != 0:
+		xo = reg(c.hostOf(x))
+	case c.hostOf(y) != 0 && x.IsConst && fitsInt32(int64(x.Const)):
+		// 0 < y etc.: compare y with x and mirror the condition
 		x, y = y, x
+		xo = reg(c.hostOf(x))
 		cond = mirrored[in.Op]
 	default:
-		c.load(in.Rs1, rAX)
-		x = reg(rAX)
+		c.load(x, rAX)
+		xo = reg(rAX)
 	}
-	if y.Type == obj.TYPE_CONST {
-		a.op(x86.ATESTQ, x, x)
+	if y.IsConst && y.Const == 0 {
+		a.op(x86.ATESTQ, xo, xo)
 	} else {
-		a.op(x86.ACMPQ, x, y)
+		a.op(x86.ACMPQ, xo, c.opnd(y, rCX))
 	}
-	switch {
-	case s.Next == target: // recorded taken: leave when not taken
-		c.exitIf(cond[1], ExitBranch, pc+4, pc, i+1)
-	case target&3 != 0: // the interpreter reports the misaligned target
-		c.exitIf(cond[0], ExitInterp, pc, pc, i)
-	default:
-		c.exitIf(cond[0], ExitBranch, target, pc, i+1)
-	}
+	a.jump(cond, e.stub)
 }
 
-// mirrored gives the conditions of a branch with its operands swapped
-// (taken, not taken).
-var mirrored = map[interp.Op][2]obj.As{
-	interp.OpBEQ:  {x86.AJEQ, x86.AJNE},
-	interp.OpBNE:  {x86.AJNE, x86.AJEQ},
-	interp.OpBLT:  {x86.AJGT, x86.AJLE},
-	interp.OpBGE:  {x86.AJLE, x86.AJGT},
-	interp.OpBLTU: {x86.AJHI, x86.AJLS},
-	interp.OpBGEU: {x86.AJLS, x86.AJHI},
-}
-
-// address computes the effective address of a load or store, exits to the
-// interpreter if it lies outside [lo, MemSize), and returns the host
-// register holding it.
-func (c *compiler) address(in interp.Inst, lo, pc uint64, i int) int16 {
+// access computes the address of a load or store, exits to the
+// interpreter if it lies outside [lo, MemSize), and returns the memory
+// operand. A constant address proven in bounds (no exit) needs neither.
+func (c *compiler) access(i int, in Inst, lo uint64) obj.Addr {
 	a := c.a
-	base := c.inReg(in.Rs1)
+	if in.Exit < 0 {
+		return mem(rMem, int64(in.A.Const+uint64(in.Off)))
+	}
+	base := c.hostOf(in.A)
 	switch {
-	case base != 0 && in.Imm == 0:
+	case base != 0 && in.Off == 0:
 	case base != 0:
-		a.op(x86.ALEAQ, mem(base, in.Imm), reg(rAX))
+		a.op(x86.ALEAQ, mem(base, in.Off), reg(rAX))
+		base = rAX
+	case in.A.IsConst:
+		c.load(C(in.A.Const+uint64(in.Off)), rAX)
 		base = rAX
 	default:
-		c.load(in.Rs1, rAX)
-		if in.Imm != 0 {
-			a.op(x86.AADDQ, imm(in.Imm), reg(rAX))
+		c.load(in.A, rAX)
+		if in.Off != 0 {
+			a.op(x86.AADDQ, imm(in.Off), reg(rAX))
 		}
 		base = rAX
 	}
 	a.op(x86.ALEAQ, mem(base, -int64(lo)), reg(rCX))
 	a.op(x86.ACMPQ, reg(rCX), imm(int64(c.env.MemSize-lo)))
-	c.exitIf(x86.AJCC, ExitInterp, pc, pc, i)
-	return base
-}
-
-// arith lowers an ALU or M-extension instruction with rd != 0.
-func (c *compiler) arith(in interp.Inst) {
-	a := c.a
-	op := in.Op
-	immForm := op >= interp.OpADDI && op <= interp.OpSRAIW
-	switch {
-	case aluRR[op] != 0:
-		b := imm(in.Imm)
-		if !immForm {
-			b = c.opnd(in.Rs2)
-			if b.Type == obj.TYPE_CONST && (op == interp.OpMUL || op == interp.OpMULW) {
-				c.load(in.Rs2, rCX) // imul takes no immediate here
-				b = reg(rCX)
-			}
-		}
-		if !immForm && in.Rd == in.Rs2 && in.Rd != in.Rs1 && in.Rs1 != 0 && commutative[op] && c.inReg(in.Rd) != 0 {
-			// rd = rs1 op rd: operate on rd's register in place
-			w := c.inReg(in.Rd)
-			a.op(aluRR[op], c.opnd(in.Rs1), reg(w))
-			if isW(op) {
-				a.op(x86.AMOVLQSX, reg(w), reg(w))
-			}
-			break
-		}
-		w := c.work(in, !immForm)
-		if op == interp.OpADDI && w != rAX && c.inReg(in.Rs1) != 0 && c.inReg(in.Rs1) != w {
-			a.op(x86.ALEAQ, mem(c.inReg(in.Rs1), in.Imm), reg(w)) // rd = rs1 + imm in one step
-		} else {
-			c.load(in.Rs1, w)
-			a.op(aluRR[op], b, reg(w))
-		}
-		if isW(op) {
-			a.op(x86.AMOVLQSX, reg(w), reg(w))
-		}
-		c.store(w, in.Rd)
-	case shifts[op] != 0:
-		if !immForm {
-			c.load(in.Rs2, rCX)
-		}
-		w := c.work(in, false) // rs2 is safe in CX
-		c.load(in.Rs1, w)
-		if immForm {
-			a.op(shifts[op], imm(in.Imm), reg(w))
-		} else {
-			a.op(shifts[op], reg(rCX), reg(w))
-		}
-		if isW(op) {
-			a.op(x86.AMOVLQSX, reg(w), reg(w))
-		}
-		c.store(w, in.Rd)
-	case op == interp.OpSLT || op == interp.OpSLTI || op == interp.OpSLTU || op == interp.OpSLTIU:
-		set := x86.ASETLT
-		if op == interp.OpSLTU || op == interp.OpSLTIU {
-			set = x86.ASETCS
-		}
-		b := imm(in.Imm)
-		if !immForm {
-			b = c.opnd(in.Rs2)
-		}
-		c.load(in.Rs1, rAX)
-		a.op(x86.ACMPQ, reg(rAX), b)
-		a.op(set, none, reg(rAX))
-		a.op(x86.AMOVBQZX, reg(rAX), reg(rAX))
-		c.store(rAX, in.Rd)
-	default:
-		c.load(in.Rs2, rCX)
-		c.load(in.Rs1, rAX)
-		switch op {
-		case interp.OpMULH:
-			a.op(x86.AIMULQ, reg(rCX), none)
-			a.op(x86.AMOVQ, reg(rDX), reg(rAX))
-		case interp.OpMULHU:
-			a.op(x86.AMULQ, reg(rCX), none)
-			a.op(x86.AMOVQ, reg(rDX), reg(rAX))
-		case interp.OpMULHSU:
-			// mulhu(a, b) - (a < 0 ? b : 0)
-			a.op(x86.AMULQ, reg(rCX), none)
-			c.load(in.Rs1, rAX)
-			a.op(x86.ASARQ, imm(63), reg(rAX))
-			a.op(x86.AANDQ, reg(rCX), reg(rAX))
-			a.op(x86.ASUBQ, reg(rAX), reg(rDX))
-			a.op(x86.AMOVQ, reg(rDX), reg(rAX))
-		default:
-			c.divide(in)
-			if isW(op) {
-				a.op(x86.AMOVLQSX, reg(rAX), reg(rAX))
-			}
-		}
-		c.store(rAX, in.Rd)
-	}
-}
-
-// divide lowers div, divu, rem, remu and their W forms with AX = rs1 and
-// CX = rs2, leaving the result in AX. x86 traps where RISC-V defines a
-// result, so the zero divisor and the signed overflow (MinInt / -1) are
-// tested first.
-func (c *compiler) divide(in interp.Inst) {
-	a := c.a
-	op := in.Op
-	w := isW(op)
-	signed := op == interp.OpDIV || op == interp.OpREM || op == interp.OpDIVW || op == interp.OpREMW
-	isRem := op == interp.OpREM || op == interp.OpREMU || op == interp.OpREMW || op == interp.OpREMUW
-	test, cmp, neg, cvt, idiv, div := x86.ATESTQ, x86.ACMPQ, x86.ANEGQ, x86.ACQO, x86.AIDIVQ, x86.ADIVQ
-	if w {
-		test, cmp, neg, cvt, idiv, div = x86.ATESTL, x86.ACMPL, x86.ANEGL, x86.ACDQ, x86.AIDIVL, x86.ADIVL
-	}
-	zero, done := &label{}, &label{}
-	a.op(test, reg(rCX), reg(rCX))
-	a.jump(x86.AJEQ, zero)
-	var minus1 *label
-	if signed {
-		minus1 = &label{}
-		a.op(cmp, reg(rCX), imm(-1))
-		a.jump(x86.AJEQ, minus1)
-		a.op(cvt, none, none)
-		a.op(idiv, reg(rCX), none)
-	} else {
-		a.op(x86.AXORL, reg(rDX), reg(rDX))
-		a.op(div, reg(rCX), none)
-	}
-	if isRem {
-		a.op(x86.AMOVQ, reg(rDX), reg(rAX))
-	}
-	a.jump(obj.AJMP, done)
-	// Divisor zero: quotient all ones, remainder the dividend (AX).
-	a.bind(zero)
-	if isRem {
-		a.op(x86.AMOVQ, reg(rAX), reg(rAX))
-	} else {
-		a.op(x86.AMOVQ, imm(-1), reg(rAX))
-	}
-	if signed {
-		a.jump(obj.AJMP, done)
-		// Divisor -1: quotient -dividend (wrapping), remainder 0.
-		a.bind(minus1)
-		if isRem {
-			a.op(x86.AXORL, reg(rAX), reg(rAX))
-		} else {
-			a.op(neg, none, reg(rAX))
-		}
-	}
-	a.bind(done)
+	e := c.stubFor(in.Exit, i)
+	a.jump(x86.AJCC, e.stub)
+	return memIdx(rMem, base, 0)
 }

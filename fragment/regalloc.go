@@ -1,12 +1,8 @@
-// Register allocation: a trace -> which guest registers live in host registers, and which are dirty at each exit.
+// Register allocation: a Func -> which guest registers live in host registers, and which are dirty at each exit.
 
 package fragment
 
-import (
-	"sort"
-
-	"rvdyn/interp"
-)
+import "sort"
 
 // allocatable are the host registers guest registers may live in. AX, CX
 // and DX are scratch, R12 holds the budget, R14 and R15 are fixed, SP and
@@ -23,42 +19,32 @@ const rBudget = rR12
 // that follows a write to them.
 type regAlloc struct {
 	host      [32]int16 // host register of guest register r, 0 if r lives in State
-	written   [32]bool  // r is written somewhere in the trace
-	readFirst [32]bool  // r's first use in the trace reads it (its entry value matters)
+	written   uint32    // bit r: r is written somewhere in the IR
+	readFirst uint32    // bit r: r's first use reads it (its entry value matters)
+	// before[i] is the set of registers written by the instructions
+	// before instruction i.
+	before []uint32
 }
 
-// uses returns the guest registers an instruction reads and writes.
-func uses(in interp.Inst) (reads []uint8, write uint8) {
-	switch c := in.Op.Class(); {
-	case in.Op == interp.OpLUI || in.Op == interp.OpAUIPC || in.Op == interp.OpJAL:
-		return nil, in.Rd
-	case in.Op == interp.OpJALR || c == interp.ClassLoad || (in.Op >= interp.OpADDI && in.Op <= interp.OpSRAIW):
-		return []uint8{in.Rs1}, in.Rd
-	case c == interp.ClassBranch || c == interp.ClassStore:
-		return []uint8{in.Rs1, in.Rs2}, 0
-	case in.Op >= interp.OpADD && in.Op <= interp.OpREMUW:
-		return []uint8{in.Rs1, in.Rs2}, in.Rd
-	}
-	return nil, 0
-}
-
-// allocate gives host registers to the guest registers the trace uses
-// most (reads and writes weighted equally; x0 never).
-func allocate(t *interp.Trace, enabled bool) *regAlloc {
-	ra := &regAlloc{}
+// allocate gives host registers to the guest registers the IR uses most
+// (reads and writes weighted equally; x0 never).
+func allocate(f *Func, enabled bool) *regAlloc {
+	ra := &regAlloc{before: make([]uint32, len(f.Insts))}
 	var count [32]int
-	for _, s := range t.Steps {
-		reads, w := uses(s.Inst)
-		for _, r := range reads {
+	for i := range f.Insts {
+		in := &f.Insts[i]
+		ra.before[i] = ra.written
+		in.reads(func(r uint8) {
 			count[r]++
-			if !ra.written[r] {
-				ra.readFirst[r] = true
+			if ra.written&(1<<r) == 0 {
+				ra.readFirst |= 1 << r
 			}
+		})
+		if in.Dst != 0 {
+			count[in.Dst]++
+			ra.written |= 1 << in.Dst
 		}
-		count[w]++
-		ra.written[w] = true
 	}
-	ra.written[0] = false
 	if !enabled {
 		return ra
 	}
@@ -83,26 +69,22 @@ func allocate(t *interp.Trace, enabled bool) *regAlloc {
 // loops to itself (an exit in a later iteration writes back every written
 // register, so each must hold a real value from the start).
 func (ra *regAlloc) needsLoad(r uint8, loops bool) bool {
-	return ra.host[r] != 0 && (ra.readFirst[r] || loops)
+	return ra.host[r] != 0 && (ra.readFirst&(1<<r) != 0 || loops)
 }
 
 // dirty returns the allocated guest registers whose State slot may be
-// stale at an exit after retired instructions: those written in the first
-// retired steps, or, in a fragment that loops to itself (where an earlier
-// iteration may have written anything), every written one.
-func (ra *regAlloc) dirty(t *interp.Trace, retired int, loops bool) []uint8 {
-	var d [32]bool
-	if loops {
-		d = ra.written
-	} else {
-		for _, s := range t.Steps[:retired] {
-			_, w := uses(s.Inst)
-			d[w] = true
-		}
+// stale at an exit taken by instruction i (before i writes anything):
+// those written by earlier instructions, or, in a fragment that loops to
+// itself (where an earlier iteration may have written anything), every
+// written one. i == len(f.Insts) means after all of them.
+func (ra *regAlloc) dirty(i int, loops bool) []uint8 {
+	d := ra.written
+	if !loops && i < len(ra.before) {
+		d = ra.before[i]
 	}
 	var out []uint8
 	for r := 1; r < 32; r++ {
-		if d[r] && ra.host[r] != 0 {
+		if d&(1<<r) != 0 && ra.host[r] != 0 {
 			out = append(out, uint8(r))
 		}
 	}

@@ -1,0 +1,304 @@
+// Fragment IR: interp.Trace -> Func, a straight list of instructions over guest registers and constants with explicit exits.
+
+package fragment
+
+import (
+	"fmt"
+	"strings"
+
+	"rvdyn/interp"
+)
+
+// The IR is what the optimizer passes work on and what the emitter lowers
+// to x86-64. It is deliberately close to RISC-V:
+//
+//   - An instruction reads at most two values (A, B) and writes at most one
+//     guest register (Dst). A value is a guest register (x1..x31) or a
+//     64-bit constant; x0 is always the constant 0.
+//   - ALU ops use interp.Op with one opcode per operation: the immediate
+//     forms are lowered to the register forms with a constant B (addi ->
+//     add, slliw -> sllw, ...), so interp.ALU is the folding semantics.
+//   - A conditional branch becomes a guard: "exit if op(A, B)". Its op is
+//     already negated when the recorded direction was the taken one.
+//   - Loads (Dst = mem[A+Off]) and stores (mem[A+Off] = B) carry the exit
+//     taken when the address is out of bounds, or no exit (Exit < 0) when
+//     the address is a constant proven in bounds at compile time.
+//   - The last instruction is always opExit, the end of the trace.
+//
+// Invariants the passes keep (checked by verify): the exits appear in
+// trace order with their retired counts unchanged; at every exit the guest
+// registers and memory hold exactly what the interpreter would have after
+// Retired instructions. A pass may therefore rewrite how a value is
+// computed, but never which value a guest register or memory holds at an
+// exit.
+
+// Pseudo ops the IR adds to interp's operations.
+const (
+	opMov    = interp.NumOps + iota // Dst = A
+	opZext8                         // Dst = uint8(A)
+	opZext16                        // Dst = uint16(A)
+	opZext32                        // Dst = uint32(A)
+	opSext8                         // Dst = int8(A)
+	opSext16                        // Dst = int16(A)
+	opSext32                        // Dst = int32(A)
+	opExit                          // leave through Exit, unconditionally
+	numIROps
+)
+
+var pseudoNames = [...]string{"mov", "zext.b", "zext.h", "zext.w", "sext.b", "sext.h", "sext.w", "exit"}
+
+func opName(op interp.Op) string {
+	if op >= interp.NumOps && op < numIROps {
+		return pseudoNames[op-interp.NumOps]
+	}
+	return op.String()
+}
+
+// A Val is an operand: a guest register or a constant. The zero Val is
+// no operand (x0 reads as the constant 0, never as a register).
+type Val struct {
+	Reg     uint8 // guest register 1..31 when !IsConst
+	IsConst bool
+	Const   uint64
+}
+
+// R returns the value of guest register r (the constant 0 for x0).
+func R(r uint8) Val {
+	if r == 0 {
+		return C(0)
+	}
+	return Val{Reg: r}
+}
+
+// C returns the constant v.
+func C(v uint64) Val { return Val{IsConst: true, Const: v} }
+
+// isReg reports whether v reads guest register r.
+func (v Val) isReg(r uint8) bool { return !v.IsConst && v.Reg == r && r != 0 }
+
+func (v Val) String() string {
+	if v.IsConst {
+		if int64(v.Const) < 0 && int64(v.Const) > -1<<20 {
+			return fmt.Sprint(int64(v.Const))
+		}
+		if v.Const < 1<<16 {
+			return fmt.Sprint(v.Const)
+		}
+		return fmt.Sprintf("%#x", v.Const)
+	}
+	return interp.RegName(v.Reg)
+}
+
+// An Inst is one IR instruction.
+type Inst struct {
+	Op   interp.Op // an interp ALU/M, load, store, branch or jalr op, or a pseudo op
+	Dst  uint8     // guest register written; 0 if none
+	A, B Val       // operands: rs1 (or the base) and rs2 (or the immediate, or the stored value)
+	Off  int64     // loads and stores: address offset; jalr: immediate
+	// Exit is the index in Func.Exits of the exit this instruction may
+	// take, -1 if none.
+	Exit int
+	PC   uint64 // guest pc of the instruction it came from
+	Step int    // index of the trace step it came from: instructions retired before it
+}
+
+// Instruction categories.
+func isALU(op interp.Op) bool   { return op >= interp.OpADD && op <= interp.OpREMUW }
+func isExt(op interp.Op) bool   { return op >= opZext8 && op <= opSext32 }
+func isLoad(op interp.Op) bool  { return op >= interp.OpLB && op <= interp.OpLWU }
+func isStore(op interp.Op) bool { return op >= interp.OpSB && op <= interp.OpSD }
+func isGuard(op interp.Op) bool { return op >= interp.OpBEQ && op <= interp.OpBGEU }
+
+// pure reports whether the instruction only computes Dst: removing it
+// changes nothing but Dst.
+func (in *Inst) pure() bool {
+	return in.Exit < 0 && (in.Op == opMov || isExt(in.Op) || isALU(in.Op) || isLoad(in.Op))
+}
+
+// width returns the size in bytes of a load or store.
+func width(op interp.Op) int64 {
+	switch op {
+	case interp.OpLB, interp.OpLBU, interp.OpSB:
+		return 1
+	case interp.OpLH, interp.OpLHU, interp.OpSH:
+		return 2
+	case interp.OpLW, interp.OpLWU, interp.OpSW:
+		return 4
+	}
+	return 8
+}
+
+// reads calls f for each guest register the instruction reads.
+func (in *Inst) reads(f func(r uint8)) {
+	if !in.A.IsConst && in.A.Reg != 0 {
+		f(in.A.Reg)
+	}
+	if !in.B.IsConst && in.B.Reg != 0 {
+		f(in.B.Reg)
+	}
+}
+
+func (in Inst) String() string {
+	var b strings.Builder
+	if in.Dst != 0 {
+		fmt.Fprintf(&b, "%s = ", interp.RegName(in.Dst))
+	}
+	switch op := in.Op; {
+	case isLoad(op):
+		fmt.Fprintf(&b, "%v %d(%v)", op, in.Off, in.A)
+	case isStore(op):
+		fmt.Fprintf(&b, "%v %v, %d(%v)", op, in.B, in.Off, in.A)
+	case isGuard(op):
+		fmt.Fprintf(&b, "exit %d if %v %v, %v", in.Exit, op, in.A, in.B)
+		return b.String()
+	case op == interp.OpJALR:
+		fmt.Fprintf(&b, "jalr %d(%v) == %#x else exit %d", in.Off, in.A, in.B.Const, in.Exit)
+		return b.String()
+	case op == opExit:
+		fmt.Fprintf(&b, "exit %d", in.Exit)
+		return b.String()
+	case op == opMov || isExt(op):
+		fmt.Fprintf(&b, "%s %v", opName(op), in.A)
+	default:
+		fmt.Fprintf(&b, "%v %v, %v", op, in.A, in.B)
+	}
+	if in.Exit >= 0 {
+		fmt.Fprintf(&b, "  ; else exit %d", in.Exit)
+	}
+	return b.String()
+}
+
+// An exitRec is an exit of the IR: the public record plus what the
+// emitter needs for an indirect jump.
+type exitRec struct {
+	Exit
+	link    uint8  // ExitIndirect: the jalr's rd, written by the stub
+	linkVal uint64 // ExitIndirect: the value rd gets (pc+4)
+	alt     int    // ExitIndirect: the exit for a misaligned target
+}
+
+func (e exitRec) String() string {
+	return fmt.Sprintf("%v from %#x to %#x after %d", e.Kind, e.From, e.Target, e.Retired)
+}
+
+// A Func is one trace in IR form.
+type Func struct {
+	Head  uint64
+	Insts []Inst
+	Exits []exitRec
+	Guest int  // guest instructions on the recorded path
+	Loops bool // the final exit continues at Head: the emitter makes it a back edge
+	env   Env
+}
+
+func (f *Func) String() string {
+	var b strings.Builder
+	for _, in := range f.Insts {
+		fmt.Fprintf(&b, "  %8x %3d  %v\n", in.PC, in.Step, in)
+	}
+	for i, e := range f.Exits {
+		fmt.Fprintf(&b, "  exit %d: %v\n", i, e)
+	}
+	return b.String()
+}
+
+// newExit appends an exit record and returns its index.
+func (f *Func) newExit(kind ExitKind, target, from uint64, retired int) int {
+	f.Exits = append(f.Exits, exitRec{Exit: Exit{Kind: kind, Target: target, From: from, Retired: retired, LinkOff: -1}, alt: -1})
+	return len(f.Exits) - 1
+}
+
+// immOps maps the register-immediate ALU ops to their register-register
+// forms.
+var immOps = map[interp.Op]interp.Op{
+	interp.OpADDI: interp.OpADD, interp.OpSLTI: interp.OpSLT, interp.OpSLTIU: interp.OpSLTU,
+	interp.OpXORI: interp.OpXOR, interp.OpORI: interp.OpOR, interp.OpANDI: interp.OpAND,
+	interp.OpSLLI: interp.OpSLL, interp.OpSRLI: interp.OpSRL, interp.OpSRAI: interp.OpSRA,
+	interp.OpADDIW: interp.OpADDW, interp.OpSLLIW: interp.OpSLLW, interp.OpSRLIW: interp.OpSRLW,
+	interp.OpSRAIW: interp.OpSRAW,
+}
+
+// negated maps a branch op to the op of its opposite condition.
+var negated = map[interp.Op]interp.Op{
+	interp.OpBEQ: interp.OpBNE, interp.OpBNE: interp.OpBEQ,
+	interp.OpBLT: interp.OpBGE, interp.OpBGE: interp.OpBLT,
+	interp.OpBLTU: interp.OpBGEU, interp.OpBGEU: interp.OpBLTU,
+}
+
+// lower translates a recorded trace into IR, one step at a time, with no
+// optimization.
+func lower(t *interp.Trace, env Env) *Func {
+	f := &Func{Head: t.Head, Guest: len(t.Steps), env: env}
+	emit := func(in Inst) { f.Insts = append(f.Insts, in) }
+	for i, s := range t.Steps {
+		in, pc := s.Inst, s.PC
+		base := Inst{PC: pc, Step: i, Exit: -1}
+		mov := func(rd uint8, v uint64) {
+			if rd != 0 {
+				x := base
+				x.Op, x.Dst, x.A = opMov, rd, C(v)
+				emit(x)
+			}
+		}
+		x := base
+		switch op := in.Op; {
+		case op == interp.OpLUI:
+			mov(in.Rd, uint64(in.Imm))
+		case op == interp.OpAUIPC:
+			mov(in.Rd, pc+uint64(in.Imm))
+		case op == interp.OpJAL:
+			mov(in.Rd, pc+4)
+		case op == interp.OpJALR:
+			x.Op, x.A, x.Off, x.B = op, R(in.Rs1), in.Imm, C(s.Next)
+			x.Exit = f.newExit(ExitIndirect, 0, pc, i+1)
+			alt := f.newExit(ExitInterp, pc, pc, i)
+			e := &f.Exits[x.Exit]
+			e.link, e.linkVal, e.alt = in.Rd, pc+4, alt
+			emit(x)
+			mov(in.Rd, pc+4)
+		case in.IsBranch():
+			target := pc + uint64(in.Imm)
+			if target == pc+4 {
+				break // both directions continue at pc+4
+			}
+			x.A, x.B = R(in.Rs1), R(in.Rs2)
+			switch {
+			case s.Next == target: // recorded taken: leave when not taken
+				x.Op, x.Exit = negated[op], f.newExit(ExitBranch, pc+4, pc, i+1)
+			case target&3 != 0: // the interpreter reports the misaligned target
+				x.Op, x.Exit = op, f.newExit(ExitInterp, pc, pc, i)
+			default:
+				x.Op, x.Exit = op, f.newExit(ExitBranch, target, pc, i+1)
+			}
+			emit(x)
+		case op.Class() == interp.ClassLoad:
+			x.Op, x.Dst, x.A, x.Off = op, in.Rd, R(in.Rs1), in.Imm
+			x.Exit = f.newExit(ExitInterp, pc, pc, i)
+			emit(x)
+		case op.Class() == interp.ClassStore:
+			x.Op, x.A, x.B, x.Off = op, R(in.Rs1), R(in.Rs2), in.Imm
+			x.Exit = f.newExit(ExitInterp, pc, pc, i)
+			emit(x)
+		case op == interp.OpFENCE:
+		case op >= interp.OpADDI && op <= interp.OpREMUW:
+			if in.Rd == 0 {
+				break
+			}
+			x.Op, x.Dst, x.A, x.B = op, in.Rd, R(in.Rs1), R(in.Rs2)
+			if r, ok := immOps[op]; ok {
+				x.Op, x.B = r, C(uint64(in.Imm))
+			}
+			emit(x)
+		default:
+			// ecall, ebreak, fence.i, illegal: the recorder ends traces
+			// before these; if one appears, leave to the interpreter.
+			x.Op, x.Exit = opExit, f.newExit(ExitInterp, pc, pc, i)
+			emit(x)
+			return f
+		}
+	}
+	last := t.Steps[len(t.Steps)-1]
+	f.Loops = t.End == t.Head
+	emit(Inst{Op: opExit, PC: last.PC, Step: len(t.Steps), Exit: f.newExit(ExitBranch, t.End, last.PC, len(t.Steps))})
+	return f
+}

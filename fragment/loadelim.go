@@ -1,0 +1,117 @@
+// Redundant load elimination and store-to-load forwarding: a Func -> the same Func with loads of known memory replaced by register moves.
+
+package fragment
+
+import "rvdyn/interp"
+
+// A memFact says: the width bytes of guest memory at base+off equal the
+// low width bytes of val. base and val are register values pinned by
+// version (a register's version changes at each write), or constants (a
+// constant address is kept as base 0, off = the address).
+type memFact struct {
+	base    Val
+	baseVer int
+	off     int64
+	width   int64
+	val     Val
+	valVer  int
+	op      interp.Op // the load that produced val, so val is exactly what it loads; 0 after a store
+}
+
+// maxFacts bounds the work per instruction; older facts are forgotten.
+const maxFacts = 32
+
+// loadElim walks the trace remembering what memory holds. A load of the
+// same base value, offset and width as an earlier load or store, with no
+// possibly aliasing store in between, becomes a move (or an extension) of
+// the register that holds the value, and loses its bounds check: the
+// earlier access at the same address succeeded, so this one cannot fault
+// (a store implies a load would pass when WriteLo >= ReadLo).
+//
+// Aliasing is decided conservatively: a store kills every fact except
+// those off the same base value whose bytes it provably does not overlap.
+// Stores are never removed, only loads.
+func loadElim(f *Func) {
+	var ver [32]int
+	var facts []memFact
+	fromStores := f.env.WriteLo >= f.env.ReadLo
+	key := func(in *Inst) (Val, int, int64) {
+		if in.A.IsConst {
+			return C(0), 0, int64(in.A.Const) + in.Off
+		}
+		return in.A, ver[in.A.Reg], in.Off
+	}
+	current := func(v Val, vv int) bool { return v.IsConst || ver[v.Reg] == vv }
+	for i := range f.Insts {
+		in := &f.Insts[i]
+		switch {
+		case isLoad(in.Op):
+			base, bv, off := key(in)
+			w := width(in.Op)
+			for _, m := range facts {
+				if m.base != base || m.baseVer != bv || m.off != off || m.width != w || !current(m.val, m.valVer) {
+					continue
+				}
+				if m.op == 0 && !fromStores {
+					continue
+				}
+				r := Inst{Op: opMov, Dst: in.Dst, A: m.val, Exit: -1, PC: in.PC, Step: in.Step}
+				switch {
+				case m.val.IsConst:
+					r.A = C(extend(in.Op, m.val.Const))
+				case m.op != in.Op && in.Op != interp.OpLD:
+					r.Op = loadExt[in.Op]
+				}
+				if r.Dst == 0 { // a load into x0 only checks the address, which is proven
+					r.Op, r.Dst, r.A = opMov, 0, C(0)
+				}
+				*in = r
+				break
+			}
+			if !isLoad(in.Op) {
+				if in.Dst == 0 {
+					in.Op = 0 // removed below
+				}
+				break
+			}
+			if in.Dst != 0 && !in.A.isReg(in.Dst) {
+				facts = append(facts, memFact{base: base, baseVer: bv, off: off, width: w, val: R(in.Dst), valVer: ver[in.Dst] + 1, op: in.Op})
+			}
+		case isStore(in.Op):
+			base, bv, off := key(in)
+			w := width(in.Op)
+			kept := facts[:0]
+			for _, m := range facts {
+				if m.base == base && m.baseVer == bv && (m.off+m.width <= off || off+w <= m.off) {
+					kept = append(kept, m)
+				}
+			}
+			facts = kept
+			vv := 0
+			if !in.B.IsConst {
+				vv = ver[in.B.Reg]
+			}
+			facts = append(facts, memFact{base: base, baseVer: bv, off: off, width: w, val: in.B, valVer: vv})
+		}
+		if in.Dst != 0 {
+			ver[in.Dst]++
+		}
+		if len(facts) > maxFacts {
+			facts = append(facts[:0], facts[len(facts)-maxFacts:]...)
+		}
+	}
+	out := f.Insts[:0]
+	for _, in := range f.Insts {
+		if in.Op != 0 {
+			out = append(out, in)
+		}
+	}
+	f.Insts = out
+}
+
+// loadExt gives the extension that turns a register holding a value's low
+// bytes into what a load of them leaves.
+var loadExt = map[interp.Op]interp.Op{
+	interp.OpLB: opSext8, interp.OpLBU: opZext8, interp.OpLH: opSext16, interp.OpLHU: opZext16,
+	interp.OpLW: opSext32, interp.OpLWU: opZext32,
+}

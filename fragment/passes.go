@@ -1,0 +1,130 @@
+// Pass table: Options -> the optimizer passes run on a Func, in order, each followed (in debug mode) by the verifier.
+
+package fragment
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Options switch the compiler's optimizations; the zero value enables
+// all of them. Each exists so its effect can be measured (and its
+// correctness tested) in isolation.
+type Options struct {
+	// NoRegAlloc keeps every guest register in State: each instruction
+	// loads its operands from memory and stores its result.
+	NoRegAlloc bool
+	// NoConstFold turns off constant propagation and folding
+	// (constfold.go): known branch outcomes, constant addresses checked at
+	// compile time, algebraic identities.
+	NoConstFold bool
+	// NoCopyProp turns off copy propagation (copyprop.go).
+	NoCopyProp bool
+	// NoDCE turns off dead code elimination (dce.go).
+	NoDCE bool
+	// NoLoadElim turns off redundant load elimination and store-to-load
+	// forwarding (loadelim.go).
+	NoLoadElim bool
+	// NoStrength turns off strength reduction of gcc's idioms
+	// (strength.go).
+	NoStrength bool
+}
+
+// A pass rewrites a Func in place, keeping the invariants verify checks.
+type pass struct {
+	name string
+	run  func(*Func)
+	off  func(*Options) *bool
+}
+
+// passes are the optimizer passes in the order they run. Constant folding
+// comes first so the others see constants; strength reduction before load
+// elimination so address arithmetic is folded into offsets; copy
+// propagation after load elimination, which leaves copies behind; dead
+// code elimination last, to sweep up what the others made dead.
+var passes = []pass{
+	{"constfold", constFold, func(o *Options) *bool { return &o.NoConstFold }},
+	{"strength", strength, func(o *Options) *bool { return &o.NoStrength }},
+	{"loadelim", loadElim, func(o *Options) *bool { return &o.NoLoadElim }},
+	{"copyprop", copyProp, func(o *Options) *bool { return &o.NoCopyProp }},
+	{"dce", dce, func(o *Options) *bool { return &o.NoDCE }},
+}
+
+// optimize runs the enabled passes over f.
+func optimize(f *Func, opts Options) error {
+	if verifyPasses {
+		if err := verify(f); err != nil {
+			return fmt.Errorf("fragment: IR after lowering: %w\n%v", err, f)
+		}
+	}
+	for _, p := range passes {
+		if *p.off(&opts) {
+			continue
+		}
+		p.run(f)
+		if verifyPasses {
+			if err := verify(f); err != nil {
+				return fmt.Errorf("fragment: IR after %s: %w\n%v", p.name, err, f)
+			}
+		}
+	}
+	return nil
+}
+
+// PassNames returns the names of the optimizations Options can switch
+// off, as ParsePasses and Options.Disable accept them.
+func PassNames() []string {
+	names := []string{"regalloc"}
+	for _, p := range passes {
+		names = append(names, p.name)
+	}
+	return names
+}
+
+// Disable switches off the optimization called name (one of PassNames,
+// e.g. "dce" for a --no-dce flag).
+func (o *Options) Disable(name string) error {
+	if name == "regalloc" {
+		o.NoRegAlloc = true
+		return nil
+	}
+	for _, p := range passes {
+		if p.name == name {
+			*p.off(o) = true
+			return nil
+		}
+	}
+	return fmt.Errorf("fragment: unknown optimization %q (have %s)", name, strings.Join(PassNames(), ", "))
+}
+
+// ParsePasses returns the Options that enable exactly the optimizations
+// in a comma-separated list such as "regalloc,constfold,dce". "all" (or
+// "") enables every one, "none" none.
+func ParsePasses(list string) (Options, error) {
+	var o Options
+	if list == "" || list == "all" {
+		return o, nil
+	}
+	for _, n := range PassNames() {
+		o.Disable(n)
+	}
+	if list == "none" {
+		return o, nil
+	}
+	for _, name := range strings.Split(list, ",") {
+		name = strings.TrimSpace(name)
+		found := false
+		if name == "regalloc" {
+			o.NoRegAlloc, found = false, true
+		}
+		for _, p := range passes {
+			if p.name == name {
+				*p.off(&o), found = false, true
+			}
+		}
+		if !found {
+			return Options{}, fmt.Errorf("fragment: unknown optimization %q (have %s)", name, strings.Join(PassNames(), ", "))
+		}
+	}
+	return o, nil
+}

@@ -1,0 +1,140 @@
+// IR verifier: a Func -> nil, or an error naming the first broken invariant.
+
+package fragment
+
+import (
+	"fmt"
+
+	"rvdyn/interp"
+)
+
+// debugVerify runs the verifier after every pass in Compile. Tests switch
+// it on (export_test.go); it costs a little compile time otherwise.
+const debugVerify = false
+
+// verifyPasses is debugVerify, settable by tests.
+var verifyPasses = debugVerify
+
+// verify checks the invariants every pass must keep:
+//
+//   - operands are well formed: a register operand names x1..x31, Dst is
+//     0 only where nothing is written, and each op has the operands it needs;
+//   - each exit is taken by exactly one instruction, exits appear in their
+//     creation (trace) order, and each exit's retired count matches the
+//     instruction it leaves from (Step for an exit before the instruction
+//     retires, Step+1 after), so instruction counts stay exact;
+//   - steps never go backwards, and the last instruction, and only it, is
+//     the unconditional end exit;
+//   - a load or store without an exit has a constant address that is in
+//     bounds for Env.
+func verify(f *Func) error {
+	if len(f.Insts) == 0 {
+		return fmt.Errorf("no instructions")
+	}
+	used := make([]bool, len(f.Exits))
+	lastExit, lastStep := -1, 0
+	take := func(i, e int) error {
+		if e < 0 || e >= len(f.Exits) {
+			return fmt.Errorf("inst %d: exit %d out of range", i, e)
+		}
+		if used[e] {
+			return fmt.Errorf("inst %d: exit %d taken twice", i, e)
+		}
+		if e <= lastExit {
+			return fmt.Errorf("inst %d: exit %d after exit %d", i, e, lastExit)
+		}
+		used[e], lastExit = true, e
+		return nil
+	}
+	for i, in := range f.Insts {
+		bad := func(format string, args ...any) error {
+			return fmt.Errorf("inst %d (%v): %s", i, in, fmt.Sprintf(format, args...))
+		}
+		if in.Step < lastStep {
+			return bad("step %d after step %d", in.Step, lastStep)
+		}
+		lastStep = in.Step
+		for _, v := range []Val{in.A, in.B} {
+			if !v.IsConst && v.Reg > 31 {
+				return bad("operand names register %d", v.Reg)
+			}
+		}
+		if in.Dst > 31 {
+			return bad("writes register %d", in.Dst)
+		}
+		if (in.Op == opExit) != (i == len(f.Insts)-1) {
+			return bad("the end exit must be the last instruction, and only it")
+		}
+		writes := in.Op == opMov || isExt(in.Op) || isALU(in.Op)
+		if writes && in.Dst == 0 {
+			return bad("computes a value into x0")
+		}
+		if !writes && !isLoad(in.Op) && in.Dst != 0 {
+			return bad("op writes no register")
+		}
+		switch op := in.Op; {
+		case writes:
+			if in.Exit >= 0 {
+				return bad("an ALU op takes no exit")
+			}
+		case isLoad(op) || isStore(op):
+			if in.Exit < 0 {
+				lo := f.env.ReadLo
+				if isStore(op) {
+					lo = f.env.WriteLo
+				}
+				if !in.A.IsConst || !inBounds(in.A.Const+uint64(in.Off), lo, f.env) {
+					return bad("access without a bounds check at an address not proven in bounds")
+				}
+				break
+			}
+			if err := take(i, in.Exit); err != nil {
+				return err
+			}
+			if e := f.Exits[in.Exit]; e.Kind != ExitInterp || e.Retired != in.Step || e.Target != in.PC {
+				return bad("memory exit %v", e)
+			}
+		case isGuard(op):
+			if err := take(i, in.Exit); err != nil {
+				return err
+			}
+			e := f.Exits[in.Exit]
+			if e.Kind == ExitBranch && e.Retired != in.Step+1 || e.Kind == ExitInterp && (e.Retired != in.Step || e.Target != in.PC) || e.Kind == ExitIndirect {
+				return bad("guard exit %v", e)
+			}
+		case op == interp.OpJALR:
+			if err := take(i, in.Exit); err != nil {
+				return err
+			}
+			e := f.Exits[in.Exit]
+			if e.Kind != ExitIndirect || e.Retired != in.Step+1 || !in.B.IsConst {
+				return bad("indirect exit %v", e)
+			}
+			if err := take(i, e.alt); err != nil {
+				return err
+			}
+			if m := f.Exits[e.alt]; m.Kind != ExitInterp || m.Retired != in.Step || m.Target != in.PC {
+				return bad("misaligned-target exit %v", m)
+			}
+		case op == opExit:
+			if err := take(i, in.Exit); err != nil {
+				return err
+			}
+			e := f.Exits[in.Exit]
+			if e.Retired != in.Step || e.Kind == ExitIndirect || e.Kind == ExitBranch && e.Retired != f.Guest {
+				return bad("end exit %v", e)
+			}
+			if f.Loops && (e.Kind != ExitBranch || e.Target != f.Head) {
+				return bad("a looping fragment must end with a branch to its head")
+			}
+		default:
+			return bad("unknown op")
+		}
+	}
+	return nil
+}
+
+// inBounds reports whether an access at guest address a passes the check
+// the interpreter makes ([lo, MemSize); the slack page past the end
+// absorbs the rest of a straddling access).
+func inBounds(a, lo uint64, env Env) bool { return a-lo < env.MemSize-lo }
