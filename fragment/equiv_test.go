@@ -2,7 +2,9 @@ package fragment_test
 
 import (
 	"bytes"
+	"fmt"
 	"math/rand/v2"
+	"sort"
 	"testing"
 
 	"rvdyn/codecache"
@@ -200,85 +202,118 @@ var optionSets = func() map[string]fragment.Options {
 }()
 
 func testNativeMatchesInterpreter(t *testing.T, opts fragment.Options) {
-	cache, err := codecache.New(codecache.Options{Size: 1 << 20})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cache.Close()
+	cache := newCache(t)
 	rng := rand.New(rand.NewPCG(11, 12))
 	exits := map[fragment.ExitKind]int{}
 	for iter := 0; iter < 1500; iter++ {
-		n := 1 + rng.IntN(60)
-		words := randomProgram(rng, n)
-		data := randomData(rng)
-		img := interp.MakeELF(words, data, dataSize)
-
-		rec := load(t, img)
-		randomState(rng, &rec.CPU.X, n, false)
-		rec.CPU.PC = interp.MakeELFText
-		trace, _, err := net.Record(rec, 1000, func(uint64) bool { return false })
-		if err != nil {
-			// A constant address out of bounds faults in every state:
-			// such a trace is never recorded.
-			continue
-		}
-		if trace.Len() == 0 {
-			continue
-		}
-		code, err := fragment.Compile(trace, fragment.EnvOf(rec), opts)
-		if err != nil {
-			t.Fatal(err)
-		}
-		cache.Flush() // every program starts at the same address
-		f, err := cache.Insert(code)
-		if err != nil {
-			t.Fatal(err)
-		}
-
-		native, ref := load(t, img), load(t, img)
-		st := new(fragment.State)
-		native.UseCPU(&st.CPU)
-		randomState(rng, &st.CPU.X, n, rng.IntN(4) == 0)
-		st.CPU.PC = interp.MakeELFText
-		*ref.CPU = st.CPU
-
-		st.Budget = 1 << 40
-		e := cache.Enter(f, st, native.Mem.Base())
-		retired := 1<<40 - st.Budget
-		exits[e.Kind]++
-		if int(retired) != e.Retired {
-			t.Fatalf("iter %d: budget charged %d, exit record says %d", iter, retired, e.Retired)
-		}
-		for k := int64(0); k < retired; k++ {
-			if _, err := ref.Step(); err != nil {
-				t.Fatalf("iter %d: interpreter faulted at step %d of %d: %v", iter, k, retired, err)
-			}
-		}
-		target := e.Target
-		if e.Kind == fragment.ExitIndirect {
-			target = st.CPU.PC
-		}
-		if ref.CPU.PC != target {
-			t.Fatalf("iter %d: native exit %v to 0x%x, interpreter is at 0x%x\n%s", iter, e.Kind, target, ref.CPU.PC, dump(trace))
-		}
-		for r := 0; r < 32; r++ {
-			if st.CPU.X[r] != ref.CPU.X[r] {
-				t.Fatalf("iter %d: x%d native %#x interpreter %#x after %d instructions\n%s", iter, r, st.CPU.X[r], ref.CPU.X[r], retired, dump(trace))
-			}
-		}
-		if !bytes.Equal(native.Mem.Bytes(interp.MakeELFData, 2*dataSize), ref.Mem.Bytes(interp.MakeELFData, 2*dataSize)) {
-			t.Fatalf("iter %d: data memory differs\n%s", iter, dump(trace))
-		}
-		if e.Kind == fragment.ExitInterp {
-			// The interpreter must be able to take it from here: it
-			// either executes the instruction or reports the fault.
-			ref.Step()
+		if kind, ok := checkRandomTrace(t, cache, rng, opts, fmt.Sprintf("iter %d", iter)); ok {
+			exits[kind]++
 		}
 	}
 	t.Logf("exits taken: %v", exits)
 	if exits[fragment.ExitBranch] == 0 || exits[fragment.ExitInterp] == 0 || exits[fragment.ExitIndirect] == 0 {
 		t.Errorf("random programs did not exercise every exit kind: %v", exits)
 	}
+}
+
+// FuzzNativeMatchesInterpreter is the equivalence check driven by the
+// fuzzer: the two seeds pick the program, the states and the data, and
+// the third input picks the compiler configuration.
+func FuzzNativeMatchesInterpreter(f *testing.F) {
+	f.Add(uint64(1), uint64(2), uint8(0))
+	f.Add(uint64(3), uint64(4), uint8(1))
+	names := make([]string, 0, len(optionSets))
+	for name := range optionSets {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	f.Fuzz(func(t *testing.T, s1, s2 uint64, cfg uint8) {
+		cache := newCache(t)
+		opts := optionSets[names[int(cfg)%len(names)]]
+		checkRandomTrace(t, cache, rand.New(rand.NewPCG(s1, s2)), opts, "fuzz")
+	})
+}
+
+func newCache(t *testing.T) *codecache.Cache {
+	cache, err := codecache.New(codecache.Options{Size: 1 << 20})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cache.Close() })
+	return cache
+}
+
+// checkRandomTrace records a random program on one state, runs its
+// fragment on another and compares with the interpreter (see
+// TestNativeMatchesInterpreter). It reports the exit taken, or false if
+// the program produced no trace.
+func checkRandomTrace(t *testing.T, cache *codecache.Cache, rng *rand.Rand, opts fragment.Options, what string) (fragment.ExitKind, bool) {
+	n := 1 + rng.IntN(60)
+	words := randomProgram(rng, n)
+	data := randomData(rng)
+	img := interp.MakeELF(words, data, dataSize)
+
+	rec := load(t, img)
+	randomState(rng, &rec.CPU.X, n, false)
+	rec.CPU.PC = interp.MakeELFText
+	trace, _, err := net.Record(rec, 1000, func(uint64) bool { return false })
+	if err != nil {
+		// A constant address out of bounds faults in every state: such a
+		// trace is never recorded.
+		return 0, false
+	}
+	if trace.Len() == 0 {
+		return 0, false
+	}
+	code, err := fragment.Compile(trace, fragment.EnvOf(rec), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cache.Flush() // every program starts at the same address
+	f, err := cache.Insert(code)
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	native, ref := load(t, img), load(t, img)
+	st := new(fragment.State)
+	native.UseCPU(&st.CPU)
+	randomState(rng, &st.CPU.X, n, rng.IntN(4) == 0)
+	st.CPU.PC = interp.MakeELFText
+	*ref.CPU = st.CPU
+
+	st.Budget = 1 << 40
+	e := cache.Enter(f, st, native.Mem.Base())
+	retired := 1<<40 - st.Budget
+	if int(retired) != e.Retired {
+		t.Fatalf("%s: budget charged %d, exit record says %d", what, retired, e.Retired)
+	}
+	for k := int64(0); k < retired; k++ {
+		if _, err := ref.Step(); err != nil {
+			t.Fatalf("%s: interpreter faulted at step %d of %d: %v", what, k, retired, err)
+		}
+	}
+	target := e.Target
+	if e.Kind == fragment.ExitIndirect {
+		target = st.CPU.PC
+	}
+	if ref.CPU.PC != target {
+		t.Fatalf("%s: native exit %v to 0x%x, interpreter is at 0x%x\n%s", what, e.Kind, target, ref.CPU.PC, dump(trace))
+	}
+	for r := 0; r < 32; r++ {
+		if st.CPU.X[r] != ref.CPU.X[r] {
+			t.Fatalf("%s: x%d native %#x interpreter %#x after %d instructions\n%s", what, r, st.CPU.X[r], ref.CPU.X[r], retired, dump(trace))
+		}
+	}
+	if !bytes.Equal(native.Mem.Bytes(interp.MakeELFData, 2*dataSize), ref.Mem.Bytes(interp.MakeELFData, 2*dataSize)) {
+		t.Fatalf("%s: data memory differs\n%s", what, dump(trace))
+	}
+	if e.Kind == fragment.ExitInterp {
+		// The interpreter must be able to take it from here: it either
+		// executes the instruction or reports the fault.
+		ref.Step()
+	}
+	return e.Kind, true
 }
 
 func dump(t *interp.Trace) string {
