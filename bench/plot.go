@@ -32,7 +32,8 @@ func PlotSweep(r *Report, path string) error {
 	p.Y.Label.Text = "speedup (interp time / dynamo time)"
 	p.X.Scale = plot.LogScale{}
 	p.X.Tick.Marker = plot.LogTicks{Prec: -1}
-	p.Legend.Top = true
+	p.Y.Min = 0 // speedups from zero: the legend goes in the empty lower part
+	p.Legend.Top = false
 	x := func(d int) float64 { return math.Max(float64(d), 0.5) }
 	var lines []any
 	for _, g := range r.Guests() {

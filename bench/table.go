@@ -153,6 +153,22 @@ func (r *Report) WriteSweep(w io.Writer) error {
 	return tw.Flush()
 }
 
+// ReadJSON reads a report written by WriteJSON.
+func ReadJSON(path string) (*Report, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	r := new(Report)
+	if err := json.Unmarshal(b, r); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	if len(r.Delays) == 0 || len(r.Measurements) == 0 {
+		return nil, fmt.Errorf("%s: not a benchmark report", path)
+	}
+	return r, nil
+}
+
 // WriteJSON writes the report as indented JSON to path.
 func (r *Report) WriteJSON(path string) error {
 	b, err := json.MarshalIndent(r, "", "  ")

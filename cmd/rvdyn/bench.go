@@ -27,6 +27,7 @@ func benchCmd(args []string, stdout, stderr io.Writer) int {
 	list := fs.Bool("list", false, "list the embedded guests and exit")
 	ablation := fs.Bool("ablation", false, "also run dynamo with each optimization switched off in turn ("+strings.Join(rvdyn.Mechanisms(), ", ")+") and print what each buys")
 	quiet := fs.Bool("q", false, "no progress lines")
+	from := fs.String("from", "", "do not run anything: print the tables (and --plot) of a report saved with --json")
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "usage: rvdyn bench [flags]\n\nRuns every guest in bench/guests under each mode, several interleaved runs, and\nprints medians and ratios: speedup = interp time / dynamo time; dyn/qemu and\ndyn/native are time ratios (below 1: dynamo is faster).\n\nflags:\n")
 		fs.PrintDefaults()
@@ -63,7 +64,13 @@ func benchCmd(args []string, stdout, stderr io.Writer) int {
 	if *quiet {
 		log = nil
 	}
-	rep, err := bench.Run(cfg, log)
+	var rep *bench.Report
+	var err error
+	if *from != "" {
+		rep, err = bench.ReadJSON(*from)
+	} else {
+		rep, err = bench.Run(cfg, log)
+	}
 	if err != nil {
 		fmt.Fprintf(stderr, "rvdyn bench: %v\n", err)
 		return 1
