@@ -68,9 +68,14 @@ func (c *Counters) Abandon(pc uint64) {
 	delete(c.counts, pc)
 }
 
-// Reset forgets all counts (after a code cache flush the dispatcher starts
-// predicting afresh). Abandoned heads stay abandoned.
-func (c *Counters) Reset() { clear(c.counts) }
+// Reset sets every count to zero (after a code cache flush the dispatcher
+// starts predicting afresh). The heads stay known, so Stats.Heads keeps
+// counting distinct candidates; abandoned heads stay abandoned.
+func (c *Counters) Reset() {
+	for pc := range c.counts {
+		c.counts[pc] = 0
+	}
+}
 
 // Stats returns the counters' statistics.
 func (c *Counters) Stats() CounterStats { return c.stats }

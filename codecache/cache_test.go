@@ -1,0 +1,162 @@
+package codecache_test
+
+import (
+	"errors"
+	"os"
+	"strings"
+	"testing"
+
+	"rvdyn/codecache"
+	"rvdyn/fragment"
+	"rvdyn/interp"
+	"rvdyn/net"
+)
+
+// twoLoops is a program with two loops: A (0x00) falls into B (0x08)
+// when done, and B jumps back to A:
+//
+//	0x00 addi a0,a0,1 ; 0x04 bne a0,a1,-4 (A loops)
+//	0x08 addi a2,a2,1 ; 0x0c bne a2,a3,-4 (B loops) ; 0x10 jal -0x10 (to A)
+func twoLoops() []byte {
+	e := interp.Encode
+	type I = interp.Inst
+	return interp.MakeELF([]uint32{
+		e(I{Op: interp.OpADDI, Rd: 10, Rs1: 10, Imm: 1}),
+		e(I{Op: interp.OpBNE, Rs1: 10, Rs2: 11, Imm: -4}),
+		e(I{Op: interp.OpADDI, Rd: 12, Rs1: 12, Imm: 1}),
+		e(I{Op: interp.OpBNE, Rs1: 12, Rs2: 13, Imm: -4}),
+		e(I{Op: interp.OpJAL, Imm: -0x10}),
+	}, nil, 4096)
+}
+
+// build records and compiles the trace starting at pc.
+func build(t *testing.T, m *interp.Machine, pc uint64) *fragment.Code {
+	t.Helper()
+	m.CPU.PC = pc
+	tr, _, err := net.Record(m, 100, func(p uint64) bool { return false })
+	if err != nil {
+		t.Fatal(err)
+	}
+	code, err := fragment.Compile(tr, fragment.EnvOf(m), fragment.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return code
+}
+
+func TestLinkAndFlush(t *testing.T) {
+	const T = interp.MakeELFText
+	m, err := interp.Load(twoLoops(), interp.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.Close()
+	m.CPU.X[11], m.CPU.X[13] = 1<<40, 1<<40 // loops that never end
+	a, b := build(t, m, T), build(t, m, T+8)
+	c, err := codecache.New(codecache.Options{Size: 1 << 16})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	fa, err := c.Insert(a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.Insert(a); err == nil {
+		t.Error("second fragment with the same tag accepted")
+	}
+	linksBefore := c.Stats().Links
+	if _, err := c.Insert(b); err != nil {
+		t.Fatal(err)
+	}
+	if c.Stats().Links <= linksBefore {
+		t.Errorf("inserting B linked nothing (links %d)", c.Stats().Links)
+	}
+
+	// With a1 = a0+3, A runs 3 iterations, then B runs until the budget:
+	// control must reach B through the linked exit without returning.
+	st := new(fragment.State)
+	m.UseCPU(&st.CPU)
+	st.CPU.X[10], st.CPU.X[11] = 0, 3
+	st.Budget = 1000
+	e := c.Enter(fa, st, m.Mem.Base())
+	if st.CPU.X[10] != 3 || st.CPU.X[12] == 0 || st.Budget > 0 {
+		t.Fatalf("a0=%d a2=%d budget=%d exit %+v: did not run through the link into B", st.CPU.X[10], st.CPU.X[12], st.Budget, e.Exit)
+	}
+
+	c.Flush()
+	if c.Lookup(T) != nil || c.Stats().LiveFrags != 0 || c.Stats().Flushes != 1 {
+		t.Errorf("after flush: %+v", c.Stats())
+	}
+	if _, err := c.Insert(a); err != nil {
+		t.Errorf("insert after flush: %v", err)
+	}
+}
+
+func TestFull(t *testing.T) {
+	m, err := interp.Load(twoLoops(), interp.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.Close()
+	code := build(t, m, interp.MakeELFText)
+	c, err := codecache.New(codecache.Options{Size: 4096})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	n := 0
+	for ; n < 1000; n++ {
+		code.Head = interp.MakeELFText + 4*uint64(n) // distinct tags, same code
+		if _, err = c.Insert(code); err != nil {
+			break
+		}
+	}
+	if !errors.Is(err, codecache.ErrFull) || n == 0 || n*len(code.Bytes) > 4096 {
+		t.Fatalf("after %d inserts of %d bytes: %v", n, len(code.Bytes), err)
+	}
+}
+
+// TestWX checks that no mapping of the process is writable and executable
+// while a cache holds code.
+func TestWX(t *testing.T) {
+	m, err := interp.Load(twoLoops(), interp.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.Close()
+	c, err := codecache.New(codecache.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	if _, err := c.Insert(build(t, m, interp.MakeELFText)); err != nil {
+		t.Fatal(err)
+	}
+	maps, err := os.ReadFile("/proc/self/maps")
+	if err != nil {
+		t.Skip(err)
+	}
+	cache := 0
+	for _, line := range strings.Split(string(maps), "\n") {
+		f := strings.Fields(line)
+		if len(f) < 2 {
+			continue
+		}
+		if strings.Contains(f[1], "w") && strings.Contains(f[1], "x") {
+			t.Errorf("writable and executable mapping: %s", line)
+		}
+		if strings.Contains(line, "rvdyn-code-cache") {
+			cache++
+		}
+	}
+	if cache != 2 {
+		t.Errorf("want the cache mapped twice (RW and RX), found %d mappings", cache)
+	}
+}
+
+func TestNewRejectsBadSize(t *testing.T) {
+	if _, err := codecache.New(codecache.Options{Size: 100}); err == nil {
+		t.Error("accepted a 100-byte cache")
+	}
+}
