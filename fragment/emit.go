@@ -248,24 +248,27 @@ func (c *compiler) access(i int, in Inst, lo uint64) obj.Addr {
 		return mem(rMem, int64(in.A.Const+uint64(in.Off)))
 	}
 	base := c.hostOf(in.A)
+	off := in.Off
 	switch {
-	case base != 0 && in.Off == 0:
+	case base != 0 && fitsInt32(off-int64(lo)):
+		// The offset goes into the check's LEA and the access's displacement.
 	case base != 0:
-		a.op(x86.ALEAQ, mem(base, in.Off), reg(rAX))
-		base = rAX
+		a.op(x86.ALEAQ, mem(base, off), reg(rAX))
+		base, off = rAX, 0
 	case in.A.IsConst:
-		c.load(C(in.A.Const+uint64(in.Off)), rAX)
-		base = rAX
+		c.load(C(in.A.Const+uint64(off)), rAX)
+		base, off = rAX, 0
 	default:
 		c.load(in.A, rAX)
-		if in.Off != 0 {
-			a.op(x86.AADDQ, imm(in.Off), reg(rAX))
-		}
 		base = rAX
+		if !fitsInt32(off - int64(lo)) {
+			a.op(x86.AADDQ, imm(off), reg(rAX))
+			off = 0
+		}
 	}
-	a.op(x86.ALEAQ, mem(base, -int64(lo)), reg(rCX))
+	a.op(x86.ALEAQ, mem(base, off-int64(lo)), reg(rCX))
 	a.op(x86.ACMPQ, reg(rCX), imm(int64(c.env.MemSize-lo)))
 	e := c.stubFor(in.Exit, i)
 	a.jump(x86.AJCC, e.stub)
-	return memIdx(rMem, base, 0)
+	return memIdx(rMem, base, off)
 }
