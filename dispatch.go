@@ -152,6 +152,12 @@ func (vm *VM) candidate(pc uint64) error {
 		vm.flush()
 		f, err = vm.cache.Insert(code)
 	}
+	if errors.Is(err, codecache.ErrFull) {
+		// Larger than the whole cache: this head stays interpreted.
+		vm.counters.Abandon(pc)
+		vm.stats.TooLarge++
+		return nil
+	}
 	if err != nil {
 		return fmt.Errorf("inserting fragment at 0x%x: %w", pc, err)
 	}

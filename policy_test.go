@@ -91,3 +91,30 @@ func TestBailOut(t *testing.T) {
 		}
 	}
 }
+
+// TestFragmentLargerThanCache runs a loop whose trace compiles to more
+// code than the whole cache holds: the head stays interpreted and the run
+// still ends normally.
+func TestFragmentLargerThanCache(t *testing.T) {
+	enc := interp.Encode
+	type I = interp.Inst
+	w := []uint32{enc(I{Op: interp.OpADDI, Rd: 5, Imm: 100})}
+	for i := 0; i < 400; i++ { // loop body: 400 loads and adds
+		w = append(w, enc(I{Op: interp.OpLD, Rd: 6, Rs1: 2, Imm: 8}), enc(I{Op: interp.OpADD, Rd: 7, Rs1: 7, Rs2: 6}))
+	}
+	w = append(w,
+		enc(I{Op: interp.OpADDI, Rd: 5, Rs1: 5, Imm: -1}),
+		enc(I{Op: interp.OpBNE, Rs1: 5, Rs2: 0, Imm: -4 * 801}),
+		enc(I{Op: interp.OpADDI, Rd: 10}), enc(I{Op: interp.OpADDI, Rd: 17, Imm: 93}), enc(I{Op: interp.OpECALL}))
+	vm, err := New(interp.MakeELF(w, nil, 4096), Options{Delay: 2, CacheSize: 4096, MaxTraceLen: 2000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer vm.Close()
+	if code, err := vm.Run(); code != 0 || err != nil {
+		t.Fatalf("exit %d, %v", code, err)
+	}
+	if st := vm.Stats(); st.TooLarge == 0 {
+		t.Errorf("no trace was too large: %+v", st)
+	}
+}

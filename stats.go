@@ -27,22 +27,23 @@ type Stats struct {
 	TraceInstructions uint64                    `json:"trace_instructions"` // guest instructions in them
 	EndReasons        [net.NumEndReasons]uint64 `json:"-"`
 	EndReasonCounts   map[string]uint64         `json:"trace_end_reasons"`
-	TraceHeads        uint64                    `json:"trace_heads"`      // distinct candidates counted (NET counter space)
-	Fragments         uint64                    `json:"fragments"`        // fragments inserted into the code cache
-	CodeBytes         uint64                    `json:"code_bytes"`       // bytes of native code generated
-	CacheExits        uint64                    `json:"cache_exits"`      // returns from native code to the dispatcher
-	ExitsBranch       uint64                    `json:"exits_branch"`     // ... through an unlinked branch exit
-	ExitsBudget       uint64                    `json:"exits_budget"`     // ... because the budget (poll point) tripped
-	ExitsInterp       uint64                    `json:"exits_interp"`     // ... to interpret one instruction
-	ExitsIndirect     uint64                    `json:"exits_indirect"`   // ... after an indirect jump missed the lookup table
-	Links             uint64                    `json:"links"`            // exit stubs linked to fragments
-	PhaseFlushes      uint64                    `json:"phase_flushes"`    // ... because the prediction rate jumped (a new phase)
-	CapacityFlushes   uint64                    `json:"capacity_flushes"` // ... because the cache was full
-	FenceIFlushes     uint64                    `json:"fencei_flushes"`   // ... because the guest executed fence.i
-	BailedOutAt       uint64                    `json:"bailed_out_at"`    // guest instructions retired when rvdyn gave up optimizing (0: never)
-	Flushes           uint64                    `json:"flushes"`          // code cache flushes
-	Syscalls          uint64                    `json:"syscalls"`         // system calls made
-	UnknownSyscalls   map[string]uint64         `json:"unknown_syscalls"` // -ENOSYS answers, by number
+	TraceHeads        uint64                    `json:"trace_heads"`         // distinct candidates counted (NET counter space)
+	Fragments         uint64                    `json:"fragments"`           // fragments inserted into the code cache
+	TooLarge          uint64                    `json:"fragments_too_large"` // traces whose code did not fit in the empty cache (left interpreted)
+	CodeBytes         uint64                    `json:"code_bytes"`          // bytes of native code generated
+	CacheExits        uint64                    `json:"cache_exits"`         // returns from native code to the dispatcher
+	ExitsBranch       uint64                    `json:"exits_branch"`        // ... through an unlinked branch exit
+	ExitsBudget       uint64                    `json:"exits_budget"`        // ... because the budget (poll point) tripped
+	ExitsInterp       uint64                    `json:"exits_interp"`        // ... to interpret one instruction
+	ExitsIndirect     uint64                    `json:"exits_indirect"`      // ... after an indirect jump missed the lookup table
+	Links             uint64                    `json:"links"`               // exit stubs linked to fragments
+	PhaseFlushes      uint64                    `json:"phase_flushes"`       // ... because the prediction rate jumped (a new phase)
+	CapacityFlushes   uint64                    `json:"capacity_flushes"`    // ... because the cache was full
+	FenceIFlushes     uint64                    `json:"fencei_flushes"`      // ... because the guest executed fence.i
+	BailedOutAt       uint64                    `json:"bailed_out_at"`       // guest instructions retired when rvdyn gave up optimizing (0: never)
+	Flushes           uint64                    `json:"flushes"`             // code cache flushes
+	Syscalls          uint64                    `json:"syscalls"`            // system calls made
+	UnknownSyscalls   map[string]uint64         `json:"unknown_syscalls"`    // -ENOSYS answers, by number
 
 	Wall           time.Duration `json:"-"`
 	RecordTime     time.Duration `json:"-"`
@@ -115,6 +116,9 @@ func (s *Stats) WriteTable(w io.Writer) error {
 			row("  ended by "+k, s.EndReasonCounts[k])
 		}
 		row("fragments", s.Fragments)
+		if s.TooLarge > 0 {
+			row("  too large for the cache", s.TooLarge)
+		}
 		row("code bytes", s.CodeBytes)
 		row("links", s.Links)
 		row("cache exits", s.CacheExits)
