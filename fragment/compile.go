@@ -192,7 +192,9 @@ func (c *compiler) stubFor(e, at int) *exitStub {
 //	      RET
 //
 // The back edge of a fragment that loops to its own head needs no write
-// back: it jumps past the entry loads, with every register in place.
+// back: "SUBQ $retired, R12; JGT body" jumps past the entry loads, with
+// every register in place, and falls into the write-back and out when
+// the budget is spent.
 func (c *compiler) emitStub(e *exitStub) {
 	if e.Kind == ExitIndirect {
 		c.emitIndirectStub(e)
@@ -208,13 +210,15 @@ func (c *compiler) emitStub(e *exitStub) {
 	}
 	if e.Retired > 0 {
 		a.op(x86.ASUBQ, imm(int64(e.Retired)), reg(rBudget))
-		if e.Kind == ExitBranch {
+		switch {
+		case e.linked != nil:
+			a.jump(x86.AJGT, e.linked) // the back edge: loop while budget is left
+		case e.Kind == ExitBranch:
 			a.jump(x86.AJLE, out)
 		}
 	}
 	switch {
 	case e.linked != nil:
-		a.jump(obj.AJMP, e.linked)
 	case e.Kind == ExitBranch:
 		e.lnProg = a.raw(0xe9)
 		a.raw32(0)
