@@ -9,6 +9,12 @@
 // executed from it is recorded: that path is the prediction. No other
 // profiling is done, which is the point of the scheme ("less is more").
 //
+// The package also holds the paper's offline experiment (sections 3 to 5):
+// a path profiler over interpreted runs (paths.go), path profile based
+// prediction as the baseline, a replay of NET over the same paths, and the
+// metrics hit rate, noise, missed-opportunity cost, profiled flow and
+// counter space (metrics.go, predict.go, report.go; docs/prediction.md).
+//
 // This package is named after the scheme; files that also need the
 // standard library's net package must alias that import. It imports only
 // package interp.

@@ -4,6 +4,7 @@
 //	rvdyn run [flags] [prog.elf [args...]]   run a guest (default: an embedded one)
 //	rvdyn bench [flags]                      measure every guest in every mode
 //	rvdyn profile [flags] prog.elf [args...] profiler-model experiments
+//	rvdyn predict [flags] prog.elf [args...] NET vs path-profile prediction quality
 //
 // Run `rvdyn <command> -h` for the flags of each command.
 package main
@@ -20,6 +21,7 @@ usage:
   rvdyn run [flags] [prog.elf [args...]]    run a guest program (default: embedded %s)
   rvdyn bench [flags]                        measure the guest corpus in every mode
   rvdyn profile [flags] [prog.elf [args...]] run profiler-model experiments
+  rvdyn predict [flags] [prog.elf [args...]] hot path prediction quality: NET vs path profiles
   rvdyn help                                 this text
 
 Run 'rvdyn <command> -h' for a command's flags.
@@ -41,10 +43,12 @@ func realMain(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return benchCmd(args[1:], stdout, stderr)
 	case "profile":
 		return profileCmd(args[1:], stdout, stderr)
+	case "predict":
+		return predictCmd(args[1:], stdout, stderr)
 	case "help", "-h", "--help", "-help":
 		fmt.Fprintf(stdout, usage, defaultGuest)
 		return 0
 	}
-	fmt.Fprintf(stderr, "rvdyn: unknown command %q (want run, bench, profile or help)\n", args[0])
+	fmt.Fprintf(stderr, "rvdyn: unknown command %q (want run, bench, profile, predict or help)\n", args[0])
 	return 2
 }

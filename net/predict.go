@@ -1,0 +1,179 @@
+// Offline prediction experiment: path executions in program order -> NET and path profile predictions at several delays, scored (sections 4 and 5).
+
+package net
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+
+	"rvdyn/interp"
+)
+
+// DefaultDelays are the prediction delays the predict experiment sweeps
+// (section 5.1 ran 10 to 1,000,000).
+var DefaultDelays = []int{1, 10, 50, 100, 1000, 10000, 100000}
+
+// A NETPredictor replays NET prediction (section 4.1) over path executions
+// as they happen, with prediction delay tau. It keeps one counter per path
+// head and the set of predicted paths:
+//
+//   - an execution of a predicted path is captured (it runs as a
+//     fragment) and touches no counter;
+//   - any other execution from head h bumps h's counter; when the count
+//     exceeds tau the path executing now, the next executing tail, is
+//     predicted, this execution is its first captured one, and the
+//     counter restarts (as Counters.Bump does), so another path from h
+//     can be predicted after tau more uncaptured executions from h.
+//
+// The rule that the predicting execution is captured makes a lone path
+// through a loop capture freq(p) - tau under both schemes.
+type NETPredictor struct {
+	tau         uint64
+	count       []uint64 // by HeadID
+	captured    []uint64 // by PathID; > 0 once predicted
+	predictions int
+}
+
+// NewNETPredictor returns a NET predictor with delay tau (negative values
+// count as 0).
+func NewNETPredictor(tau int) *NETPredictor { return &NETPredictor{tau: uint64(max(tau, 0))} }
+
+// Delay returns tau.
+func (n *NETPredictor) Delay() int { return int(n.tau) }
+
+// PathExecuted consumes one path execution (PathSink).
+func (n *NETPredictor) PathExecuted(p PathID, h HeadID) {
+	if int(p) >= len(n.captured) {
+		n.captured = append(n.captured, make([]uint64, int(p)+1-len(n.captured))...)
+	}
+	if n.captured[p] > 0 {
+		n.captured[p]++
+		return
+	}
+	if int(h) >= len(n.count) {
+		n.count = append(n.count, make([]uint64, int(h)+1-len(n.count))...)
+	}
+	n.count[h]++
+	if n.count[h] > n.tau {
+		n.count[h] = 0
+		n.captured[p] = 1
+		n.predictions++
+	}
+}
+
+// Captured returns the flow captured per path so far (indexed by PathID;
+// 0 for paths not predicted). The slice is the predictor's own.
+func (n *NETPredictor) Captured() []uint64 { return n.captured }
+
+// An Analysis is the outcome of the prediction experiment on one run:
+// the profile's Table 1/2 summary and one Result per scheme and delay.
+type Analysis struct {
+	Summary Summary
+	Results []Result // for each delay in order: path profile, then NET
+}
+
+// Find returns the result of scheme s at delay tau, or nil.
+func (a *Analysis) Find(s Scheme, tau int) *Result {
+	for i := range a.Results {
+		if r := &a.Results[i]; r.Scheme == s && r.Delay == tau {
+			return r
+		}
+	}
+	return nil
+}
+
+// Delays returns the delays evaluated, in order.
+func (a *Analysis) Delays() []int {
+	var d []int
+	for _, r := range a.Results {
+		if r.Scheme == SchemePathProfile {
+			d = append(d, r.Delay)
+		}
+	}
+	return d
+}
+
+// Analyze scores both schemes at each delay of nets (NET predictors that
+// saw every execution of prof) with hot threshold hot (a fraction).
+func Analyze(prof *Profile, nets []*NETPredictor, hot float64) *Analysis {
+	a := &Analysis{Summary: Summarize(prof, hot)}
+	for _, n := range nets {
+		tau := n.Delay()
+		a.Results = append(a.Results,
+			Score(prof, SchemePathProfile, tau, PathProfileCaptured(prof, tau), hot),
+			Score(prof, SchemeNET, tau, n.Captured(), hot))
+	}
+	return a
+}
+
+// Replay runs the experiment on a recorded profile (one with Order, or a
+// hand-made one): it feeds prof.Order to a NET predictor per delay and
+// analyzes the result.
+func Replay(prof *Profile, delays []int, hot float64) *Analysis {
+	nets := newNETs(delays)
+	for _, p := range prof.Order {
+		for _, n := range nets {
+			n.PathExecuted(p, prof.Paths[p].Head)
+		}
+	}
+	return Analyze(prof, nets, hot)
+}
+
+func newNETs(delays []int) []*NETPredictor {
+	nets := make([]*NETPredictor, len(delays))
+	for i, d := range delays {
+		nets[i] = NewNETPredictor(d)
+	}
+	return nets
+}
+
+// A Guest describes a guest run for the experiment.
+type Guest struct {
+	Image           []byte        // the guest ELF file
+	Config          interp.Config // argv, environment, files (nil output discards)
+	MaxInstructions uint64        // stop after this many instructions; 0 = run to exit
+}
+
+// A GuestRun is what RunGuest observed.
+type GuestRun struct {
+	Profile      *Profile
+	Analysis     *Analysis
+	Instructions uint64 // guest instructions retired
+	ExitCode     int
+	Limited      bool // stopped by MaxInstructions
+}
+
+// RunGuest interprets the guest with a path Profiler attached, replays
+// NET at every delay online (nothing per execution is stored), and scores
+// both schemes with hot threshold hot. A guest fault is returned (wrapped
+// *interp.Fault) with the run so far.
+func RunGuest(g Guest, delays []int, hot float64) (*GuestRun, error) {
+	if len(delays) == 0 {
+		return nil, errors.New("net: no prediction delays")
+	}
+	if !slices.IsSorted(delays) {
+		delays = slices.Sorted(slices.Values(delays))
+	}
+	m, err := interp.Load(g.Image, g.Config)
+	if err != nil {
+		return nil, fmt.Errorf("net: loading guest: %w", err)
+	}
+	defer m.Close()
+	nets := newNETs(delays)
+	sinks := make([]PathSink, len(nets))
+	for i, n := range nets {
+		sinks[i] = n
+	}
+	pr := NewProfiler(m.CPU.PC, sinks...)
+	pr.Attach(m)
+	runErr := m.Run(g.MaxInstructions)
+	m.SetHook(0, nil)
+	prof := pr.Finish()
+	run := &GuestRun{Profile: prof, Analysis: Analyze(prof, nets, hot), Instructions: m.Retired(),
+		ExitCode: m.ExitCode(), Limited: errors.Is(runErr, interp.ErrLimit)}
+	if runErr != nil && !run.Limited {
+		return run, fmt.Errorf("net: guest stopped: %w", runErr)
+	}
+	return run, nil
+}
