@@ -85,40 +85,9 @@ func predictCmd(args []string, stdout, stderr io.Writer) int {
 		return fail("--plot %s: want a .svg or .png file", *plotOut)
 	}
 
-	type job struct {
-		name  string
-		image []byte
-		args  []string
-	}
-	var jobs []job
-	switch {
-	case fs.NArg() > 0 && *guest != "":
-		return fail("give either a program file or --guest, not both")
-	case fs.NArg() > 0:
-		image, err := os.ReadFile(fs.Arg(0))
-		if err != nil {
-			return fail("%v", err)
-		}
-		jobs = append(jobs, job{filepath.Base(fs.Arg(0)), image, fs.Args()})
-	default:
-		names := []string{bench.DefaultGuest}
-		if *guest == "all" {
-			names = bench.Guests()
-		} else if *guest != "" {
-			names = strings.Split(*guest, ",")
-		}
-		sizes := bench.SmallSizes()
-		for _, name := range names {
-			image, err := bench.GuestELF(name)
-			if err != nil {
-				return fail("no embedded guest %q (have %v)", name, bench.Guests())
-			}
-			gargs := []string{name}
-			if s, ok := sizes[name]; ok && *small {
-				gargs = append(gargs, s)
-			}
-			jobs = append(jobs, job{name, image, gargs})
-		}
+	jobs, err := selectGuests(fs.Args(), *guest, *small)
+	if err != nil {
+		return fail("%v", err)
 	}
 
 	var names []string

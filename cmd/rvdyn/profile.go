@@ -160,8 +160,6 @@ func profileCmd(args []string, stdout, stderr io.Writer) int {
 	switch {
 	case *replay != "" && (fs.NArg() > 0 || *guest != ""):
 		return fail("give either --replay or a guest, not both")
-	case fs.NArg() > 0 && *guest != "":
-		return fail("give either a program file or --guest, not both")
 	case *replay != "":
 		f, err := os.Open(*replay)
 		if err != nil {
@@ -173,30 +171,13 @@ func profileCmd(args []string, stdout, stderr io.Writer) int {
 			return fail("--replay %s: %v", *replay, err)
 		}
 		jobs = append(jobs, job{name: "replay of " + r.Meta(), src: r})
-	case fs.NArg() > 0:
-		image, err := os.ReadFile(fs.Arg(0))
+	default:
+		runs, err := selectGuests(fs.Args(), *guest, true)
 		if err != nil {
 			return fail("%v", err)
 		}
-		jobs = append(jobs, guestJob(filepath.Base(fs.Arg(0)), image, fs.Args()))
-	default:
-		names := []string{bench.DefaultGuest}
-		if *guest == "all" {
-			names = bench.Guests()
-		} else if *guest != "" {
-			names = strings.Split(*guest, ",")
-		}
-		sizes := bench.SmallSizes()
-		for _, name := range names {
-			image, err := bench.GuestELF(name)
-			if err != nil {
-				return fail("no embedded guest %q (have %v)", name, bench.Guests())
-			}
-			gargs := []string{name}
-			if s, ok := sizes[name]; ok {
-				gargs = append(gargs, s)
-			}
-			jobs = append(jobs, guestJob(name, image, gargs))
+		for _, g := range runs {
+			jobs = append(jobs, guestJob(g.name, g.image, g.args))
 		}
 	}
 	if *record != "" {
