@@ -166,11 +166,19 @@ func randomData(rng *rand.Rand) []byte {
 
 func load(t *testing.T, img []byte) *interp.Machine {
 	t.Helper()
-	m, err := interp.Load(img, interp.Config{})
+	m := loadSmall(t, img)
+	t.Cleanup(func() { m.Close() })
+	return m
+}
+
+// loadSmall loads img into a 16 MiB address space (enough for MakeELF
+// programs); the caller closes it.
+func loadSmall(t *testing.T, img []byte) *interp.Machine {
+	t.Helper()
+	m, err := interp.Load(img, interp.Config{MemSize: 16 << 20})
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { m.Close() })
 	return m
 }
 
@@ -253,7 +261,9 @@ func checkRandomTrace(t *testing.T, cache *codecache.Cache, rng *rand.Rand, opts
 	data := randomData(rng)
 	img := interp.MakeELF(words, data, dataSize)
 
-	rec := load(t, img)
+	// Machines are closed per program: a test makes thousands of them.
+	rec := loadSmall(t, img)
+	defer rec.Close()
 	randomState(rng, &rec.CPU.X, n, false)
 	rec.CPU.PC = interp.MakeELFText
 	trace, _, err := net.Record(rec, 1000, func(uint64) bool { return false })
@@ -275,7 +285,9 @@ func checkRandomTrace(t *testing.T, cache *codecache.Cache, rng *rand.Rand, opts
 		t.Fatal(err)
 	}
 
-	native, ref := load(t, img), load(t, img)
+	native, ref := loadSmall(t, img), loadSmall(t, img)
+	defer native.Close()
+	defer ref.Close()
 	st := new(fragment.State)
 	native.UseCPU(&st.CPU)
 	randomState(rng, &st.CPU.X, n, rng.IntN(4) == 0)
