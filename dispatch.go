@@ -37,7 +37,7 @@ func (vm *VM) dispatch() error {
 		if vm.expired() {
 			return ErrTimeout
 		}
-		switch mon.tick(m.Retired(), vm.cache.Stats().Fragments, vm.stats.CacheInstructions) {
+		switch mon.tick(m.Retired(), vm.stats.Traces, vm.stats.CacheInstructions) {
 		case phaseFlush:
 			vm.stats.PhaseFlushes++
 			vm.flush()

@@ -83,8 +83,9 @@ func newMonitor(p Policy) *monitor {
 	return &monitor{p: p, windowEnd: p.Window}
 }
 
-// tick is called with the retired instruction count, fragments built and
-// instructions run in the cache so far.
+// tick is called with the retired instruction count, traces predicted
+// (the paper's prediction activity) and instructions run in the cache so
+// far.
 func (mo *monitor) tick(retired, frags, cache uint64) decision {
 	if retired < mo.windowEnd {
 		return keepGoing

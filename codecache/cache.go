@@ -135,15 +135,6 @@ func (c *Cache) Exit(id uint64) *ExitRecord {
 	return &c.exits[id]
 }
 
-// Fragments returns the fragments in the cache, in no particular order.
-func (c *Cache) Fragments() []*Fragment {
-	fs := make([]*Fragment, 0, len(c.frags))
-	for _, f := range c.frags {
-		fs = append(fs, f)
-	}
-	return fs
-}
-
 // Stats returns the counters.
 func (c *Cache) Stats() Stats {
 	s := c.stats

@@ -189,19 +189,10 @@ type Inst struct {
 // IsBranch reports whether the instruction is a conditional branch.
 func (i Inst) IsBranch() bool { return i.Op >= OpBEQ && i.Op <= OpBGEU }
 
-// IsControl reports whether the instruction may transfer control somewhere
-// other than pc+4 (branches, jal, jalr).
-func (i Inst) IsControl() bool { return i.Op == OpJAL || i.Op == OpJALR || i.IsBranch() }
-
 // IsCall reports whether the instruction is a call by the standard calling
 // convention: a jal or jalr that writes the return address to ra (x1) or t0 (x5).
 func (i Inst) IsCall() bool {
 	return (i.Op == OpJAL || i.Op == OpJALR) && (i.Rd == 1 || i.Rd == 5)
-}
-
-// IsReturn reports whether the instruction is a return: jalr x0, 0(ra).
-func (i Inst) IsReturn() bool {
-	return i.Op == OpJALR && i.Rd == 0 && i.Rs1 == 1 && i.Imm == 0
 }
 
 var regNames = [32]string{

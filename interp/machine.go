@@ -104,12 +104,6 @@ func (m *Machine) Syscalls() SyscallStats { return m.sys }
 // Entry returns the program's entry point.
 func (m *Machine) Entry() uint64 { return m.entry }
 
-// CodeRange returns the guest address range [lo, hi) that was predecoded:
-// every executable segment lies inside it.
-func (m *Machine) CodeRange() (lo, hi uint64) {
-	return m.codeLo, m.codeLo + 4*uint64(len(m.code))
-}
-
 // InstAt returns the decoded instruction at guest address pc, and false if
 // pc holds no executable code (outside the text, or misaligned).
 func (m *Machine) InstAt(pc uint64) (Inst, bool) {
