@@ -44,11 +44,7 @@ func guestArgs(name string) []string {
 	if fullSize {
 		return []string{name}
 	}
-	small := bench.SmallSizes()[name]
-	if small == "" {
-		return []string{name}
-	}
-	return []string{name, small}
+	return append([]string{name}, bench.SmallArgs()[name]...)
 }
 
 // dynamoConfigs are the optimizer configurations every guest must agree

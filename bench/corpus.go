@@ -30,15 +30,19 @@ func Guests() []string {
 // GuestELF returns the image of the named guest.
 func GuestELF(name string) ([]byte, error) { return corpus.ReadFile("guests/" + name + ".elf") }
 
-// SmallSizes returns each guest's small size argument from
-// guests/sizes.txt: the argv[1] tests pass to keep runs short.
-func SmallSizes() map[string]string {
+// SmallArgs returns each guest's small-size arguments from
+// guests/sizes.txt: the argv[1:] that tests pass to keep runs short. A line
+// is "NAME ARG..." (e.g. "sieve 3000000", or "scheme all small" for a guest
+// whose argument selects a program and an input); lines starting with '#'
+// are comments. A guest without a line runs with no arguments, i.e. at its
+// benchmark size.
+func SmallArgs() map[string][]string {
 	b, _ := corpus.ReadFile("guests/sizes.txt")
-	out := map[string]string{}
+	out := map[string][]string{}
 	for _, line := range strings.Split(string(b), "\n") {
 		f := strings.Fields(line)
-		if len(f) == 2 && !strings.HasPrefix(f[0], "#") {
-			out[f[0]] = f[1]
+		if len(f) >= 2 && !strings.HasPrefix(f[0], "#") {
+			out[f[0]] = f[1:]
 		}
 	}
 	return out

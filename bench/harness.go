@@ -215,12 +215,12 @@ func Run(cfg Config, log io.Writer) (*Report, error) {
 		}
 	}
 	dir := GuestDir(cfg.Dir)
-	sizes := SmallSizes()
+	small := SmallArgs()
 	for r := 0; r < cfg.Runs; r++ {
 		for _, m := range rep.Measurements {
 			args := []string{m.Guest}
-			if cfg.Small && sizes[m.Guest] != "" {
-				args = append(args, sizes[m.Guest])
+			if cfg.Small {
+				args = append(args, small[m.Guest]...)
 			}
 			var err error
 			switch m.Mode {

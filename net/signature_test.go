@@ -55,7 +55,7 @@ func TestSignaturesAreExact(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			m, err := interp.Load(image, interp.Config{Args: []string{g, bench.SmallSizes()[g]}})
+			m, err := interp.Load(image, interp.Config{Args: append([]string{g}, bench.SmallArgs()[g]...)})
 			if err != nil {
 				t.Fatal(err)
 			}

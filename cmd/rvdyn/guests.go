@@ -40,7 +40,7 @@ func selectGuests(files []string, list string, small bool) ([]guestRun, error) {
 	} else if list != "" {
 		names = strings.Split(list, ",")
 	}
-	sizes := bench.SmallSizes()
+	smallArgs := bench.SmallArgs()
 	var runs []guestRun
 	for _, name := range names {
 		image, err := bench.GuestELF(name)
@@ -48,8 +48,8 @@ func selectGuests(files []string, list string, small bool) ([]guestRun, error) {
 			return nil, fmt.Errorf("no embedded guest %q (have %v)", name, bench.Guests())
 		}
 		args := []string{name}
-		if s, ok := sizes[name]; ok && small {
-			args = append(args, s)
+		if small {
+			args = append(args, smallArgs[name]...)
 		}
 		runs = append(runs, guestRun{name, image, args})
 	}
