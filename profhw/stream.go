@@ -57,7 +57,7 @@ func (s SliceSource) Run(emit func(Batch) error) (uint64, error) {
 			return 0, err
 		}
 	}
-	if s.Retired != nil && len(s.Retired) > 0 {
+	if len(s.Retired) > 0 {
 		return s.Retired[len(s.Retired)-1], nil
 	}
 	return uint64(len(s.Tuples)), nil
