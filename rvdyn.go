@@ -83,11 +83,13 @@ type Options struct {
 	// CacheSize is the code cache capacity in bytes (0: codecache.DefaultSize).
 	// A full cache is flushed.
 	CacheSize int
-	// NoLink disables linking of fragment exits (every exit returns to the
-	// dispatcher); for experiments.
+	// NoLink disables linking of fragment exits, direct and indirect (it
+	// implies NoIBL): every exit returns to the dispatcher. For
+	// experiments.
 	NoLink bool
 	// NoIBL disables the in-cache indirect branch lookup: a jalr whose
-	// target is not the recorded one returns to the dispatcher.
+	// target is not the recorded one returns to the dispatcher (native code
+	// does not read the lookup table at all).
 	NoIBL bool
 	// Compile switches fragment optimizations off, one at a time, for
 	// ablation experiments; the zero value enables all.
@@ -186,6 +188,7 @@ func New(image []byte, opts Options) (*VM, error) {
 			return nil, err
 		}
 		vm.cache = c
+		vm.opts.Compile.NoIBL = opts.NoIBL || opts.NoLink
 		vm.st = new(fragment.State)
 		m.UseCPU(&vm.st.CPU)
 		vm.counters = net.NewCounters(opts.Delay)

@@ -59,6 +59,7 @@ type Cache struct {
 	mem     *region
 	iblMem  []byte   // the indirect branch lookup table's mapping
 	ibl     []uint64 // the same table: fragment.IBLEntries pairs {tag, entry}
+	iblUsed bool     // some slot is filled: reset must empty the table
 	noIBL   bool
 	size    int
 	used    int
@@ -73,10 +74,13 @@ type Cache struct {
 type Options struct {
 	// Size is the capacity in bytes (default DefaultSize).
 	Size int
-	// NoLink disables linking: every exit returns to the dispatcher.
+	// NoLink disables linking: every exit returns to the dispatcher. It
+	// implies NoIBL, the indirect form of linking.
 	NoLink bool
 	// NoIBL disables the indirect branch lookup table: a jalr to a target
-	// other than the recorded one returns to the dispatcher.
+	// other than the recorded one returns to the dispatcher. The table
+	// stays empty; fragments for such a cache are compiled with
+	// fragment.Options.NoIBL, so they do not even read it.
 	NoIBL bool
 }
 
@@ -94,7 +98,7 @@ func New(opts Options) (*Cache, error) {
 	if err != nil {
 		return nil, err
 	}
-	c := &Cache{mem: r, size: size, noLink: opts.NoLink, noIBL: opts.NoIBL}
+	c := &Cache{mem: r, size: size, noLink: opts.NoLink, noIBL: opts.NoIBL || opts.NoLink}
 	// Outside the Go heap: native code reads it through a raw address.
 	b, err := unix.Mmap(-1, 0, 16*fragment.IBLEntries, unix.PROT_READ|unix.PROT_WRITE, unix.MAP_PRIVATE|unix.MAP_ANONYMOUS)
 	if err != nil {
@@ -103,12 +107,20 @@ func New(opts Options) (*Cache, error) {
 	}
 	c.iblMem = b
 	c.ibl = unsafe.Slice((*uint64)(unsafe.Pointer(&b[0])), 2*fragment.IBLEntries)
+	c.iblUsed = true
 	c.reset()
 	return c, nil
 }
 
 func (c *Cache) reset() {
-	clear(c.ibl)
+	if c.iblUsed {
+		// Tag 0 would match a jump to guest address 0 and send the host
+		// to entry 0: empty slots carry a tag no target can have.
+		for i := 0; i < len(c.ibl); i += 2 {
+			c.ibl[i], c.ibl[i+1] = fragment.IBLEmpty, 0
+		}
+		c.iblUsed = false
+	}
 	c.used = 0
 	c.frags = make(map[uint64]*Fragment)
 	c.exits = c.exits[:0]
@@ -167,6 +179,7 @@ func (c *Cache) Insert(code *fragment.Code) (*Fragment, error) {
 	if !c.noIBL {
 		i := 2 * ((code.Head >> 2) & (fragment.IBLEntries - 1))
 		c.ibl[i], c.ibl[i+1] = code.Head, uint64(f.Entry)
+		c.iblUsed = true
 	}
 	c.stats.Fragments++
 	c.stats.CodeBytes += uint64(len(code.Bytes))

@@ -107,6 +107,7 @@ type compiler struct {
 	f     *Func
 	ra    *regAlloc
 	loops bool // the trace ends at its own head
+	noIBL bool // indirect stubs leave instead of looking up the table
 	exits []*exitStub
 	body  *label
 }
@@ -128,7 +129,7 @@ func Compile(t *interp.Trace, env Env, opts Options) (code *Code, err error) {
 	if err != nil {
 		return nil, err
 	}
-	c := &compiler{a: a, env: env, f: f, body: &label{}, loops: f.Loops}
+	c := &compiler{a: a, env: env, f: f, body: &label{}, loops: f.Loops, noIBL: opts.NoIBL}
 	c.ra = allocate(f, !opts.NoRegAlloc)
 	// Entry: load the allocated guest registers.
 	for r := uint8(1); r < 32; r++ {
@@ -246,9 +247,14 @@ func (c *compiler) emitStub(e *exitStub) {
 //	      MOVQ $pc+4, X[rd](R15)             ; the link register
 //	      SUBQ $retired, R12 ; JLE out       ; poll point
 //	      CX = IBL + ((AX >> 2) & mask) * 16
-//	      CMPQ (CX), AX ; JNE out
+//	      CMPQ (CX), AX ; JNE out            ; an empty slot's tag never matches
 //	      JMP 8(CX)
 //	out:  MOVQ AX, PC(R15) ; MOVL $id, Exit(R15) ; RET
+//
+// The alignment test comes first so that only multiples of 4 are looked
+// up, which an empty slot's odd tag (IBLEmpty) cannot equal: target 0 is
+// a miss like any other. With Options.NoIBL the stub has no lookup (from
+// the SUBQ it charges and leaves).
 func (c *compiler) emitIndirectStub(e *exitStub) {
 	a := c.a
 	a.bind(e.stub)
@@ -267,6 +273,10 @@ func (c *compiler) emitIndirectStub(e *exitStub) {
 		}
 	}
 	a.op(x86.ASUBQ, imm(int64(e.Retired)), reg(rBudget))
+	if c.noIBL {
+		c.leaveIndirect(e)
+		return
+	}
 	a.jump(x86.AJLE, out)
 	a.op(x86.AMOVQ, reg(rAX), reg(rCX))
 	a.op(x86.ASHRQ, imm(2), reg(rCX))
@@ -277,6 +287,13 @@ func (c *compiler) emitIndirectStub(e *exitStub) {
 	a.jump(x86.AJNE, out)
 	a.op(obj.AJMP, none, mem(rCX, 8))
 	a.bind(out)
+	c.leaveIndirect(e)
+}
+
+// leaveIndirect emits the way out of an indirect stub: the target (AX)
+// becomes the guest pc, and the stub returns with its exit ID.
+func (c *compiler) leaveIndirect(e *exitStub) {
+	a := c.a
 	a.op(x86.AMOVQ, reg(rAX), mem(rSt, offPC))
 	e.idProg = a.raw(0x41, 0xc7, 0x87) // MOVL $imm32, disp32(R15)
 	a.raw32(offExit)

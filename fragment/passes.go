@@ -28,6 +28,12 @@ type Options struct {
 	// NoStrength turns off strength reduction of gcc's idioms
 	// (strength.go).
 	NoStrength bool
+	// NoIBL emits indirect jump stubs without the lookup in the indirect
+	// branch lookup table: a jalr to a target other than the recorded one
+	// always returns to the dispatcher, and native code never reads the
+	// table. It is a code cache mechanism, not an optimization pass, so
+	// PassNames and ParsePasses leave it alone.
+	NoIBL bool
 }
 
 // A pass rewrites a Func in place, keeping the invariants verify checks.

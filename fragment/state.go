@@ -26,13 +26,21 @@ type State struct {
 	Exit uint64
 	// IBL is the host address of the indirect branch lookup table
 	// (offset 280): IBLEntries pairs {guest pc, host entry address},
-	// indexed by (pc >> 2) & (IBLEntries-1), tag 0 for an empty slot.
-	// The code cache owns the table.
+	// indexed by (pc >> 2) & (IBLEntries-1), tag IBLEmpty for an empty
+	// slot. The code cache owns the table.
 	IBL uintptr
 }
 
 // IBLEntries is the number of slots in the indirect branch lookup table.
 const IBLEntries = 1 << 16
+
+// IBLEmpty is the tag of an empty slot of the indirect branch lookup
+// table. No looked-up target can equal it: a stub looks up only targets
+// that are multiples of 4 (others leave to the interpreter, which reports
+// the misaligned jump), and IBLEmpty is odd. So a guest value, 0 included,
+// can never select an empty slot's entry address, and a hit costs no more
+// than the one compare with the tag.
+const IBLEmpty = ^uint64(0)
 
 // Offsets of State fields used by generated code, in bytes.
 const (

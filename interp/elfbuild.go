@@ -16,11 +16,14 @@ const (
 // the given instruction words at MakeELFText (the entry point) and whose
 // writable data segment holds data followed by zeros up to dataSize bytes
 // at MakeELFData. It exists for tests and experiments with hand-made
-// instruction sequences; len(text)*4 must not exceed 64 KiB.
+// instruction sequences; len(text)*4 must not exceed 64 KiB. Each segment
+// starts on a page of the file, as Linux and qemu-riscv64 require (file
+// offset and address equal modulo the page size), so the image runs there
+// too.
 func MakeELF(text []uint32, data []byte, dataSize int) []byte {
 	const ehsize, phsize = 64, 56
-	textOff := uint64(ehsize + 2*phsize)
-	dataOff := textOff + 4*uint64(len(text))
+	textOff := uint64(pageSize)
+	dataOff := textOff + (4*uint64(len(text))+pageSize-1)&^(pageSize-1)
 	img := make([]byte, dataOff+uint64(len(data)))
 	le := binary.LittleEndian
 	copy(img, []byte{0x7f, 'E', 'L', 'F', 2, 1, 1})

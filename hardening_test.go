@@ -1,0 +1,231 @@
+package rvdyn_test
+
+import (
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"syscall"
+	"testing"
+
+	"rvdyn"
+	"rvdyn/interp"
+)
+
+// Hand-made guests for the hardening tests: small programs built with
+// interp.MakeELF that provoke one corner each, run under the interpreter,
+// under the optimizer in several configurations and (when installed)
+// under qemu-riscv64, which must all agree.
+
+type I = interp.Inst
+
+// words encodes a program.
+func words(prog ...I) []uint32 {
+	w := make([]uint32, len(prog))
+	for i, in := range prog {
+		w[i] = interp.Encode(in)
+	}
+	return w
+}
+
+// exitWith returns "li a7,93; ecall" (exit with the status in a0).
+func exitWith() []I {
+	return []I{{Op: interp.OpADDI, Rd: 17, Imm: 93}, {Op: interp.OpECALL}}
+}
+
+// li returns instructions setting rd to the signed 32-bit value v.
+func li(rd uint8, v int64) []I {
+	lo := v << 52 >> 52
+	return []I{{Op: interp.OpLUI, Rd: rd, Imm: int64(int32(v - lo))}, {Op: interp.OpADDIW, Rd: rd, Rs1: rd, Imm: lo}}
+}
+
+// cat concatenates instruction lists.
+func cat(parts ...[]I) []I {
+	var all []I
+	for _, p := range parts {
+		all = append(all, p...)
+	}
+	return all
+}
+
+// hardeningConfigs are the optimizer configurations a hand-made guest must
+// agree under: the default delay, delay 0, and the mechanisms whose code
+// paths the hardening tests aim at switched off.
+func hardeningConfigs() map[string]rvdyn.Options {
+	cfgs := map[string]rvdyn.Options{
+		"delay 50": {Delay: 50},
+		"delay 0":  {Delay: 0},
+		"delay 3":  {Delay: 3},
+	}
+	for _, m := range []string{"ibl", "link", "regalloc", "constfold"} {
+		o := rvdyn.Options{Delay: 10}
+		if err := o.Disable(m); err != nil {
+			panic(err)
+		}
+		cfgs["no "+m] = o
+	}
+	return cfgs
+}
+
+// faultOf returns the fault in err, or nil.
+func faultOf(err error) *interp.Fault {
+	var f *interp.Fault
+	if errors.As(err, &f) {
+		return f
+	}
+	return nil
+}
+
+// sameOutcome reports how got differs from the interpreter's ref ("" if
+// it does not): exit status, output, instruction count, and the fault
+// (kind, pc, address) or other error.
+func sameOutcome(ref, got outcome) string {
+	switch {
+	case got.code != ref.code:
+		return fmt.Sprintf("exit %d (%v), interp %d (%v)", got.code, got.err, ref.code, ref.err)
+	case got.stdout != ref.stdout:
+		return fmt.Sprintf("output %q, interp %q", got.stdout, ref.stdout)
+	case got.insts != ref.insts:
+		return fmt.Sprintf("%d instructions, interp %d", got.insts, ref.insts)
+	}
+	rf, gf := faultOf(ref.err), faultOf(got.err)
+	switch {
+	case (rf == nil) != (gf == nil):
+		return fmt.Sprintf("error %v, interp %v", got.err, ref.err)
+	case rf != nil && (rf.Kind != gf.Kind || rf.PC != gf.PC || rf.Addr != gf.Addr):
+		return fmt.Sprintf("fault %v, interp %v", gf, rf)
+	case rf == nil && !errors.Is(got.err, ref.err) && !errors.Is(ref.err, got.err):
+		return fmt.Sprintf("error %v, interp %v", got.err, ref.err)
+	}
+	return ""
+}
+
+// agree runs img under the interpreter and under every configuration in
+// cfgs (with base's limits and arguments), requires the same outcome
+// everywhere, and returns the interpreter's.
+func agree(t *testing.T, img []byte, base rvdyn.Options, cfgs map[string]rvdyn.Options) outcome {
+	t.Helper()
+	ref := base
+	ref.Mode = rvdyn.ModeInterp
+	want := run(t, img, ref)
+	for name, o := range cfgs {
+		o.Mode = rvdyn.ModeDynamo
+		o.MaxInstructions, o.Args, o.MemSize = base.MaxInstructions, base.Args, base.MemSize
+		got := run(t, img, o)
+		if d := sameOutcome(want, got); d != "" {
+			t.Errorf("dynamo %s: %s", name, d)
+		}
+	}
+	return want
+}
+
+// qemuStatus runs img under qemu-riscv64 and returns its exit status (128+
+// signal if the guest was killed) and standard output; ok is false if
+// qemu-riscv64 is not installed.
+func qemuStatus(t *testing.T, img []byte, args ...string) (code int, stdout string, ok bool) {
+	t.Helper()
+	qemu, err := exec.LookPath("qemu-riscv64")
+	if err != nil {
+		return 0, "", false
+	}
+	p := filepath.Join(t.TempDir(), "prog.elf")
+	if err := os.WriteFile(p, img, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(qemu, append([]string{p}, args...)...)
+	var out bytes.Buffer
+	cmd.Stdout = &out
+	err = cmd.Run()
+	var ee *exec.ExitError
+	switch {
+	case errors.As(err, &ee):
+		ws := ee.Sys().(syscall.WaitStatus)
+		if ws.Signaled() {
+			return 128 + int(ws.Signal()), out.String(), true
+		}
+		return ws.ExitStatus(), out.String(), true
+	case err != nil:
+		t.Fatal(err)
+	}
+	return 0, out.String(), true
+}
+
+// checkQemu compares the interpreter's outcome with qemu-riscv64's, when
+// it is installed.
+func checkQemu(t *testing.T, img []byte, ref outcome) {
+	t.Helper()
+	code, out, ok := qemuStatus(t, img)
+	if !ok {
+		t.Log("qemu-riscv64 not installed: skipping the qemu comparison")
+		return
+	}
+	if code != ref.code || out != ref.stdout {
+		t.Errorf("qemu-riscv64: exit %d, output %q; rvdyn: exit %d, output %q", code, out, ref.code, ref.stdout)
+	}
+}
+
+// nullCall is a loop run 300,000 times that calls a function through a
+// pointer; near the end the pointer becomes 0 without a branch, so the
+// call is compiled code's indirect jump to guest address 0. With table
+// set, the pointer is loaded from a two-entry table {f, 0} in the data
+// segment instead of masked.
+func nullCall(table bool) []byte {
+	const T = interp.MakeELFText
+	const fOff = 0x50 // f's offset in the text
+	var pick []I
+	if table {
+		pick = []I{
+			{Op: interp.OpSLTIU, Rd: 5, Rs1: 8, Imm: 100}, // t0 = s0 < 100
+			{Op: interp.OpSLLI, Rd: 5, Rs1: 5, Imm: 3},    // t0 *= 8
+			{Op: interp.OpADD, Rd: 5, Rs1: 5, Rs2: 18},    // t0 += &table
+			{Op: interp.OpLD, Rd: 6, Rs1: 5},              // t1 = table[s0 < 100]
+		}
+	} else {
+		pick = []I{
+			{Op: interp.OpSLTIU, Rd: 5, Rs1: 8, Imm: 100}, // t0 = s0 < 100
+			{Op: interp.OpADDI, Rd: 5, Rs1: 5, Imm: -1},   // t0 = s0 < 100 ? 0 : ^0
+			{Op: interp.OpAND, Rd: 6, Rs1: 9, Rs2: 5},     // t1 = s0 < 100 ? 0 : f
+		}
+	}
+	prog := cat(
+		li(8, 300000),     // s0 = iterations left
+		li(9, T+fOff),     // s1 = f
+		li(18, 0x20000),   // s2 = &table
+		li(10, 0),         // a0 = calls made
+		pick,              // loop:
+		[]I{{Op: interp.OpJALR, Rd: 1, Rs1: 6}, // call t1
+			{Op: interp.OpADDI, Rd: 8, Rs1: 8, Imm: -1}, // s0--
+		})
+	loop := int64(8 * 4)
+	prog = append(prog, I{Op: interp.OpBNE, Rs1: 8, Imm: loop - int64(4*len(prog))})
+	prog = append(prog, exitWith()...)
+	for len(prog) < fOff/4 {
+		prog = append(prog, I{Op: interp.OpFENCE})
+	}
+	prog = append(prog, I{Op: interp.OpADDI, Rd: 10, Rs1: 10, Imm: 1}, I{Op: interp.OpJALR, Rs1: 1}) // f: a0++; ret
+	data := make([]byte, 16)
+	binary.LittleEndian.PutUint64(data, T+fOff)
+	return interp.MakeELF(words(prog...), data, 4096)
+}
+
+// TestNullCallInCompiledCode: an indirect call to address 0 from native
+// code must be the guest's fault (a bad jump target at pc 0, SIGSEGV),
+// never a jump of the host to address 0 through an empty slot of the
+// indirect branch lookup table, whether or not the table and linking are
+// switched on.
+func TestNullCallInCompiledCode(t *testing.T) {
+	for _, table := range []bool{false, true} {
+		t.Run(fmt.Sprintf("table=%v", table), func(t *testing.T) {
+			img := nullCall(table)
+			ref := agree(t, img, rvdyn.Options{}, hardeningConfigs())
+			f := faultOf(ref.err)
+			if f == nil || f.Kind != interp.FaultFetch || f.PC != 0 || ref.code != 139 {
+				t.Fatalf("interp: exit %d, %v; want a bad jump target at pc 0 (139)", ref.code, ref.err)
+			}
+			checkQemu(t, img, ref)
+		})
+	}
+}
