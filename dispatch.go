@@ -47,12 +47,9 @@ func (vm *VM) dispatch() error {
 			vm.flush()
 			continue
 		}
-		remaining := uint64(1<<63 - 1)
-		if lim := vm.opts.MaxInstructions; lim > 0 {
-			if m.Retired() >= lim {
-				return interp.ErrLimit
-			}
-			remaining = lim - m.Retired()
+		remaining := vm.left()
+		if remaining == 0 {
+			return interp.ErrLimit
 		}
 		// Native code may overshoot its budget by up to one trace; keep
 		// that much in reserve so the limit is exact.
@@ -77,6 +74,20 @@ func (vm *VM) dispatch() error {
 		}
 	}
 	return nil
+}
+
+// left returns how many more instructions the guest may retire before
+// Options.MaxInstructions (the largest int64 if there is no limit).
+func (vm *VM) left() uint64 {
+	lim := vm.opts.MaxInstructions
+	switch r := vm.m.Retired(); {
+	case lim == 0:
+		return 1<<63 - 1
+	case r >= lim:
+		return 0
+	default:
+		return lim - r
+	}
 }
 
 func (vm *VM) maxTraceLen() int {
@@ -125,12 +136,22 @@ func (vm *VM) candidate(pc uint64) error {
 	if vm.cache.Lookup(pc) != nil || !vm.counters.Bump(pc) {
 		return nil
 	}
+	// The recorder executes what it records: it may not step past the
+	// instruction limit.
+	maxLen := vm.maxTraceLen()
+	n := min(uint64(maxLen), vm.left())
+	if n == 0 {
+		return nil // the dispatch loop reports the limit
+	}
 	t0 := time.Now()
-	trace, reason, err := net.Record(vm.m, vm.maxTraceLen(), func(p uint64) bool { return vm.cache.Lookup(p) != nil })
+	trace, reason, err := net.Record(vm.m, int(n), func(p uint64) bool { return vm.cache.Lookup(p) != nil })
 	t1 := time.Now()
 	vm.stats.RecordTime += t1.Sub(t0)
 	if err != nil {
 		return err // a guest fault while recording
+	}
+	if reason == net.EndMaxLen && trace.Len() < maxLen {
+		return nil // cut short by the instruction limit: the run ends here
 	}
 	if trace.Len() == 0 {
 		vm.counters.Abandon(pc)

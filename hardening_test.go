@@ -229,3 +229,61 @@ func TestNullCallInCompiledCode(t *testing.T) {
 		})
 	}
 }
+
+// TestInstructionLimitWhileRecording puts the instruction limit at every
+// point of the first traces recorded (the "addi; xor; j loop" at
+// small limits and around the default delay) and just before a store
+// that faults while the recorder steps through it: the optimizer must stop
+// at exactly the limit, with the interpreter's registers, and report the
+// limit, not the fault beyond it.
+func TestInstructionLimitWhileRecording(t *testing.T) {
+	loop := interp.MakeELF(words(
+		I{Op: interp.OpADDI, Rd: 10, Rs1: 10, Imm: 1}, // loop: a0++
+		I{Op: interp.OpXOR, Rd: 11, Rs1: 11, Rs2: 10}, //       a1 ^= a0
+		I{Op: interp.OpJAL, Imm: -8},                  //       j loop
+	), nil, 4096)
+	store := interp.MakeELF(words(
+		I{Op: interp.OpADDI, Rd: 5, Imm: 2},          //       t0 = 2
+		I{Op: interp.OpADDI, Rd: 5, Rs1: 5, Imm: -1}, // loop: t0--
+		I{Op: interp.OpBNE, Rs1: 5, Imm: -4},         //       bnez t0, loop
+		I{Op: interp.OpSD, Rs1: 0, Rs2: 5},           //       sd zero, 0(zero): faults
+	), nil, 4096)
+	type tc struct {
+		img   []byte
+		delay int
+		limit uint64
+	}
+	var cases []tc
+	for _, d := range []int{0, 1, 2, 50} {
+		for l := uint64(1); l <= 12; l++ {
+			cases = append(cases, tc{loop, d, l})
+		}
+		for _, l := range []uint64{150, 151, 152, 153, 154, 155, 156, 157, 158, 1000, 1001, 1002} {
+			cases = append(cases, tc{loop, d, l})
+		}
+	}
+	for l := uint64(1); l <= 5; l++ {
+		cases = append(cases, tc{store, 0, l})
+	}
+	for _, c := range cases {
+		name := fmt.Sprintf("%s delay %d limit %d", map[bool]string{true: "loop", false: "store"}[&c.img[0] == &loop[0]], c.delay, c.limit)
+		regs := func(mode rvdyn.Mode) ([32]uint64, uint64, error) {
+			vm, err := rvdyn.New(c.img, rvdyn.Options{Mode: mode, Delay: c.delay, MaxInstructions: c.limit})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer vm.Close()
+			_, err = vm.Run()
+			return vm.Machine().CPU.X, vm.Stats().GuestInstructions, err
+		}
+		want, _, err := regs(rvdyn.ModeInterp)
+		if !errors.Is(err, interp.ErrLimit) {
+			t.Fatalf("%s: interp: %v", name, err)
+		}
+		got, n, err := regs(rvdyn.ModeDynamo)
+		if !errors.Is(err, interp.ErrLimit) || n != c.limit || got != want {
+			t.Errorf("%s: dynamo stopped after %d instructions with %v (a0=%d a1=%d; interp a0=%d a1=%d)",
+				name, n, err, got[10], got[11], want[10], want[11])
+		}
+	}
+}

@@ -48,7 +48,11 @@ func stops(in interp.Inst) bool {
 // Record executes the machine from its current pc, the trace head, and
 // records the path it takes until an end condition holds. isHead reports
 // whether a pc is the head of an existing fragment. The recorded
-// instructions are executed (and counted) by the interpreter as usual. A
+// instructions are executed (and counted) by the interpreter as usual, and
+// Record executes no more than maxLen of them: a caller with an
+// instruction budget passes the smaller of the trace length limit and
+// what is left of the budget (a trace cut short by the budget ends with
+// EndMaxLen). A
 // guest fault or exit during recording ends it with the fault (the trace
 // is discarded); a trace may be empty if the head itself stops recording.
 func Record(m *interp.Machine, maxLen int, isHead func(pc uint64) bool) (*interp.Trace, EndReason, error) {

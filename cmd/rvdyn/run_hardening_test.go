@@ -1,0 +1,38 @@
+package main
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"rvdyn/interp"
+)
+
+// storePastLimit loops twice and then stores to address 0; at delay 0 the
+// second iteration is recorded, and the recorder reaches the store.
+var storePastLimit = []uint32{
+	enc(I{Op: interp.OpADDI, Rd: 5, Imm: 2}),          //       t0 = 2
+	enc(I{Op: interp.OpADDI, Rd: 5, Rs1: 5, Imm: -1}), // loop: t0--
+	enc(I{Op: interp.OpBNE, Rs1: 5, Imm: -4}),         //       bnez t0, loop
+	enc(I{Op: interp.OpSD, Rs1: 0, Rs2: 5}),           //       sd t0, 0(zero): faults
+}
+
+// TestRunLimitBeforeFault: a limit that falls just before a faulting
+// store stops the guest with status 124 in both modes, also when the
+// limit falls inside the recording of a trace.
+func TestRunLimitBeforeFault(t *testing.T) {
+	prog := writeELF(t, storePastLimit)
+	for _, mode := range []string{"--mode=interp", "--delay=0", "--delay=1"} {
+		for _, limit := range []int{3, 4, 5} {
+			code, _, stderr := runMain(t, "run", mode, fmt.Sprintf("--max-instructions=%d", limit), prog)
+			want := fmt.Sprintf("instruction limit reached after %d guest instructions", limit)
+			if code != 124 || !strings.Contains(stderr, want) {
+				t.Errorf("%s limit %d: exit %d, stderr %q; want 124, %q", mode, limit, code, stderr, want)
+			}
+		}
+		code, _, stderr := runMain(t, "run", mode, "--max-instructions=6", prog)
+		if code != 139 || !strings.Contains(stderr, "bad store address 0x0 at pc 0x1000c") {
+			t.Errorf("%s limit 6: exit %d, stderr %q; want the fault (139)", mode, code, stderr)
+		}
+	}
+}
