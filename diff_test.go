@@ -3,6 +3,7 @@ package rvdyn_test
 import (
 	"bytes"
 	"errors"
+	"flag"
 	"fmt"
 	"os"
 	"os/exec"
@@ -18,12 +19,17 @@ import (
 // default (benchmark) size instead of its small size: set RVDYN_FULL=1.
 var fullSize = os.Getenv("RVDYN_FULL") != ""
 
+// updateGolden rewrites testdata/guests/*.out from the interpreter's output,
+// but only for guests whose output qemu-riscv64 confirms.
+var updateGolden = flag.Bool("update-golden", false, "rewrite testdata/guests/*.out (needs qemu-riscv64)")
+
 type outcome struct {
 	stdout, stderr string
 	code           int
 	insts          uint64
 	err            error
 	stats          rvdyn.Stats
+	cpu            interp.CPU // registers and pc when the guest stopped
 }
 
 func run(t *testing.T, image []byte, opts rvdyn.Options) outcome {
@@ -37,8 +43,20 @@ func run(t *testing.T, image []byte, opts rvdyn.Options) outcome {
 	defer vm.Close()
 	code, err := vm.Run()
 	st := vm.Stats()
-	return outcome{out.String(), errb.String(), code, st.GuestInstructions, err, st}
+	return outcome{out.String(), errb.String(), code, st.GuestInstructions, err, st, *vm.Machine().CPU}
 }
+
+// goldenPath is the file holding a guest's expected output at the size
+// the test runs it: stdout, then a last line "# exit status N".
+func goldenPath(name string) string {
+	size := "small"
+	if fullSize {
+		size = "full"
+	}
+	return filepath.Join("testdata", "guests", name+"."+size+".out")
+}
+
+func goldenText(o outcome) string { return fmt.Sprintf("%s# exit status %d\n", o.stdout, o.code) }
 
 func guestArgs(name string) []string {
 	if fullSize {
@@ -69,8 +87,9 @@ func dynamoConfigs(t *testing.T) map[string]rvdyn.Options {
 // TestGuestsAgree runs every guest under the interpreter and under the
 // optimizer in every configuration of dynamoConfigs, and (when installed)
 // under qemu-riscv64, and requires identical output and exit status
-// everywhere and identical retired instruction counts across rvdyn's
-// modes.
+// everywhere, identical retired instruction counts and final registers
+// across rvdyn's modes, and the output recorded in testdata/guests (so a
+// bug shared by the interpreter and the optimizer is caught without qemu).
 func TestGuestsAgree(t *testing.T) {
 	names := bench.Guests()
 	if len(names) < 8 {
@@ -89,6 +108,11 @@ func TestGuestsAgree(t *testing.T) {
 			if ref.err != nil || ref.code != 0 {
 				t.Fatalf("interp: exit %d, %v, stderr %q", ref.code, ref.err, ref.stderr)
 			}
+			if want, err := os.ReadFile(goldenPath(name)); err != nil && !*updateGolden {
+				t.Errorf("no expected output: %v (make it with -update-golden)", err)
+			} else if err == nil && string(want) != goldenText(ref) {
+				t.Errorf("interp output differs from %s:\n got: %q\nwant: %q", goldenPath(name), goldenText(ref), want)
+			}
 			for cname, opts := range cfgs {
 				opts.Mode, opts.Args = rvdyn.ModeDynamo, args
 				got := run(t, image, opts)
@@ -98,6 +122,9 @@ func TestGuestsAgree(t *testing.T) {
 				}
 				if got.insts != ref.insts {
 					t.Errorf("dynamo %s: %d guest instructions, interp %d", cname, got.insts, ref.insts)
+				}
+				if got.cpu != ref.cpu {
+					t.Errorf("dynamo %s: final registers differ from interp:\n got: %x\nwant: %x", cname, got.cpu, ref.cpu)
 				}
 				if got.stats.CacheInstructions+got.stats.InterpretedInstructions != got.insts {
 					t.Errorf("dynamo %s: cache %d + interpreted %d != %d", cname,
@@ -128,6 +155,13 @@ func TestGuestsAgree(t *testing.T) {
 			}
 			if code != ref.code || out.String() != ref.stdout {
 				t.Errorf("qemu-riscv64: exit %d, output %q; rvdyn: exit %d, output %q", code, out.String(), ref.code, ref.stdout)
+			} else if *updateGolden {
+				if err := os.MkdirAll(filepath.Dir(goldenPath(name)), 0o755); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.WriteFile(goldenPath(name), []byte(goldenText(ref)), 0o644); err != nil {
+					t.Fatal(err)
+				}
 			}
 		})
 	}
