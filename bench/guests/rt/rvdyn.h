@@ -1,0 +1,46 @@
+/* rvdyn.h: the guest side of rvdyn's host calls, and profiling tags.
+
+   A host call is an ecall whose number (a7) no Linux system call uses, so
+   that qemu-riscv64 and a plain Linux kernel answer -ENOSYS and a guest
+   runs unchanged everywhere; rvdyn may answer it.  Arguments go in a0 and
+   a1, the answer comes back in a0 (negative: -errno).  A native build of a
+   guest (x86-64) never traps: rvdyn_hostcall returns -ENOSYS at once.
+
+   Host-call numbers (reserved here, 0x5256 is "RV"):
+     RVDYN_HC_HEAP_ANNOUNCE  0x52560001
+         a0 = guest address of a struct heap_desc (bench/guests/scheme/
+         heap.h, docs/heap-contract.md), a1 = 0.  Answer 0: the host has
+         taken the heap over as that document describes; -ENOSYS (today,
+         under qemu-riscv64 and rvdyn): the guest collects its own heap. */
+#ifndef RVDYN_H
+#define RVDYN_H
+
+#include <stdint.h>
+
+#define RVDYN_HC_HEAP_ANNOUNCE 0x52560001L
+
+#define RVDYN_ENOSYS 38
+
+static inline long rvdyn_hostcall(long n, long a0, long a1)
+{
+#ifdef __riscv
+	register long r0 __asm__("a0") = a0;
+	register long r1 __asm__("a1") = a1;
+	register long r7 __asm__("a7") = n;
+	__asm__ volatile("ecall" : "+r"(r0) : "r"(r1), "r"(r7) : "memory");
+	return r0;
+#else
+	(void)n;
+	(void)a0;
+	(void)a1;
+	return -RVDYN_ENOSYS;
+#endif
+}
+
+/* PROFILE_TAG(t) marks the instruction that follows it as a site of kind t
+   for rvdyn's relational profiler (t = 1: a reference store into a heap
+   object, see REF_STORE in bench/guests/scheme/heap.h).  It expands to
+   nothing until the relational profiler defines the tag encoding. */
+#define PROFILE_TAG(t)
+
+#endif
