@@ -1,0 +1,13 @@
+;;; vectors.scm: vector primitives.
+(define (show . xs) (for-each (lambda (x) (write x) (display " ")) xs) (newline))
+(show (vector? #(1)) (vector? '(1)) (make-vector 3 'x) (vector-length (make-vector 5)) (make-vector 0))
+(show (vector) (vector 1 "a" #\b) (vector-length #(1 2 3)))
+(define v (make-vector 4 0))
+(vector-set! v 0 'first)
+(vector-set! v 3 '(last))
+(show v (vector-ref v 0) (vector-ref v 3))
+(show (vector->list #(1 2 3)) (vector->list #()) (list->vector '(a b)) (list->vector '()))
+(vector-fill! v 7)
+(show v)
+(define big (make-vector 100000 1))
+(show (vector-length big) (apply + (vector->list big)))
