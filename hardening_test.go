@@ -103,17 +103,17 @@ func sameOutcome(ref, got outcome) string {
 	return ""
 }
 
-// agree runs img under the interpreter and under every configuration in
+// agreeEverywhere runs img under the interpreter and under every configuration in
 // cfgs (with base's limits and arguments), requires the same outcome
 // everywhere, and returns the interpreter's.
-func agree(t *testing.T, img []byte, base rvdyn.Options, cfgs map[string]rvdyn.Options) outcome {
+func agreeEverywhere(t *testing.T, img []byte, base rvdyn.Options, cfgs map[string]rvdyn.Options) outcome {
 	t.Helper()
 	ref := base
 	ref.Mode = rvdyn.ModeInterp
 	want := run(t, img, ref)
 	for name, o := range cfgs {
 		o.Mode = rvdyn.ModeDynamo
-		o.MaxInstructions, o.Args, o.MemSize = base.MaxInstructions, base.Args, base.MemSize
+		o.MaxInstructions, o.Args, o.MemSize, o.StackSize = base.MaxInstructions, base.Args, base.MemSize, base.StackSize
 		got := run(t, img, o)
 		if d := sameOutcome(want, got); d != "" {
 			t.Errorf("dynamo %s: %s", name, d)
@@ -191,11 +191,11 @@ func nullCall(table bool) []byte {
 		}
 	}
 	prog := cat(
-		li(8, 300000),     // s0 = iterations left
-		li(9, T+fOff),     // s1 = f
-		li(18, 0x20000),   // s2 = &table
-		li(10, 0),         // a0 = calls made
-		pick,              // loop:
+		li(8, 300000),   // s0 = iterations left
+		li(9, T+fOff),   // s1 = f
+		li(18, 0x20000), // s2 = &table
+		li(10, 0),       // a0 = calls made
+		pick,            // loop:
 		[]I{{Op: interp.OpJALR, Rd: 1, Rs1: 6}, // call t1
 			{Op: interp.OpADDI, Rd: 8, Rs1: 8, Imm: -1}, // s0--
 		})
@@ -220,7 +220,7 @@ func TestNullCallInCompiledCode(t *testing.T) {
 	for _, table := range []bool{false, true} {
 		t.Run(fmt.Sprintf("table=%v", table), func(t *testing.T) {
 			img := nullCall(table)
-			ref := agree(t, img, rvdyn.Options{}, hardeningConfigs())
+			ref := agreeEverywhere(t, img, rvdyn.Options{}, hardeningConfigs())
 			f := faultOf(ref.err)
 			if f == nil || f.Kind != interp.FaultFetch || f.PC != 0 || ref.code != 139 {
 				t.Fatalf("interp: exit %d, %v; want a bad jump target at pc 0 (139)", ref.code, ref.err)
@@ -285,5 +285,47 @@ func TestInstructionLimitWhileRecording(t *testing.T) {
 			t.Errorf("%s: dynamo stopped after %d instructions with %v (a0=%d a1=%d; interp a0=%d a1=%d)",
 				name, n, err, got[10], got[11], want[10], want[11])
 		}
+	}
+}
+
+// recursion calls itself forever, pushing a 32-byte frame each time.
+func recursion() []byte {
+	return interp.MakeELF(words(
+		I{Op: interp.OpADDI, Rd: 10},                  //    a0 = 0
+		I{Op: interp.OpADDI, Rd: 2, Rs1: 2, Imm: -32}, // f: sp -= 32
+		I{Op: interp.OpSD, Rs1: 2, Rs2: 1, Imm: 24},   //    sd ra, 24(sp)
+		I{Op: interp.OpSD, Rs1: 2, Rs2: 10, Imm: 16},  //    sd a0, 16(sp)
+		I{Op: interp.OpADDI, Rd: 10, Rs1: 10, Imm: 1}, //    a0++
+		I{Op: interp.OpJAL, Rd: 1, Imm: -16},          //    call f
+	), []byte("sentinel"), 4096)
+}
+
+// TestStackOverflow: a runaway recursion faults at the first store below
+// the stack limit (--stack-size, 8 MiB by default, as Linux and qemu
+// give), inside the guard gap, in every mode; it never reaches the heap
+// or the globals.
+func TestStackOverflow(t *testing.T) {
+	img := recursion()
+	const top = interp.DefaultMemSize - 4096 // the stack top
+	for _, size := range []uint64{0, 64 << 10, 100 << 20} {
+		t.Run(fmt.Sprintf("stack %d", size), func(t *testing.T) {
+			base := rvdyn.Options{StackSize: size}
+			ref := agreeEverywhere(t, img, base, hardeningConfigs())
+			limit := top - size
+			if size == 0 {
+				limit = top - interp.DefaultStackSize
+			}
+			f := faultOf(ref.err)
+			if f == nil || f.Kind != interp.FaultStore || f.PC != interp.MakeELFText+8 || f.Addr >= limit || f.Addr < limit-32 || ref.code != 139 {
+				t.Fatalf("interp: exit %d, %v; want a bad store address just below the stack limit %#x", ref.code, ref.err, limit)
+			}
+			if size == 0 {
+				checkQemu(t, img, ref)
+			}
+		})
+	}
+	// A stack that does not fit is a load error.
+	if _, err := rvdyn.New(img, rvdyn.Options{StackSize: interp.DefaultMemSize}); err == nil {
+		t.Error("a stack as large as the address space was accepted")
 	}
 }

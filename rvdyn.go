@@ -102,6 +102,9 @@ type Options struct {
 	Listing io.Writer
 	// MemSize is the guest address space size in bytes (0: interp.DefaultMemSize).
 	MemSize uint64
+	// StackSize limits the guest stack in bytes (0: interp.DefaultStackSize,
+	// 8 MiB); an access below the limit is a guest fault (see interp.Load).
+	StackSize uint64
 
 	// Args is the guest's argv (Args[0] is its name); Env its environment.
 	Args []string
@@ -172,7 +175,7 @@ func (vm *VM) interpret() error {
 // run. A bad image gives a *interp.LoadError.
 func New(image []byte, opts Options) (*VM, error) {
 	m, err := interp.Load(image, interp.Config{Args: opts.Args, Env: opts.Env,
-		Stdin: opts.Stdin, Stdout: opts.Stdout, Stderr: opts.Stderr, MemSize: opts.MemSize})
+		Stdin: opts.Stdin, Stdout: opts.Stdout, Stderr: opts.Stderr, MemSize: opts.MemSize, StackSize: opts.StackSize})
 	if err != nil {
 		return nil, err
 	}

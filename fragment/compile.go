@@ -13,17 +13,37 @@ import (
 )
 
 // Env describes the guest the code is compiled for: the memory limits every
-// emitted load and store checks against (see interp.Memory).
+// emitted load and store checks against (see interp.Memory). A load may
+// access [ReadLo, GuardLo) and [GuardHi, MemSize), a store [WriteLo,
+// GuardLo) and [GuardHi, MemSize); the guard gap [GuardLo, GuardHi) below
+// the stack faults. GuardLo = GuardHi = 0 means no guard gap.
 type Env struct {
 	ReadLo  uint64 // lowest loadable guest address
 	WriteLo uint64 // lowest storable guest address
 	MemSize uint64 // size of the guest address space, at most 2 GiB
+	GuardLo uint64 // lowest address of the guard gap (the heap's limit)
+	GuardHi uint64 // end of the guard gap: the lowest stack address
 }
 
 // EnvOf returns the Env of a loaded machine.
 func EnvOf(m *interp.Machine) Env {
-	return Env{ReadLo: m.Mem.ReadLo(), WriteLo: m.Mem.WriteLo(), MemSize: m.Mem.Size()}
+	lo, hi := m.Mem.Guard()
+	return Env{ReadLo: m.Mem.ReadLo(), WriteLo: m.Mem.WriteLo(), MemSize: m.Mem.Size(), GuardLo: lo, GuardHi: hi}
 }
+
+// norm returns e with an absent guard gap placed at MemSize, where it is
+// empty, so that [lo, GuardLo) and [GuardHi, MemSize) are always the two
+// accessible intervals.
+func (e Env) norm() Env {
+	if e.GuardLo == 0 && e.GuardHi == 0 {
+		e.GuardLo, e.GuardHi = e.MemSize, e.MemSize
+	}
+	return e
+}
+
+// inStack reports whether guest address a lies in the stack interval
+// [GuardHi, MemSize) of a normalized Env.
+func (e Env) inStack(a uint64) bool { return a-e.GuardHi < e.MemSize-e.GuardHi }
 
 // An ExitKind says what the dispatcher does when native code leaves
 // through an exit.
@@ -110,6 +130,7 @@ type compiler struct {
 	noIBL bool // indirect stubs leave instead of looking up the table
 	exits []*exitStub
 	body  *label
+	cold  []func() // out-of-line code, emitted after the exit stubs
 }
 
 // Compile translates a recorded trace into a fragment laid out along the
@@ -121,6 +142,7 @@ func Compile(t *interp.Trace, env Env, opts Options) (code *Code, err error) {
 	if len(t.Steps) == 0 {
 		return nil, ErrEmptyTrace
 	}
+	env = env.norm()
 	f := lower(t, env)
 	if err := optimize(f, opts); err != nil {
 		return nil, err
@@ -153,6 +175,9 @@ func Compile(t *interp.Trace, env Env, opts Options) (code *Code, err error) {
 	c.exits[0] = end
 	for _, e := range c.exits {
 		c.emitStub(e)
+	}
+	for _, emit := range c.cold {
+		emit()
 	}
 	bytes, err := a.assemble()
 	if err != nil {

@@ -239,19 +239,39 @@ func (c *compiler) guard(i int, in Inst) {
 	a.jump(cond, e.stub)
 }
 
-// access computes the address of a load or store, exits to the
-// interpreter if it lies outside [lo, MemSize), and returns the memory
-// operand. A constant address proven in bounds (no exit) needs neither.
+// access computes the address of a load or store, checks it, and returns
+// the memory operand. Guest memory is two intervals, [lo, GuardLo) (text,
+// data, heap) and [GuardHi, MemSize) (the stack, above its guard gap):
+//
+//	LEAQ off-lo1(base), CX ; CMPQ CX, $size1 ; JAE slow   ; the recorded interval
+//	back: <the access>
+//	...
+//	slow: LEAQ off-lo2(base), CX ; CMPQ CX, $size2 ; JAE exit ; JMP back
+//
+// so an access costs one compare when it hits the interval it hit while
+// recording, and two more jumps when it hits the other one (a pointer to
+// a local where a heap pointer was recorded). An address in neither
+// leaves to the interpreter at this very instruction, which reports the
+// fault. A constant address proven in bounds (no exit) needs no check.
 func (c *compiler) access(i int, in Inst, lo uint64) obj.Addr {
 	a := c.a
 	if in.Exit < 0 {
 		return mem(rMem, int64(in.A.Const+uint64(in.Off)))
 	}
+	env := c.env
+	lows := [2]uint64{lo, env.GuardHi}
+	sizes := [2]uint64{env.GuardLo - lo, env.MemSize - env.GuardHi}
+	if in.Stack {
+		lows[0], lows[1], sizes[0], sizes[1] = lows[1], lows[0], sizes[1], sizes[0]
+	}
+	fits := func(off int64) bool {
+		return fitsInt32(off-int64(lows[0])) && (sizes[1] == 0 || fitsInt32(off-int64(lows[1])))
+	}
 	base := c.hostOf(in.A)
 	off := in.Off
 	switch {
-	case base != 0 && fitsInt32(off-int64(lo)):
-		// The offset goes into the check's LEA and the access's displacement.
+	case base != 0 && fits(off):
+		// The offset goes into the checks' LEAs and the access's displacement.
 	case base != 0:
 		a.op(x86.ALEAQ, mem(base, off), reg(rAX))
 		base, off = rAX, 0
@@ -261,14 +281,27 @@ func (c *compiler) access(i int, in Inst, lo uint64) obj.Addr {
 	default:
 		c.load(in.A, rAX)
 		base = rAX
-		if !fitsInt32(off - int64(lo)) {
+		if !fits(off) {
 			a.op(x86.AADDQ, imm(off), reg(rAX))
 			off = 0
 		}
 	}
-	a.op(x86.ALEAQ, mem(base, off-int64(lo)), reg(rCX))
-	a.op(x86.ACMPQ, reg(rCX), imm(int64(c.env.MemSize-lo)))
 	e := c.stubFor(in.Exit, i)
-	a.jump(x86.AJCC, e.stub)
+	a.op(x86.ALEAQ, mem(base, off-int64(lows[0])), reg(rCX))
+	a.op(x86.ACMPQ, reg(rCX), imm(int64(sizes[0])))
+	if sizes[1] == 0 {
+		a.jump(x86.AJCC, e.stub)
+		return memIdx(rMem, base, off)
+	}
+	slow, back := &label{}, &label{}
+	a.jump(x86.AJCC, slow)
+	a.bind(back)
+	c.cold = append(c.cold, func() {
+		a.bind(slow)
+		a.op(x86.ALEAQ, mem(base, off-int64(lows[1])), reg(rCX))
+		a.op(x86.ACMPQ, reg(rCX), imm(int64(sizes[1])))
+		a.jump(x86.AJCC, e.stub)
+		a.jump(obj.AJMP, back)
+	})
 	return memIdx(rMem, base, off)
 }

@@ -148,13 +148,21 @@ func randomState(rng *rand.Rand, x *[32]uint64, n int, wild bool) {
 		}
 	}
 	x[regBase] = interp.MakeELFData + 2048 + uint64(rng.IntN(64))
-	x[regBase2] = interp.MakeELFData + 4096 + uint64(rng.IntN(64))
+	x[regBase2] = []uint64{interp.MakeELFData + 4096, stackData}[rng.IntN(2)] + uint64(rng.IntN(64))
 	x[regJump] = interp.MakeELFText + 4*uint64(n)
 	if wild {
-		x[regBase2] = []uint64{0, 8, interp.MakeELFText, 1 << 40, ^uint64(0)}[rng.IntN(5)]
+		x[regBase2] = []uint64{0, 8, interp.MakeELFText, 1 << 40, ^uint64(0), guardGap, guardGap + 1<<20 - 8, stackData - 4096}[rng.IntN(8)]
 		x[regJump] += []uint64{0, 4, 2}[rng.IntN(3)]
 	}
 }
+
+// Addresses in the 16 MiB address space of loadSmall: in the stack (its
+// 4 MiB below the top page), and the bottom of the 1 MiB guard gap under
+// it, where every access faults.
+const (
+	stackData = 16<<20 - 2<<20
+	guardGap  = 16<<20 - 4096 - 4<<20 - 1<<20
+)
 
 func randomData(rng *rand.Rand) []byte {
 	b := make([]byte, dataSize)
@@ -319,6 +327,9 @@ func checkRandomTrace(t *testing.T, cache *codecache.Cache, rng *rand.Rand, opts
 	}
 	if !bytes.Equal(native.Mem.Bytes(interp.MakeELFData, 2*dataSize), ref.Mem.Bytes(interp.MakeELFData, 2*dataSize)) {
 		t.Fatalf("%s: data memory differs\n%s", what, dump(trace))
+	}
+	if !bytes.Equal(native.Mem.Bytes(stackData-4096, 8192), ref.Mem.Bytes(stackData-4096, 8192)) {
+		t.Fatalf("%s: stack memory differs\n%s", what, dump(trace))
 	}
 	if e.Kind == fragment.ExitInterp {
 		// The interpreter must be able to take it from here: it either

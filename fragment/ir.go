@@ -100,6 +100,9 @@ type Inst struct {
 	Exit int
 	PC   uint64 // guest pc of the instruction it came from
 	Step int    // index of the trace step it came from: instructions retired before it
+	// Stack marks a load or store whose recorded address was in the
+	// stack: its bounds check tries the stack interval first.
+	Stack bool
 }
 
 // Instruction categories.
@@ -228,6 +231,7 @@ var negated = map[interp.Op]interp.Op{
 // lower translates a recorded trace into IR, one step at a time, with no
 // optimization.
 func lower(t *interp.Trace, env Env) *Func {
+	env = env.norm()
 	f := &Func{Head: t.Head, Guest: len(t.Steps), env: env}
 	emit := func(in Inst) { f.Insts = append(f.Insts, in) }
 	for i, s := range t.Steps {
@@ -273,11 +277,11 @@ func lower(t *interp.Trace, env Env) *Func {
 			emit(x)
 		case op.Class() == interp.ClassLoad:
 			x.Op, x.Dst, x.A, x.Off = op, in.Rd, R(in.Rs1), in.Imm
-			x.Exit = f.newExit(ExitInterp, pc, pc, i)
+			x.Exit, x.Stack = f.newExit(ExitInterp, pc, pc, i), env.inStack(s.Addr)
 			emit(x)
 		case op.Class() == interp.ClassStore:
 			x.Op, x.A, x.B, x.Off = op, R(in.Rs1), R(in.Rs2), in.Imm
-			x.Exit = f.newExit(ExitInterp, pc, pc, i)
+			x.Exit, x.Stack = f.newExit(ExitInterp, pc, pc, i), env.inStack(s.Addr)
 			emit(x)
 		case op == interp.OpFENCE:
 		case op >= interp.OpADDI && op <= interp.OpREMUW:

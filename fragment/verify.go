@@ -135,6 +135,9 @@ func verify(f *Func) error {
 }
 
 // inBounds reports whether an access at guest address a passes the check
-// the interpreter makes ([lo, MemSize); the slack page past the end
-// absorbs the rest of a straddling access).
-func inBounds(a, lo uint64, env Env) bool { return a-lo < env.MemSize-lo }
+// the interpreter makes ([lo, GuardLo) or [GuardHi, MemSize); the slack
+// page past the end absorbs the rest of a straddling access).
+func inBounds(a, lo uint64, env Env) bool {
+	env = env.norm()
+	return a-lo < env.GuardLo-lo || env.inStack(a)
+}

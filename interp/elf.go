@@ -10,16 +10,28 @@ import (
 )
 
 const (
-	pageSize     = 4096
-	stackReserve = 8 << 20 // bytes kept between the brk limit and the stack top
-	efRVC        = 0x1     // e_flags: compressed instructions used
-	efFloatABI   = 0x6     // e_flags: float ABI mask (0 = soft float)
+	pageSize      = 4096
+	stackGuardGap = 1 << 20 // the guard gap below the stack: Linux's stack_guard_gap (256 pages)
+	efRVC         = 0x1     // e_flags: compressed instructions used
+	efFloatABI    = 0x6     // e_flags: float ABI mask (0 = soft float)
 )
+
+// DefaultStackSize is the default limit of the guest stack in bytes:
+// Linux's default RLIMIT_STACK, and qemu-riscv64's stack size.
+const DefaultStackSize = 8 << 20
 
 // Load checks and loads a static RV64IM ELF executable and prepares the
 // initial process state as Linux would: PT_LOAD segments copied (bss
 // zeroed), the brk heap after the last segment, and a stack with argc,
-// argv, envp and auxv at the top of the address space. The executable
+// argv, envp and auxv at the top of the address space. The stack may
+// grow down to Config.StackSize below its top; under it lies a guard gap
+// (1 MiB, as Linux keeps, or a sixteenth of a small address space) where
+// every access faults, and under that the heap's limit:
+//
+//	0 ... text, data, bss | brk heap -> | guard gap | <- stack | top page
+//	                      ^ end of bss  ^ brk limit ^ stack limit
+//
+// The executable
 // segments are decoded once here. A malformed or unsupported image gives a
 // *LoadError.
 func Load(image []byte, cfg Config) (m *Machine, err error) {
@@ -76,9 +88,29 @@ func Load(image []byte, cfg Config) (m *Machine, err error) {
 	return m, nil
 }
 
+// layout places the stack and its guard gap at the top of the address
+// space: it returns the stack top, the lowest stack address (the stack
+// limit) and the lowest address of the guard gap, which is also the limit
+// of the brk heap.
+func layout(size, stackSize uint64) (top, stackLo, guardLo uint64, err error) {
+	if stackSize == 0 {
+		stackSize = min(DefaultStackSize, size/4)
+	}
+	guard := min(uint64(stackGuardGap), size/16)
+	top = size - pageSize
+	if stackSize < 4*pageSize || stackSize%pageSize != 0 || stackSize > top-guard-pageSize {
+		return 0, 0, 0, fmt.Errorf("stack size %d: want a multiple of 4 KiB from 16 KiB to %d (the address space, %d bytes, minus a guard gap and a page)",
+			stackSize, (top-guard-pageSize)&^(pageSize-1), size)
+	}
+	return top, top - stackSize, top - stackSize - guard, nil
+}
+
 func (m *Machine) loadSegments(f *elf.File, image []byte) error {
 	mem := m.Mem
-	stackTop := mem.size - pageSize
+	stackTop, stackLo, guardLo, err := layout(mem.size, m.cfg.StackSize)
+	if err != nil {
+		return &LoadError{Reason: err.Error()}
+	}
 	var lo, end uint64 = ^uint64(0), 0
 	var xlo, xhi uint64 = ^uint64(0), 0
 	var wlo uint64 = ^uint64(0)
@@ -96,8 +128,8 @@ func (m *Machine) loadSegments(f *elf.File, image []byte) error {
 			return bad("file size larger than memory size")
 		case p.Off > uint64(len(image)) || p.Filesz > uint64(len(image))-p.Off:
 			return bad("extends past the end of the file")
-		case p.Vaddr < pageSize || p.Vaddr > stackTop || p.Memsz > stackTop-stackReserve-p.Vaddr:
-			return bad(fmt.Sprintf("outside the guest address space [0x%x, 0x%x)", pageSize, stackTop-stackReserve))
+		case p.Vaddr < pageSize || p.Vaddr >= guardLo || p.Memsz > guardLo-p.Vaddr:
+			return bad(fmt.Sprintf("outside the guest address space below the stack [0x%x, 0x%x)", pageSize, guardLo))
 		case p.Flags&elf.PF_W != 0 && p.Flags&elf.PF_X != 0:
 			return bad("writable and executable (W^X: text must be read-only)")
 		}
@@ -123,7 +155,7 @@ func (m *Machine) loadSegments(f *elf.File, image []byte) error {
 	if wlo < xhi {
 		return &LoadError{Reason: "writable segment below or inside the program text (text must be read-only)"}
 	}
-	mem.readLo, mem.writeLo = lo, wlo
+	mem.setLimits(lo, wlo, guardLo, stackLo)
 
 	// Decode the executable range once; words in non-executable gaps stay
 	// OpIllegal with exec false, so fetching them faults.
@@ -144,7 +176,7 @@ func (m *Machine) loadSegments(f *elf.File, image []byte) error {
 
 	m.brkStart = (end + pageSize - 1) &^ (pageSize - 1)
 	m.brk = m.brkStart
-	m.brkLimit = stackTop - stackReserve
+	m.brkLimit = guardLo
 	m.stackTop = stackTop
 	return nil
 }
@@ -217,7 +249,7 @@ func (m *Machine) setupStack(f *elf.File, image []byte) error {
 	words = append(words, 0)
 	words = append(words, auxv...)
 	need := uint64(8 * len(words))
-	if need+(m.stackTop-sp) > stackReserve/2 {
+	if need+(m.stackTop-sp) > (m.stackTop-m.Mem.guardHi)/4 { // Linux's limit: a quarter of the stack
 		return &LoadError{Reason: "arguments and environment too large for the stack"}
 	}
 	sp = (sp - need) &^ 15

@@ -27,6 +27,11 @@ type Config struct {
 	// MemSize is the size of the guest address space in bytes
 	// (default DefaultMemSize, at most 2 GiB).
 	MemSize uint64
+	// StackSize limits the stack, which grows down from the top of the
+	// address space, in bytes: a multiple of 4 KiB, at least 16 KiB
+	// (default DefaultStackSize, or a quarter of a smaller address space).
+	// An access below the limit faults (see Load).
+	StackSize uint64
 }
 
 // SyscallStats counts the system calls a guest made.

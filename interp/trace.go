@@ -7,6 +7,7 @@ type TraceStep struct {
 	PC   uint64 // guest address of the instruction
 	Inst Inst   // the decoded instruction
 	Next uint64 // where control went after it (the recorded direction)
+	Addr uint64 // loads and stores: the guest address accessed
 }
 
 // A Trace is a recorded path: the steps executed from the trace head, in

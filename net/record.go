@@ -74,7 +74,7 @@ func Record(m *interp.Machine, maxLen int, isHead func(pc uint64) bool) (*interp
 		if err != nil {
 			return nil, 0, err
 		}
-		t.Steps = append(t.Steps, interp.TraceStep{PC: e.PC, Inst: e.Inst, Next: e.Next})
+		t.Steps = append(t.Steps, interp.TraceStep{PC: e.PC, Inst: e.Inst, Next: e.Next, Addr: e.Addr})
 		t.End = e.Next
 		switch {
 		case e.Taken && e.Next <= e.PC:

@@ -35,6 +35,7 @@ func runCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	timeout := fs.Duration("timeout", 0, "stop the guest after this much wall time, e.g. 10s (0 = no limit); exit status 124")
 	maxTrace := fs.Int("max-trace-len", net.DefaultMaxTraceLen, "maximum guest instructions in one trace")
 	cacheSize := fs.Int("cache-size", 0, "code cache capacity in bytes (0 = 32 MiB); a full cache is flushed")
+	stackSize := fs.Uint64("stack-size", 0, "guest stack limit in bytes, a multiple of 4096 (0 = 8 MiB, or a quarter of a smaller address space); an access below it is a guest fault (SIGSEGV)")
 	disable := fs.String("disable", "", "switch off optimizations, comma-separated: "+strings.Join(rvdyn.Mechanisms(), ", "))
 	guest := fs.String("guest", "", "run the named embedded guest instead of a file (see 'rvdyn bench -list')")
 	stats := fs.Bool("stats", false, "print run statistics to stderr when the guest ends")
@@ -86,7 +87,7 @@ func runCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 
 	opts := rvdyn.Options{Mode: m, Delay: *delay, MaxTraceLen: *maxTrace, MaxInstructions: *maxInsts, Timeout: *timeout,
-		CacheSize: *cacheSize, Args: gargs, Stdin: stdin, Stdout: stdout, Stderr: stderr}
+		CacheSize: *cacheSize, StackSize: *stackSize, Args: gargs, Stdin: stdin, Stdout: stdout, Stderr: stderr}
 	if err := opts.Disable(*disable); err != nil {
 		fmt.Fprintf(stderr, "rvdyn: --disable: %v\n", err)
 		return exitUsage
