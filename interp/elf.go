@@ -78,11 +78,11 @@ func Load(image []byte, cfg Config) (m *Machine, err error) {
 	}
 	m = &Machine{CPU: new(CPU), Mem: mem, cfg: cfg, entry: f.Entry}
 	if err := m.loadSegments(f, image); err != nil {
-		mem.Close()
+		m.Close()
 		return nil, err
 	}
 	if err := m.setupStack(f, image); err != nil {
-		mem.Close()
+		m.Close()
 		return nil, err
 	}
 	return m, nil
@@ -114,6 +114,7 @@ func (m *Machine) loadSegments(f *elf.File, image []byte) error {
 	var lo, end uint64 = ^uint64(0), 0
 	var xlo, xhi uint64 = ^uint64(0), 0
 	var wlo uint64 = ^uint64(0)
+	var ranges []execRange
 	loads := 0
 	for i, p := range f.Progs {
 		if p.Type != elf.PT_LOAD || p.Memsz == 0 {
@@ -138,6 +139,7 @@ func (m *Machine) loadSegments(f *elf.File, image []byte) error {
 		end = max(end, p.Vaddr+p.Memsz)
 		if p.Flags&elf.PF_X != 0 {
 			xlo, xhi = min(xlo, p.Vaddr), max(xhi, p.Vaddr+p.Memsz)
+			ranges = append(ranges, execRange{p.Vaddr &^ (pageSize - 1), (p.Vaddr + p.Memsz + pageSize - 1) &^ (pageSize - 1)})
 		}
 		if p.Flags&elf.PF_W != 0 {
 			wlo = min(wlo, p.Vaddr&^(pageSize-1))
@@ -157,21 +159,10 @@ func (m *Machine) loadSegments(f *elf.File, image []byte) error {
 	}
 	mem.setLimits(lo, wlo, guardLo, stackLo)
 
-	// Decode the executable range once; words in non-executable gaps stay
-	// OpIllegal with exec false, so fetching them faults.
-	xlo &^= 3
-	n := (xhi - xlo + 3) / 4
-	m.code, m.exec, m.marks = make([]Inst, n), make([]bool, n), make([]bool, n)
-	m.codeLo = xlo
-	for _, p := range f.Progs {
-		if p.Type != elf.PT_LOAD || p.Flags&elf.PF_X == 0 {
-			continue
-		}
-		for a := p.Vaddr &^ 3; a < p.Vaddr+p.Memsz; a += 4 {
-			i := (a - xlo) / 4
-			m.code[i] = Decode(mem.load32(a))
-			m.exec[i] = true
-		}
+	// The text is decoded lazily (text.go): a huge memsz costs address
+	// space, not memory or time.
+	if err := m.initText(ranges); err != nil {
+		return err
 	}
 
 	m.brkStart = (end + pageSize - 1) &^ (pageSize - 1)

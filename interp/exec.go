@@ -271,9 +271,12 @@ loop:
 			n++
 			err = &Fault{Kind: FaultBreakpoint, PC: pc, Raw: in.Raw}
 			break loop
-		default: // OpIllegal
+		default: // OpIllegal, or a text page not decoded yet
 			n++
-			if !m.exec[off>>2] {
+			if m.decodePage(off) {
+				continue // fetch again, decoded
+			}
+			if !m.isExec(pc) {
 				err = &Fault{Kind: FaultFetch, PC: pc, Addr: pc}
 			} else {
 				err = &Fault{Kind: FaultIllegal, PC: pc, Raw: in.Raw}

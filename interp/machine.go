@@ -50,10 +50,17 @@ type Machine struct {
 	// Mem is the guest address space.
 	Mem *Memory
 
-	code   []Inst // code[i] decodes the word at codeLo+4*i
-	exec   []bool // exec[i]: code[i] lies in an executable segment
-	marks  []bool // marks[i]: stop a dispatch run on a transfer to code[i]
-	codeLo uint64
+	// The predecoded text (text.go): code[i] decodes the word at
+	// codeLo+4*i once its page is decoded (decoded[i/1024]); marks[i]
+	// stops a dispatch run on a transfer to it. Both arrays live outside
+	// the Go heap (codeMem, marksMem).
+	code              []Inst
+	marks             []bool
+	decoded           []bool
+	codeLo            uint64
+	execRanges        []execRange
+	codeMem, marksMem []byte
+	marked            []uint64 // pcs whose mark may be set
 
 	brkStart, brk, brkLimit uint64
 	stackTop                uint64
@@ -113,9 +120,10 @@ func (m *Machine) Entry() uint64 { return m.entry }
 // pc holds no executable code (outside the text, or misaligned).
 func (m *Machine) InstAt(pc uint64) (Inst, bool) {
 	off := pc - m.codeLo
-	if pc&3 != 0 || off >= 4*uint64(len(m.code)) || !m.exec[off>>2] {
+	if pc&3 != 0 || off >= 4*uint64(len(m.code)) || !m.isExec(pc) {
 		return Inst{}, false
 	}
+	m.decodePage(off)
 	return m.code[off>>2], true
 }
 
@@ -127,11 +135,22 @@ func (m *Machine) Mark(pc uint64, on bool) {
 	off := pc - m.codeLo
 	if pc&3 == 0 && off < 4*uint64(len(m.code)) {
 		m.marks[off>>2] = on
+		if on {
+			m.marked = append(m.marked, pc)
+		}
 	}
 }
 
 // ClearMarks removes every mark (after a code cache flush).
-func (m *Machine) ClearMarks() { clear(m.marks) }
+func (m *Machine) ClearMarks() {
+	for _, pc := range m.marked {
+		m.marks[(pc-m.codeLo)>>2] = false
+	}
+	m.marked = m.marked[:0]
+}
 
-// Close releases the guest memory.
-func (m *Machine) Close() error { return m.Mem.Close() }
+// Close releases the guest memory and the predecoded text.
+func (m *Machine) Close() error {
+	m.closeText()
+	return m.Mem.Close()
+}

@@ -35,6 +35,7 @@ func runCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	timeout := fs.Duration("timeout", 0, "stop the guest after this much wall time, e.g. 10s (0 = no limit); exit status 124")
 	maxTrace := fs.Int("max-trace-len", net.DefaultMaxTraceLen, "maximum guest instructions in one trace")
 	cacheSize := fs.Int("cache-size", 0, "code cache capacity in bytes (0 = 32 MiB); a full cache is flushed")
+	memSize := fs.Uint64("mem-size", 0, "guest address space in bytes, 1 MiB to 2 GiB (0 = 1 GiB): bounds the guest memory rvdyn may commit")
 	stackSize := fs.Uint64("stack-size", 0, "guest stack limit in bytes, a multiple of 4096 (0 = 8 MiB, or a quarter of a smaller address space); an access below it is a guest fault (SIGSEGV)")
 	disable := fs.String("disable", "", "switch off optimizations, comma-separated: "+strings.Join(rvdyn.Mechanisms(), ", "))
 	guest := fs.String("guest", "", "run the named embedded guest instead of a file (see 'rvdyn bench -list')")
@@ -68,7 +69,7 @@ func runCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "rvdyn: give either a program file or --guest, not both")
 		return exitUsage
 	case fs.NArg() > 0:
-		image, err = os.ReadFile(fs.Arg(0))
+		image, err = readProgram(fs.Arg(0), *memSize)
 		gargs = fs.Args()
 	default:
 		name := *guest
@@ -87,7 +88,7 @@ func runCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 
 	opts := rvdyn.Options{Mode: m, Delay: *delay, MaxTraceLen: *maxTrace, MaxInstructions: *maxInsts, Timeout: *timeout,
-		CacheSize: *cacheSize, StackSize: *stackSize, Args: gargs, Stdin: stdin, Stdout: stdout, Stderr: stderr}
+		CacheSize: *cacheSize, MemSize: *memSize, StackSize: *stackSize, Args: gargs, Stdin: stdin, Stdout: stdout, Stderr: stderr}
 	if err := opts.Disable(*disable); err != nil {
 		fmt.Fprintf(stderr, "rvdyn: --disable: %v\n", err)
 		return exitUsage
@@ -136,4 +137,29 @@ func runCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		}
 	}
 	return code
+}
+
+// readProgram reads a program file. It refuses what is not a regular file
+// (a device such as /dev/zero, a pipe, a directory: reading those need not
+// end) and a file larger than the guest address space, which could not be
+// loaded anyway, so a file costs rvdyn at most its size to read.
+func readProgram(path string, memSize uint64) ([]byte, error) {
+	if memSize == 0 {
+		memSize = interp.DefaultMemSize
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	switch {
+	case err != nil:
+		return nil, err
+	case !fi.Mode().IsRegular():
+		return nil, fmt.Errorf("%s: not a regular file", path)
+	case uint64(fi.Size()) > memSize:
+		return nil, fmt.Errorf("%s: %d bytes, larger than the guest address space (--mem-size %d)", path, fi.Size(), memSize)
+	}
+	return io.ReadAll(io.LimitReader(f, int64(memSize)+1))
 }

@@ -2,6 +2,8 @@ package main
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -33,6 +35,30 @@ func TestRunLimitBeforeFault(t *testing.T) {
 		code, _, stderr := runMain(t, "run", mode, "--max-instructions=6", prog)
 		if code != 139 || !strings.Contains(stderr, "bad store address 0x0 at pc 0x1000c") {
 			t.Errorf("%s limit 6: exit %d, stderr %q; want the fault (139)", mode, code, stderr)
+		}
+	}
+}
+
+// TestRunRefusesNonRegularFiles: a device, a directory or a file larger
+// than the guest address space is refused at once with one line and
+// status 2, before anything is read (reading /dev/zero never ends).
+func TestRunRefusesNonRegularFiles(t *testing.T) {
+	big := filepath.Join(t.TempDir(), "big.elf")
+	if err := os.WriteFile(big, make([]byte, 2<<20), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		args []string
+		msg  string
+	}{
+		{[]string{"run", "/dev/zero"}, "/dev/zero: not a regular file"},
+		{[]string{"run", t.TempDir()}, "not a regular file"},
+		{[]string{"run", "--mem-size=1048576", big}, "larger than the guest address space"},
+		{[]string{"run", "--mem-size=4294967296", writeELF(t, spin)}, "guest memory size 4294967296 out of range"},
+	} {
+		code, _, stderr := runMain(t, tc.args...)
+		if code != 2 || !strings.Contains(stderr, tc.msg) || strings.Count(stderr, "\n") != 1 {
+			t.Errorf("%v: exit %d, stderr %q; want 2 and one line with %q", tc.args, code, stderr, tc.msg)
 		}
 	}
 }

@@ -1,0 +1,98 @@
+// Predecoded text: the executable pages of the guest -> an Inst per word, decoded on first execution.
+
+package interp
+
+import (
+	"fmt"
+	"unsafe"
+
+	"golang.org/x/sys/unix"
+)
+
+// The text is decoded lazily, a page at a time, so that what loading
+// costs is bounded by the file, not by the sizes a header claims: the Inst
+// and mark arrays cover the whole executable range but are reserved
+// address space (pages committed when touched), and a page is decoded
+// the first time an instruction on it is fetched. An undecoded slot holds
+// the zero Inst, OpIllegal, so the interpreter's hot path needs no test:
+// the illegal-instruction case decodes the page and retries.
+
+// execRange is an executable segment, rounded out to whole pages as Linux
+// maps it (the zero padding after the text on its last page is
+// executable: all-zero words, illegal instructions).
+type execRange struct{ lo, hi uint64 }
+
+// mapArray reserves an array of n elements of T outside the Go heap (T
+// must hold no pointers); its pages cost nothing until touched.
+func mapArray[T any](n uint64) ([]T, []byte, error) {
+	var zero T
+	size := n * uint64(unsafe.Sizeof(zero))
+	if n == 0 {
+		return nil, nil, nil
+	}
+	b, err := unix.Mmap(-1, 0, int(size), unix.PROT_READ|unix.PROT_WRITE, unix.MAP_PRIVATE|unix.MAP_ANONYMOUS|unix.MAP_NORESERVE)
+	if err != nil {
+		return nil, nil, fmt.Errorf("reserving %d bytes for the predecoded text: %w", size, err)
+	}
+	return unsafe.Slice((*T)(unsafe.Pointer(&b[0])), n), b, nil
+}
+
+// initText reserves the predecoded text for the executable ranges.
+func (m *Machine) initText(ranges []execRange) error {
+	lo, hi := ^uint64(0), uint64(0)
+	for _, r := range ranges {
+		lo, hi = min(lo, r.lo), max(hi, r.hi)
+	}
+	n := (hi - lo) / 4
+	var err error
+	if m.code, m.codeMem, err = mapArray[Inst](n); err != nil {
+		return err
+	}
+	if m.marks, m.marksMem, err = mapArray[bool](n); err != nil {
+		m.closeText()
+		return err
+	}
+	m.codeLo, m.execRanges = lo, ranges
+	m.decoded = make([]bool, (n+wordsPerPage-1)/wordsPerPage)
+	return nil
+}
+
+const wordsPerPage = pageSize / 4
+
+// closeText releases the predecoded text.
+func (m *Machine) closeText() {
+	for _, b := range [][]byte{m.codeMem, m.marksMem} {
+		if b != nil {
+			unix.Munmap(b)
+		}
+	}
+	m.code, m.marks, m.codeMem, m.marksMem = nil, nil, nil, nil
+}
+
+// isExec reports whether guest address pc lies in an executable range.
+func (m *Machine) isExec(pc uint64) bool {
+	for _, r := range m.execRanges {
+		if pc-r.lo < r.hi-r.lo {
+			return true
+		}
+	}
+	return false
+}
+
+// decodePage decodes the executable words of the text page holding code
+// offset off (pc - codeLo); it reports false if the page was decoded
+// already.
+func (m *Machine) decodePage(off uint64) bool {
+	p := off / pageSize
+	if m.decoded[p] {
+		return false
+	}
+	m.decoded[p] = true
+	first := p * wordsPerPage
+	for i := first; i < first+wordsPerPage && i < uint64(len(m.code)); i++ {
+		if a := m.codeLo + 4*i; m.isExec(a) {
+			m.code[i] = Decode(m.Mem.load32(a))
+		}
+	}
+	return true
+}
