@@ -329,3 +329,34 @@ func TestStackOverflow(t *testing.T) {
 		t.Error("a stack as large as the address space was accepted")
 	}
 }
+
+// TestQemuCorners: small behaviours where rvdyn must do what qemu-riscv64
+// (and Linux) do: writev with a NULL vector is EFAULT (the guest exits
+// with -a0), and a jump into the zero padding after the text, on the
+// text's last page, is an illegal instruction (SIGILL, 132).
+func TestQemuCorners(t *testing.T) {
+	writev := interp.MakeELF(words(cat(
+		[]I{{Op: interp.OpADDI, Rd: 10, Imm: 1}, {Op: interp.OpADDI, Rd: 11}, {Op: interp.OpADDI, Rd: 12, Imm: 1},
+			{Op: interp.OpADDI, Rd: 17, Imm: interp.SysWritev}, {Op: interp.OpECALL},
+			{Op: interp.OpSUB, Rd: 10, Rs1: 0, Rs2: 10}}, // a0 = -a0
+		exitWith())...), nil, 4096)
+	padding := interp.MakeELF(words(
+		I{Op: interp.OpADDI, Rd: 5, Imm: 100},        //       t0 = 100
+		I{Op: interp.OpADDI, Rd: 5, Rs1: 5, Imm: -1}, // loop: t0--
+		I{Op: interp.OpBNE, Rs1: 5, Imm: -4},         //       bnez t0, loop
+		I{Op: interp.OpJAL, Imm: 0x100},              //       j text+0x10c: zeros
+	), nil, 4096)
+	for _, tc := range []struct {
+		name string
+		img  []byte
+		code int
+	}{{"writev NULL", writev, 14}, {"zero padding", padding, 132}} {
+		t.Run(tc.name, func(t *testing.T) {
+			ref := agreeEverywhere(t, tc.img, rvdyn.Options{}, hardeningConfigs())
+			if ref.code != tc.code {
+				t.Errorf("interp: exit %d (%v), want %d", ref.code, ref.err, tc.code)
+			}
+			checkQemu(t, tc.img, ref)
+		})
+	}
+}

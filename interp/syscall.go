@@ -128,8 +128,11 @@ func (m *Machine) sysWritev(fd, iov, cnt uint64) uint64 {
 	if m.out(fd) == nil {
 		return neg(eBADF)
 	}
-	if cnt > 1024 || !m.Mem.CanRead(iov, 16*cnt) {
+	switch {
+	case cnt > 1024: // UIO_MAXIOV
 		return neg(eINVAL)
+	case !m.Mem.CanRead(iov, 16*cnt):
+		return neg(eFAULT)
 	}
 	var total uint64
 	for i := uint64(0); i < cnt; i++ {

@@ -104,6 +104,18 @@ func runCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		defer bw.Flush()
 		opts.Listing = bw
 	}
+	// The statistics file is opened before the guest runs: a path that
+	// cannot be written is a usage error, found before the guest does
+	// anything, and writing it afterwards never changes the guest's status.
+	var statsFile *os.File
+	if *statsJSON != "" {
+		statsFile, err = os.Create(*statsJSON)
+		if err != nil {
+			fmt.Fprintf(stderr, "rvdyn: --stats-json: %v\n", err)
+			return exitUsage
+		}
+		defer statsFile.Close()
+	}
 	vm, err := rvdyn.New(image, opts)
 	if err != nil {
 		fmt.Fprintf(stderr, "rvdyn: %s: %v\n", gargs[0], err)
@@ -129,11 +141,10 @@ func runCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if *stats {
 		st.WriteTable(stderr)
 	}
-	if *statsJSON != "" {
+	if statsFile != nil {
 		b, _ := json.MarshalIndent(st, "", "  ")
-		if err := os.WriteFile(*statsJSON, append(b, '\n'), 0o644); err != nil {
-			fmt.Fprintf(stderr, "rvdyn: %v\n", err)
-			return exitUsage
+		if _, err := statsFile.Write(append(b, '\n')); err != nil {
+			fmt.Fprintf(stderr, "rvdyn: --stats-json: %v\n", err) // reported; the status stays the guest's
 		}
 	}
 	return code

@@ -62,3 +62,37 @@ func TestRunRefusesNonRegularFiles(t *testing.T) {
 		}
 	}
 }
+
+// hello writes "hi\n" and exits with status 3.
+var hello = []uint32{
+	enc(I{Op: interp.OpLUI, Rd: 11, Imm: 0x20000}), // a1 = data ("hi\n")
+	enc(I{Op: interp.OpADDI, Rd: 10, Imm: 1}),      // a0 = 1
+	enc(I{Op: interp.OpADDI, Rd: 12, Imm: 3}),      // a2 = 3
+	enc(I{Op: interp.OpADDI, Rd: 17, Imm: interp.SysWrite}),
+	enc(I{Op: interp.OpECALL}),
+	enc(I{Op: interp.OpADDI, Rd: 10, Imm: 3}),
+	enc(I{Op: interp.OpADDI, Rd: 17, Imm: interp.SysExit}),
+	enc(I{Op: interp.OpECALL}),
+}
+
+// TestRunStatsJSONNeverChangesStatus: an unwritable --stats-json path is
+// a usage error found before the guest runs (no output, status 2); a
+// write that fails after the run is reported, and the status stays the
+// guest's.
+func TestRunStatsJSONNeverChangesStatus(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "hello.elf")
+	if err := os.WriteFile(p, interp.MakeELF(hello, []byte("hi\n"), 4096), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, stdout, stderr := runMain(t, "run", "--stats-json=/nonexistent/dir/stats.json", p)
+	if code != 2 || stdout != "" || !strings.Contains(stderr, "--stats-json") {
+		t.Errorf("unwritable path: exit %d, stdout %q, stderr %q; want 2 before the guest runs", code, stdout, stderr)
+	}
+	if _, err := os.Stat("/dev/full"); err != nil {
+		t.Skip("no /dev/full")
+	}
+	code, stdout, stderr = runMain(t, "run", "--stats-json=/dev/full", p)
+	if code != 3 || stdout != "hi\n" || !strings.Contains(stderr, "--stats-json") {
+		t.Errorf("failing write: exit %d, stdout %q, stderr %q; want the guest's 3 and the error reported", code, stdout, stderr)
+	}
+}
