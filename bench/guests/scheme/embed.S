@@ -25,11 +25,16 @@ scheme_prelude:
 	.globl	scheme_programs
 scheme_programs:
 	program	boyer
+	program	closures
 	program	deriv
 	program	destruct
 	program	gcbench
+	program	interp
 	program	nqueens
+	program	parser
+	program	strings
 	program	tak
+	program	vectors
 	.byte	0
 
 	.section .note.GNU-stack, "", @progbits
