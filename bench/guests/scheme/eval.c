@@ -177,7 +177,7 @@ static value_t body_scope(value_t body, value_t vars, value_t scope)
 		if (!IS_PAIR(CDR(form)))
 			bad_syntax(form);
 		name = CAR(CDR(form));
-		while (IS_PAIR(name)) /* (define ((f a) b) ...) curried: not here */
+		if (IS_PAIR(name)) /* (define (f . args) ...) */
 			name = CAR(name);
 		if (!IS_SYMBOL(name))
 			bad_syntax(form);
