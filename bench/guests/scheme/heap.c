@@ -17,6 +17,7 @@
    goes back to the bump space. */
 #include <stdio.h>
 #include <stdlib.h>
+#include <unistd.h>
 #include <string.h>
 
 #include "heap.h"
@@ -85,7 +86,17 @@ static void corrupt(void)
 void heap_init(uint64_t bytes)
 {
 	bytes &= ~(uint64_t)7;
+#ifdef __riscv
+	/* Straight from the program break: memory a new break exposes is
+	   already zero, while picolibc's malloc would clear all of it byte by
+	   byte (hundreds of millions of instructions for a 64 MiB heap) before
+	   the first form is read.  */
+	void *mem = sbrk((intptr_t)bytes);
+	if (mem == (void *)-1)
+		mem = NULL;
+#else
 	void *mem = malloc(bytes);
+#endif
 	if (mem == NULL) {
 		fprintf(stderr, "scheme: cannot get %d MiB for the heap\n",
 			(int)(bytes >> 20));
