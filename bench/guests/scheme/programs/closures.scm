@@ -150,4 +150,4 @@
         (equal? result (list total (clo-check-primes (clo-prime-count n))))
         (loop (+ i 1) (+ total (clo-check-round i))))))
 
-(define sizes '((small . 10) (train . 400) (test . 3000)))
+(define sizes '((small . 10) (train . 400) (test . 6000)))

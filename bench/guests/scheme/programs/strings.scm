@@ -150,4 +150,4 @@
                 (else
                  (equal? result (list words (length counts) sum top tc))))))))
 
-(define sizes '((small . 10) (train . 300) (test . 2000)))
+(define sizes '((small . 10) (train . 300) (test . 3500)))
