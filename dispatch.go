@@ -13,6 +13,14 @@ import (
 	"rvdyn/net"
 )
 
+// minStopTrace is the shortest trace ending at a system instruction
+// (ecall, fence.i, ...) worth compiling. Such a fragment returns to the
+// dispatcher every time it runs, and a round trip (enter, exit, handle the
+// instruction, find the next fragment) costs about what interpreting 15
+// instructions does: a loop making a system call every few instructions
+// ran 4x slower compiled than interpreted.
+const minStopTrace = 16
+
 // slice bounds the guest instructions one native entry or one interpreter
 // slice may retire before control comes back to the dispatcher loop.
 const slice = 1 << 22
@@ -153,8 +161,13 @@ func (vm *VM) candidate(pc uint64) error {
 	if reason == net.EndMaxLen && trace.Len() < maxLen {
 		return nil // cut short by the instruction limit: the run ends here
 	}
-	if trace.Len() == 0 {
+	if trace.Len() == 0 || reason == net.EndStop && trace.Len() < minStopTrace {
+		// Native code would run a few instructions and return to the
+		// dispatcher at the system instruction every time: interpreting
+		// on through this head, without stopping at it, is cheaper.
 		vm.counters.Abandon(pc)
+		vm.m.Quiet(pc)
+		vm.stats.Quieted++
 		return nil
 	}
 	vm.stats.Traces++

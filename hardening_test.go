@@ -360,3 +360,27 @@ func TestQemuCorners(t *testing.T) {
 		})
 	}
 }
+
+// TestSyscallLoopStaysInterpreted: a loop making a system call every few
+// instructions would return from native code to the dispatcher on every
+// iteration (4x slower than interpreting it): its head is given up and
+// interpreted on without stops, so the run costs no dispatcher round trip
+// per iteration, and counts stay exact.
+func TestSyscallLoopStaysInterpreted(t *testing.T) {
+	const iterations = 100000
+	img := interp.MakeELF(words(cat(li(5, iterations), []I{
+		{Op: interp.OpADDI, Rd: 17, Imm: interp.SysGetpid}, // loop: getpid
+		{Op: interp.OpECALL},
+		{Op: interp.OpADDI, Rd: 5, Rs1: 5, Imm: -1}, //       t0--
+		{Op: interp.OpBNE, Rs1: 5, Imm: -12},        //       bnez t0, loop
+		{Op: interp.OpADDI, Rd: 10}}, exitWith())...), nil, 4096)
+	ref := agreeEverywhere(t, img, rvdyn.Options{}, hardeningConfigs())
+	if ref.code != 0 || ref.insts != 4*iterations+5 {
+		t.Fatalf("interp: exit %d after %d instructions (%v)", ref.code, ref.insts, ref.err)
+	}
+	got := run(t, img, rvdyn.Options{Delay: 50})
+	if got.stats.CacheExits+got.stats.Traces > 1000 || got.stats.Quieted == 0 {
+		t.Errorf("%d cache exits, %d traces, %d heads given up: a dispatcher round trip per iteration",
+			got.stats.CacheExits, got.stats.Traces, got.stats.Quieted)
+	}
+}

@@ -30,6 +30,7 @@ type Stats struct {
 	TraceHeads        uint64                    `json:"trace_heads"`         // distinct candidates counted (NET counter space)
 	Fragments         uint64                    `json:"fragments"`           // fragments inserted into the code cache
 	TooLarge          uint64                    `json:"fragments_too_large"` // traces whose code did not fit in the empty cache (left interpreted)
+	Quieted           uint64                    `json:"heads_interpreted"`   // trace heads given up: the trace ends at a system instruction too soon to pay
 	CodeBytes         uint64                    `json:"code_bytes"`          // bytes of native code generated
 	CacheExits        uint64                    `json:"cache_exits"`         // returns from native code to the dispatcher
 	ExitsBranch       uint64                    `json:"exits_branch"`        // ... through an unlinked branch exit
@@ -118,6 +119,9 @@ func (s *Stats) WriteTable(w io.Writer) error {
 		row("fragments", s.Fragments)
 		if s.TooLarge > 0 {
 			row("  too large for the cache", s.TooLarge)
+		}
+		if s.Quieted > 0 {
+			row("heads left to the interpreter", s.Quieted)
 		}
 		row("code bytes", s.CodeBytes)
 		row("links", s.Links)

@@ -46,8 +46,8 @@ func (m *Machine) Run(limit uint64) error {
 }
 
 // RunSlice interprets at most budget instructions. With dispatch set it
-// also stops right after a taken backward branch or jump (target <= pc),
-// and when a taken control transfer lands on a marked pc (see Mark): the
+// also stops right after a taken backward branch or jump (target <= pc)
+// unless its target is Quiet, and when a taken control transfer lands on a marked pc (see Mark): the
 // points where the dispatcher counts trace heads and enters the code
 // cache. It uses the hooked loop when a hook is attached.
 func (m *Machine) RunSlice(budget uint64, dispatch bool) (Stop, error) {
@@ -295,12 +295,16 @@ loop:
 			break
 		}
 		if dispatch {
-			if target <= pc {
+			var mark uint8
+			if t := target - lo; t < uint64(len(code))*4 {
+				mark = marks[t>>2]
+			}
+			if target <= pc && mark&markQuiet == 0 {
 				pc = target
 				stop = StopBackward
 				break
 			}
-			if t := target - lo; t < uint64(len(code))*4 && marks[t>>2] {
+			if mark&markEntry != 0 {
 				pc = target
 				stop = StopMarked
 				break

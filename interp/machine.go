@@ -55,7 +55,7 @@ type Machine struct {
 	// stops a dispatch run on a transfer to it. Both arrays live outside
 	// the Go heap (codeMem, marksMem).
 	code              []Inst
-	marks             []bool
+	marks             []uint8 // markEntry, markQuiet
 	decoded           []bool
 	codeLo            uint64
 	execRanges        []execRange
@@ -127,26 +127,45 @@ func (m *Machine) InstAt(pc uint64) (Inst, bool) {
 	return m.code[off>>2], true
 }
 
-// Mark sets or clears the mark at pc: a dispatch run (RunDispatch) stops
-// when a control transfer lands on a marked pc. The dispatcher marks the
-// entries of fragments in the code cache. Marks outside the text are
-// ignored.
+// Marks on text words, for dispatch runs.
+const (
+	markEntry = 1 << iota // stop on a transfer here (see Mark)
+	markQuiet             // no stop on a backward transfer here (see Quiet)
+)
+
+// Mark sets or clears the mark at pc: a dispatch run (RunSlice with
+// dispatch set) stops when a control transfer lands on a marked pc. The
+// dispatcher marks the entries of fragments in the code cache. Marks
+// outside the text are ignored.
 func (m *Machine) Mark(pc uint64, on bool) {
 	off := pc - m.codeLo
 	if pc&3 == 0 && off < 4*uint64(len(m.code)) {
-		m.marks[off>>2] = on
 		if on {
+			m.marks[off>>2] |= markEntry
 			m.marked = append(m.marked, pc)
+		} else {
+			m.marks[off>>2] &^= markEntry
 		}
 	}
 }
 
-// ClearMarks removes every mark (after a code cache flush).
+// ClearMarks removes every mark set by Mark (after a code cache flush);
+// Quiet pcs stay quiet.
 func (m *Machine) ClearMarks() {
 	for _, pc := range m.marked {
-		m.marks[(pc-m.codeLo)>>2] = false
+		m.marks[(pc-m.codeLo)>>2] &^= markEntry
 	}
 	m.marked = m.marked[:0]
+}
+
+// Quiet makes dispatch runs stop no more at a taken backward branch or
+// jump to pc: the dispatcher has given up on pc as a trace head, and
+// interpreting on through it is cheaper than stopping. pcs outside the
+// text are ignored.
+func (m *Machine) Quiet(pc uint64) {
+	if off := pc - m.codeLo; pc&3 == 0 && off < 4*uint64(len(m.code)) {
+		m.marks[off>>2] |= markQuiet
+	}
 }
 
 // Close releases the guest memory and the predecoded text.

@@ -131,10 +131,14 @@ func (m *Machine) runHooked(budget uint64, dispatch bool) (Stop, error) {
 			return StopExit, nil
 		}
 		if dispatch && e.Taken {
-			if e.Next <= e.PC {
+			var mark uint8
+			if off := e.Next - m.codeLo; off < 4*uint64(len(m.code)) {
+				mark = m.marks[off>>2]
+			}
+			if e.Next <= e.PC && mark&markQuiet == 0 {
 				return StopBackward, nil
 			}
-			if off := e.Next - m.codeLo; off < 4*uint64(len(m.code)) && m.marks[off>>2] {
+			if mark&markEntry != 0 {
 				return StopMarked, nil
 			}
 		}

@@ -48,7 +48,7 @@ func (m *Machine) initText(ranges []execRange) error {
 	if m.code, m.codeMem, err = mapArray[Inst](n); err != nil {
 		return err
 	}
-	if m.marks, m.marksMem, err = mapArray[bool](n); err != nil {
+	if m.marks, m.marksMem, err = mapArray[uint8](n); err != nil {
 		m.closeText()
 		return err
 	}
