@@ -21,6 +21,9 @@ import (
 // ran 4x slower compiled than interpreted.
 const minStopTrace = 16
 
+// pageSize is the granularity at which rewritten code is tracked.
+const pageSize = 4096
+
 // slice bounds the guest instructions one native entry or one interpreter
 // slice may retire before control comes back to the dispatcher loop.
 const slice = 1 << 22
@@ -77,8 +80,16 @@ func (vm *VM) dispatch() error {
 				return err
 			}
 		case interp.StopFenceI:
-			vm.stats.FenceIFlushes++
-			vm.flush()
+			// The interpreter has dropped the text pages the guest
+			// rewrote; fragments built from them go too (the whole
+			// cache, Dynamo's policy), and only then.
+			for _, page := range m.TextChanged() {
+				if vm.codePages[page] {
+					vm.stats.FenceIFlushes++
+					vm.flush()
+					break
+				}
+			}
 		}
 	}
 	return nil
@@ -196,12 +207,16 @@ func (vm *VM) candidate(pc uint64) error {
 		return fmt.Errorf("inserting fragment at 0x%x: %w", pc, err)
 	}
 	vm.m.Mark(f.Head, true)
+	for _, s := range trace.Steps {
+		vm.codePages[s.PC&^(pageSize-1)] = true
+	}
 	vm.stats.CompileTime += time.Since(t1)
 	return nil
 }
 
 // flush empties the code cache and starts prediction afresh.
 func (vm *VM) flush() {
+	clear(vm.codePages)
 	vm.cache.Flush()
 	vm.m.ClearMarks()
 	vm.counters.Reset()

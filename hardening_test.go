@@ -384,3 +384,60 @@ func TestSyscallLoopStaysInterpreted(t *testing.T) {
 			got.stats.CacheExits, got.stats.Traces, got.stats.Quieted)
 	}
 }
+
+// selfModifying rewrites an instruction of its own loop between runs of
+// the loop, with fence.i after each rewrite: "addi a0,a0,1" becomes
+// "addi a0,a0,2", then 3. The text segment is writable and executable.
+func selfModifying() []byte {
+	const T = interp.MakeELFText
+	site := I{Op: interp.OpADDI, Rd: 10, Rs1: 10, Imm: 1}
+	prog := cat(
+		li(8, T+0x30),                             // s0 = &site
+		li(9, int64(interp.Encode(site))),         // s1 = the site's word
+		li(18, 3),                                 // s2 = rewrites left
+		[]I{{Op: interp.OpADDI, Rd: 10}},          // a0 = 0
+		[]I{{Op: interp.OpADDI, Rd: 5, Imm: 100}}, // outer: t0 = 100
+	)
+	for len(prog) < 0x30/4 {
+		prog = append(prog, I{Op: interp.OpFENCE})
+	}
+	prog = append(prog, site, // site: addi a0,a0,k
+		I{Op: interp.OpADDI, Rd: 5, Rs1: 5, Imm: -1}, //       t0--
+		I{Op: interp.OpBNE, Rs1: 5, Imm: -8},         //       bnez t0, site
+		I{Op: interp.OpLUI, Rd: 6, Imm: 0x100000},    //       t1 = 1<<20: the immediate's 1
+		I{Op: interp.OpADD, Rd: 9, Rs1: 9, Rs2: 6},   //       s1: imm + 1
+		I{Op: interp.OpSW, Rs1: 8, Rs2: 9},           //       rewrite the site
+		I{Op: interp.OpFENCEI},                       //       make it visible
+		I{Op: interp.OpADDI, Rd: 18, Rs1: 18, Imm: -1},
+		I{Op: interp.OpADDI, Rd: 5, Imm: 100},     //       t0 = 100
+		I{Op: interp.OpBNE, Rs1: 18, Imm: -4 * 9}, //       again, from site
+		I{Op: interp.OpANDI, Rd: 10, Rs1: 10, Imm: 0xff})
+	prog = append(prog, exitWith()...)
+	img := interp.MakeELF(words(prog...), nil, 4096)
+	binary.LittleEndian.PutUint32(img[64+4:], 7) // the text: read, write, execute
+	return img
+}
+
+// TestSelfModifyingCode: a program that rewrites its code and runs it
+// after fence.i loads (writable code is the guest's; rvdyn's own pages
+// stay W^X) and gives the same answer in every mode and under qemu, while
+// fence.i in a program whose code never changes flushes nothing.
+func TestSelfModifyingCode(t *testing.T) {
+	img := selfModifying()
+	ref := agreeEverywhere(t, img, rvdyn.Options{}, hardeningConfigs())
+	if want := (100*1 + 100*2 + 100*3) & 0xff; ref.code != want || ref.err != nil {
+		t.Fatalf("interp: exit %d (%v), want %d", ref.code, ref.err, want)
+	}
+	checkQemu(t, img, ref)
+	got := run(t, img, rvdyn.Options{Delay: 0})
+	if got.stats.FenceIFlushes == 0 || got.stats.Fragments < 2 {
+		t.Errorf("rewritten code compiled: %d fragments, %d fence.i flushes", got.stats.Fragments, got.stats.FenceIFlushes)
+	}
+	// fence.i in a loop, code unchanged: no flush, and the loop compiles.
+	loop := interp.MakeELF(words(cat(li(5, 1000), []I{
+		{Op: interp.OpADDI, Rd: 5, Rs1: 5, Imm: -1}, {Op: interp.OpFENCEI},
+		{Op: interp.OpBNE, Rs1: 5, Imm: -8}, {Op: interp.OpADDI, Rd: 10}}, exitWith())...), nil, 4096)
+	if st := run(t, loop, rvdyn.Options{Delay: 0}).stats; st.FenceIFlushes != 0 {
+		t.Errorf("unchanged code: %d fence.i flushes", st.FenceIFlushes)
+	}
+}

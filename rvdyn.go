@@ -130,6 +130,9 @@ type VM struct {
 	stats    Stats
 	ran      bool
 	bailed   bool // optimization given up: interpreting to the end
+	// codePages holds the guest text pages the fragments in the cache were
+	// built from: a fence.i after the guest rewrote one flushes the cache.
+	codePages map[uint64]bool
 
 	deadline  time.Time // zero: no timeout
 	nextCheck uint64    // retired count at which to look at the clock again
@@ -179,7 +182,7 @@ func New(image []byte, opts Options) (*VM, error) {
 	if err != nil {
 		return nil, err
 	}
-	vm := &VM{opts: opts, m: m}
+	vm := &VM{opts: opts, m: m, codePages: make(map[uint64]bool)}
 	if opts.Mode == ModeDynamo {
 		if !codecache.Supported {
 			m.Close()

@@ -40,7 +40,7 @@ type Stats struct {
 	Links             uint64                    `json:"links"`               // exit stubs linked to fragments
 	PhaseFlushes      uint64                    `json:"phase_flushes"`       // ... because the prediction rate jumped (a new phase)
 	CapacityFlushes   uint64                    `json:"capacity_flushes"`    // ... because the cache was full
-	FenceIFlushes     uint64                    `json:"fencei_flushes"`      // ... because the guest executed fence.i
+	FenceIFlushes     uint64                    `json:"fencei_flushes"`      // ... because of a fence.i after the guest rewrote compiled code
 	BailedOutAt       uint64                    `json:"bailed_out_at"`       // guest instructions retired when rvdyn gave up optimizing (0: never)
 	Flushes           uint64                    `json:"flushes"`             // code cache flushes
 	Syscalls          uint64                    `json:"syscalls"`            // system calls made

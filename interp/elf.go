@@ -115,6 +115,7 @@ func (m *Machine) loadSegments(f *elf.File, image []byte) error {
 	var xlo, xhi uint64 = ^uint64(0), 0
 	var wlo uint64 = ^uint64(0)
 	var ranges []execRange
+	var roEnd uint64 // end of the read-only text
 	loads := 0
 	for i, p := range f.Progs {
 		if p.Type != elf.PT_LOAD || p.Memsz == 0 {
@@ -131,15 +132,19 @@ func (m *Machine) loadSegments(f *elf.File, image []byte) error {
 			return bad("extends past the end of the file")
 		case p.Vaddr < pageSize || p.Vaddr >= guardLo || p.Memsz > guardLo-p.Vaddr:
 			return bad(fmt.Sprintf("outside the guest address space below the stack [0x%x, 0x%x)", pageSize, guardLo))
-		case p.Flags&elf.PF_W != 0 && p.Flags&elf.PF_X != 0:
-			return bad("writable and executable (W^X: text must be read-only)")
 		}
 		copy(mem.Bytes(p.Vaddr, p.Filesz), image[p.Off:p.Off+p.Filesz])
 		lo = min(lo, p.Vaddr&^(pageSize-1))
 		end = max(end, p.Vaddr+p.Memsz)
 		if p.Flags&elf.PF_X != 0 {
 			xlo, xhi = min(xlo, p.Vaddr), max(xhi, p.Vaddr+p.Memsz)
-			ranges = append(ranges, execRange{p.Vaddr &^ (pageSize - 1), (p.Vaddr + p.Memsz + pageSize - 1) &^ (pageSize - 1)})
+			r := execRange{lo: p.Vaddr &^ (pageSize - 1), hi: (p.Vaddr + p.Memsz + pageSize - 1) &^ (pageSize - 1)}
+			if p.Flags&elf.PF_W != 0 {
+				r.writable = true // code the guest may rewrite (see SyncText)
+			} else {
+				roEnd = max(roEnd, p.Vaddr+p.Memsz)
+			}
+			ranges = append(ranges, r)
 		}
 		if p.Flags&elf.PF_W != 0 {
 			wlo = min(wlo, p.Vaddr&^(pageSize-1))
@@ -154,8 +159,9 @@ func (m *Machine) loadSegments(f *elf.File, image []byte) error {
 	if wlo == ^uint64(0) {
 		wlo = (end + pageSize - 1) &^ (pageSize - 1)
 	}
-	if wlo < xhi {
-		return &LoadError{Reason: "writable segment below or inside the program text (text must be read-only)"}
+	if wlo < roEnd {
+		// One bound, WriteLo, makes everything below it read-only.
+		return &LoadError{Reason: "writable segment below or inside the read-only program text"}
 	}
 	mem.setLimits(lo, wlo, guardLo, stackLo)
 

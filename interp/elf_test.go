@@ -28,7 +28,7 @@ func TestLoadRejects(t *testing.T) {
 		{"entry outside text", patch(24, 0, 0, 3), "entry point"},
 		{"segment past file", patch(64+8, 0xff, 0xff, 0), "past the end of the file"},
 		{"segment at null page", patch(64+16, 0, 0, 0), "outside the guest address space"},
-		{"writable text", patch(64+4, 7), "writable and executable"},
+		{"writable below the text", patch(64+56+16, 0, 0x80, 0), "writable segment below or inside the read-only program text"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			m, err := Load(tc.img, Config{})

@@ -252,9 +252,11 @@ loop:
 			x[in.Rd&31], _ = ALU(in.Op, x[in.Rs1&31], x[in.Rs2&31])
 		case OpFENCE:
 		case OpFENCEI:
-			// Text is read-only and decoded once, so there is nothing to
-			// synchronise in the interpreter; the dispatcher flushes the
-			// code cache when it sees a fence.i (it stops dispatch runs).
+			// Rewritten code becomes visible to fetch here; a dispatch
+			// run stops so that the dispatcher can drop fragments built
+			// from it.
+			m.SyncText()
+			code = m.code
 			if dispatch {
 				pc += 4
 				stop = StopFenceI

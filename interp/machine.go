@@ -61,6 +61,7 @@ type Machine struct {
 	execRanges        []execRange
 	codeMem, marksMem []byte
 	marked            []uint64 // pcs whose mark may be set
+	changed           []uint64 // text pages dropped by SyncText, see TextChanged
 
 	brkStart, brk, brkLimit uint64
 	stackTop                uint64

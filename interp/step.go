@@ -100,6 +100,8 @@ func (m *Machine) Step() (*Event, error) {
 		}
 		*rd, _ = ALU(in.Op, a, b)
 		e.Value = *rd
+	case in.Op == OpFENCEI:
+		m.SyncText()
 	case in.Op == OpECALL:
 		if m.syscall() {
 			e.Next = pc + 4

@@ -20,7 +20,10 @@ import (
 // execRange is an executable segment, rounded out to whole pages as Linux
 // maps it (the zero padding after the text on its last page is
 // executable: all-zero words, illegal instructions).
-type execRange struct{ lo, hi uint64 }
+type execRange struct {
+	lo, hi   uint64
+	writable bool // a segment that is writable too: SyncText checks it
+}
 
 // mapArray reserves an array of n elements of T outside the Go heap (T
 // must hold no pointers); its pages cost nothing until touched.
@@ -95,4 +98,44 @@ func (m *Machine) decodePage(off uint64) bool {
 		}
 	}
 	return true
+}
+
+// SyncText makes the predecoded text agree with guest memory again after
+// the guest may have rewritten its code: it is fence.i, which RISC-V
+// requires before modified code is fetched. Only writable executable
+// segments can have changed; their decoded pages are compared word by
+// word with memory, and a page that differs is dropped (decoded again on
+// its next fetch) and reported by TextChanged. A program without writable
+// code pays nothing.
+func (m *Machine) SyncText() {
+	for _, r := range m.execRanges {
+		if !r.writable {
+			continue
+		}
+		for a := r.lo; a < r.hi; a += pageSize {
+			off := a - m.codeLo
+			p := off / pageSize
+			if !m.decoded[p] {
+				continue
+			}
+			page := m.code[off/4 : off/4+wordsPerPage]
+			for i := range page {
+				if page[i].Raw != m.Mem.load32(a+4*uint64(i)) {
+					clear(page)
+					m.decoded[p] = false
+					m.changed = append(m.changed, a)
+					break
+				}
+			}
+		}
+	}
+}
+
+// TextChanged returns the guest addresses of the text pages SyncText
+// dropped since the last call (code built from them is stale), and
+// forgets them.
+func (m *Machine) TextChanged() []uint64 {
+	c := m.changed
+	m.changed = nil
+	return c
 }
