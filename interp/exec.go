@@ -255,8 +255,7 @@ loop:
 			// Rewritten code becomes visible to fetch here; a dispatch
 			// run stops so that the dispatcher can drop fragments built
 			// from it.
-			m.SyncText()
-			code = m.code
+			m.SyncText() // clears dropped pages in place: code stays valid
 			if dispatch {
 				pc += 4
 				stop = StopFenceI
