@@ -48,7 +48,7 @@ func (vm *VM) dispatch() error {
 		if vm.expired() {
 			return ErrTimeout
 		}
-		switch mon.tick(m.Retired(), vm.stats.Traces, vm.stats.CacheInstructions) {
+		switch mon.tick(m.Retired(), vm.stats.Traces, vm.stats.CacheInstructions, vm.stats.CapacityFlushes) {
 		case phaseFlush:
 			vm.stats.PhaseFlushes++
 			vm.flush()

@@ -4,7 +4,7 @@ package rvdyn
 
 // DefaultPolicy returns the default cache policy parameters.
 func DefaultPolicy() Policy {
-	return Policy{Window: 1 << 24, PhaseFactor: 4, PhaseMinBurst: 16, BailShare: 0.5, BailWindows: 8}
+	return Policy{Window: 1 << 24, PhaseFactor: 4, PhaseMinBurst: 16, BailShare: 0.5, BailWindows: 8, ThrashWindows: 4}
 }
 
 // Policy tunes the code cache's reactions to program behaviour, after
@@ -35,6 +35,13 @@ type Policy struct {
 	// native execution for such programs, e.g. go and gcc in the paper).
 	BailShare   float64
 	BailWindows int
+	// ThrashWindows defines a code cache too small for the program's
+	// working set: if each of ThrashWindows consecutive windows had to
+	// flush the full cache, rvdyn bails out as above. Such a run keeps a
+	// high cache share, but re-records and recompiles its traces over and
+	// over, and can run many times slower than the interpreter (the
+	// Scheme guest in a 16 KiB cache: 410 s against 13.8 s interpreted).
+	ThrashWindows int
 }
 
 func (p Policy) withDefaults() Policy {
@@ -54,6 +61,9 @@ func (p Policy) withDefaults() Policy {
 	if p.BailWindows == 0 {
 		p.BailWindows = d.BailWindows
 	}
+	if p.ThrashWindows == 0 {
+		p.ThrashWindows = d.ThrashWindows
+	}
 	return p
 }
 
@@ -64,9 +74,11 @@ type monitor struct {
 	windowEnd   uint64  // retired count at which the current window closes
 	fragsAtOpen uint64  // fragments built when the window opened
 	cacheAtOpen uint64  // cache instructions when the window opened
+	fullAtOpen  uint64  // capacity flushes when the window opened
 	avg         float64 // running average of fragments per window (EMA, 1/4)
 	windows     int     // windows closed since the start or the last flush
 	lowShare    int     // consecutive windows with a low cache share
+	thrashing   int     // consecutive windows with a capacity flush
 }
 
 // decision is what the monitor asks the dispatcher to do.
@@ -84,16 +96,17 @@ func newMonitor(p Policy) *monitor {
 }
 
 // tick is called with the retired instruction count, traces predicted
-// (the paper's prediction activity) and instructions run in the cache so
-// far.
-func (mo *monitor) tick(retired, frags, cache uint64) decision {
+// (the paper's prediction activity), instructions run in the cache and
+// capacity flushes so far.
+func (mo *monitor) tick(retired, frags, cache, full uint64) decision {
 	if retired < mo.windowEnd {
 		return keepGoing
 	}
 	built := float64(frags - mo.fragsAtOpen)
 	share := float64(cache-mo.cacheAtOpen) / float64(retired-(mo.windowEnd-mo.p.Window))
 	mo.windowEnd = retired + mo.p.Window
-	mo.fragsAtOpen, mo.cacheAtOpen = frags, cache
+	flushed := full > mo.fullAtOpen
+	mo.fragsAtOpen, mo.cacheAtOpen, mo.fullAtOpen = frags, cache, full
 	mo.windows++
 
 	d := keepGoing
@@ -106,7 +119,12 @@ func (mo *monitor) tick(retired, frags, cache uint64) decision {
 	} else {
 		mo.lowShare = 0
 	}
-	if !mo.p.NoBailout && mo.lowShare >= mo.p.BailWindows {
+	if flushed {
+		mo.thrashing++
+	} else {
+		mo.thrashing = 0
+	}
+	if !mo.p.NoBailout && (mo.lowShare >= mo.p.BailWindows || mo.thrashing >= mo.p.ThrashWindows) {
 		return bailOut
 	}
 	if d == phaseFlush {

@@ -9,36 +9,40 @@ import (
 
 // TestMonitor drives the monitor with synthetic windows.
 func TestMonitor(t *testing.T) {
-	p := Policy{Window: 100, PhaseFactor: 4, PhaseMinBurst: 10, BailShare: 0.5, BailWindows: 3}
+	p := Policy{Window: 100, PhaseFactor: 4, PhaseMinBurst: 10, BailShare: 0.5, BailWindows: 3, ThrashWindows: 2}
 	type win struct {
 		frags, cache uint64 // built and run in the cache during the window
 		want         decision
+		full         uint64 // capacity flushes during the window
 	}
 	for _, tc := range []struct {
 		name string
 		p    Policy
 		wins []win
 	}{
-		{"steady", p, []win{{5, 90, keepGoing}, {5, 90, keepGoing}, {5, 90, keepGoing}, {6, 90, keepGoing}}},
-		{"burst after warm-up", p, []win{{5, 90, keepGoing}, {5, 90, keepGoing}, {4, 90, keepGoing}, {40, 90, phaseFlush}, {40, 90, keepGoing}}},
-		{"burst during warm-up", p, []win{{50, 90, keepGoing}, {50, 90, keepGoing}}},
-		{"small burst", p, []win{{1, 90, keepGoing}, {1, 90, keepGoing}, {1, 90, keepGoing}, {9, 90, keepGoing}}},
-		{"no reuse", p, []win{{5, 10, keepGoing}, {5, 10, keepGoing}, {5, 10, keepGoing}, {5, 10, bailOut}}},
-		{"reuse recovers", p, []win{{5, 10, keepGoing}, {5, 10, keepGoing}, {5, 90, keepGoing}, {5, 10, keepGoing}, {5, 10, keepGoing}}},
-		{"no bail-out", Policy{Window: 100, NoBailout: true}, []win{{5, 10, keepGoing}, {5, 10, keepGoing}, {5, 10, keepGoing}, {5, 10, keepGoing}, {5, 10, keepGoing}}},
-		{"no phase flush", Policy{Window: 100, NoPhaseFlush: true}, []win{{5, 90, keepGoing}, {5, 90, keepGoing}, {5, 90, keepGoing}, {80, 90, keepGoing}}},
+		{"steady", p, []win{{5, 90, keepGoing, 0}, {5, 90, keepGoing, 0}, {5, 90, keepGoing, 0}, {6, 90, keepGoing, 0}}},
+		{"burst after warm-up", p, []win{{5, 90, keepGoing, 0}, {5, 90, keepGoing, 0}, {4, 90, keepGoing, 0}, {40, 90, phaseFlush, 0}, {40, 90, keepGoing, 0}}},
+		{"burst during warm-up", p, []win{{50, 90, keepGoing, 0}, {50, 90, keepGoing, 0}}},
+		{"small burst", p, []win{{1, 90, keepGoing, 0}, {1, 90, keepGoing, 0}, {1, 90, keepGoing, 0}, {9, 90, keepGoing, 0}}},
+		{"no reuse", p, []win{{5, 10, keepGoing, 0}, {5, 10, keepGoing, 0}, {5, 10, keepGoing, 0}, {5, 10, bailOut, 0}}},
+		{"reuse recovers", p, []win{{5, 10, keepGoing, 0}, {5, 10, keepGoing, 0}, {5, 90, keepGoing, 0}, {5, 10, keepGoing, 0}, {5, 10, keepGoing, 0}}},
+		{"no bail-out", Policy{Window: 100, NoBailout: true}, []win{{5, 10, keepGoing, 0}, {5, 10, keepGoing, 0}, {5, 10, keepGoing, 0}, {5, 10, keepGoing, 0}, {5, 10, keepGoing, 0}}},
+		{"no phase flush", Policy{Window: 100, NoPhaseFlush: true}, []win{{5, 90, keepGoing, 0}, {5, 90, keepGoing, 0}, {5, 90, keepGoing, 0}, {80, 90, keepGoing, 0}}},
+		{"thrash", p, []win{{5, 90, keepGoing, 1}, {5, 90, keepGoing, 0}, {5, 90, keepGoing, 2}, {5, 90, bailOut, 1}}},
+		{"thrash, no bail-out", Policy{Window: 100, NoBailout: true, ThrashWindows: 2}, []win{{5, 90, keepGoing, 1}, {5, 90, keepGoing, 1}, {5, 90, keepGoing, 1}}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			mo := newMonitor(tc.p)
-			var retired, frags, cache uint64
+			var retired, frags, cache, full uint64
 			for i, w := range tc.wins {
 				retired += 100
 				frags += w.frags
 				cache += w.cache
-				if got := mo.tick(retired-1, frags, cache); got != keepGoing {
+				full += w.full
+				if got := mo.tick(retired-1, frags, cache, full); got != keepGoing {
 					t.Fatalf("window %d decided %d before it closed", i, got)
 				}
-				if got := mo.tick(retired, frags, cache); got != w.want {
+				if got := mo.tick(retired, frags, cache, full); got != w.want {
 					t.Fatalf("window %d: decision %d, want %d", i, got, w.want)
 				}
 			}
