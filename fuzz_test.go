@@ -237,3 +237,86 @@ func FuzzRandomProgramsAgree(f *testing.F) {
 		checkProgramAgrees(t, s1, s2, cfg, false)
 	})
 }
+
+// countHook counts the events the hooked interpreter loop delivers.
+type countHook struct{ n uint64 }
+
+func (h *countHook) Event(*interp.Event) { h.n++ }
+
+// interpFinal runs a random program on a bare interpreter: the fast loop
+// when hooked is false, else the hooked single-step loop with every
+// instruction class selected; with slices > 0 it runs in slices of at most
+// that many instructions that also stop where the dispatcher would
+// (RunSlice with dispatch set), as the optimizer drives the interpreter.
+func interpFinal(t *testing.T, img []byte, hooked bool, slices uint64) (finalState, uint64) {
+	t.Helper()
+	m, err := interp.Load(img, interp.Config{MemSize: 16 << 20})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.Close()
+	h := &countHook{}
+	if hooked {
+		m.SetHook(interp.MaskOf(interp.ClassALU, interp.ClassJump, interp.ClassBranch, interp.ClassLoad,
+			interp.ClassStore, interp.ClassMul, interp.ClassSys), h)
+	}
+	if slices == 0 {
+		err = m.Run(fzLimit)
+	} else {
+		for !m.Exited() && err == nil && m.Retired() < fzLimit {
+			_, err = m.RunSlice(min(slices, fzLimit-m.Retired()), true)
+		}
+		if err == nil && !m.Exited() {
+			err = interp.ErrLimit
+		}
+	}
+	s := finalState{code: m.ExitCode(), insts: m.Retired(), regs: m.CPU.X, pc: m.CPU.PC,
+		data: bytes.Clone(m.Mem.Bytes(interp.MakeELFData, 2*fzSize))}
+	if err != nil {
+		s.err = err.Error()
+	}
+	return s, h.n
+}
+
+// checkInterpreterLoops requires the interpreter's fast loop, its hooked
+// single-step loop and its sliced, dispatcher-style loop to end one random
+// program in the same state, and the hooked loop to report one event per
+// retired instruction.
+func checkInterpreterLoops(t *testing.T, s1, s2 uint64, slice uint8) {
+	img := fuzzProgram(rand.New(rand.NewPCG(s1, s2)))
+	want, _ := interpFinal(t, img, false, 0)
+	hooked, events := interpFinal(t, img, true, 0)
+	sliced, _ := interpFinal(t, img, false, 1+uint64(slice))
+	for _, got := range []struct {
+		name string
+		s    finalState
+	}{{"hooked loop", hooked}, {"sliced loop", sliced}} {
+		if got.s.code != want.code || got.s.err != want.err || got.s.insts != want.insts ||
+			got.s.regs != want.regs || got.s.pc != want.pc || !bytes.Equal(got.s.data, want.data) {
+			t.Fatalf("program (%d, %d): %s ends with exit %d %q after %d at pc %#x; fast loop: exit %d %q after %d at pc %#x (registers equal %v, memory equal %v)",
+				s1, s2, got.name, got.s.code, got.s.err, got.s.insts, got.s.pc, want.code, want.err, want.insts, want.pc,
+				got.s.regs == want.regs, bytes.Equal(got.s.data, want.data))
+		}
+	}
+	// A faulting instruction is reported to the hook but does not retire.
+	if events != want.insts && (want.err == "" || events != want.insts+1) {
+		t.Fatalf("program (%d, %d): hooked loop delivered %d events for %d instructions (%s)", s1, s2, events, want.insts, want.err)
+	}
+}
+
+// TestInterpreterLoopsAgree: the fast loop against the single-step loop on
+// a few random programs (the fuzz target's regression check).
+func TestInterpreterLoopsAgree(t *testing.T) {
+	for i := 0; i < 20; i++ {
+		checkInterpreterLoops(t, uint64(i), 0x100, uint8(i*13))
+	}
+}
+
+// FuzzInterpreterLoopsAgree is the same check driven by the fuzzer.
+func FuzzInterpreterLoopsAgree(f *testing.F) {
+	f.Add(uint64(1), uint64(2), uint8(0))
+	f.Add(uint64(5), uint64(6), uint8(200))
+	f.Fuzz(func(t *testing.T, s1, s2 uint64, slice uint8) {
+		checkInterpreterLoops(t, s1, s2, slice)
+	})
+}
