@@ -15,6 +15,14 @@ const debugVerify = false
 // verifyPasses is debugVerify, settable by tests.
 var verifyPasses = debugVerify
 
+// VerifyPasses switches on (or off) the IR verifier after lowering and
+// after every optimization pass of every later Compile: a pass that breaks
+// an invariant of the IR then makes Compile fail with an error naming the
+// pass, instead of miscompiling. For tests and debugging; it costs compile
+// time. Call it before any Compile runs (e.g. in TestMain): it is not
+// synchronized with concurrent compiles.
+func VerifyPasses(on bool) { verifyPasses = on }
+
 // verify checks the invariants every pass must keep:
 //
 //   - operands are well formed: a register operand names x1..x31, Dst is
