@@ -119,6 +119,8 @@ static const struct {
 	{ "escape", 27 },
 };
 
+static value_t read_seq(struct reader *r, int dotted, const char *eof);
+
 static value_t read_hash(struct reader *r)
 {
 	r->p++; /* '#' */
@@ -145,30 +147,13 @@ static value_t read_hash(struct reader *r)
 	}
 	if (c == '(') {
 		r->p++;
-		value_t l = NIL, tail = 0, x = 0;
+		value_t l = read_seq(r, 0, "read: end of input in a vector");
 		GC_PUSH(&l);
-		GC_PUSH(&x);
-		for (;;) {
-			skip(r);
-			if (peek(r) == ')') {
-				r->p++;
-				break;
-			}
-			x = read_datum(r);
-			if (x == EOF_V)
-				syntax_error("read: end of input in a vector");
-			x = cons(x, NIL);
-			if (tail == 0)
-				l = x;
-			else
-				REF_STORE(tail, 1, x);
-			tail = x;
-		}
 		int64_t n = list_length(l);
 		value_t v = make_vector((uint64_t)n, 0);
+		GC_POP(1);
 		for (int64_t i = 0; i < n; i++, l = CDR(l))
 			REF_STORE(v, i, CAR(l));
-		GC_POP(2);
 		return v;
 	}
 	const unsigned char *s = r->p;
@@ -244,9 +229,7 @@ value_t read_datum(struct reader *r)
 		syntax_error("read: unexpected )");
 	if (c == '"')
 		return read_string(r);
-	if (c == '#' && r->p + 1 < r->end && !delimiter(r->p[1]))
-		return read_hash(r);
-	if (c == '#' && r->p + 1 < r->end && r->p[1] == '(')
+	if (c == '#' && r->p + 1 < r->end && (!delimiter(r->p[1]) || r->p[1] == '('))
 		return read_hash(r);
 	if (c == '\'' || c == '`' || c == ',') {
 		value_t sym = sym_quote;
@@ -267,25 +250,33 @@ value_t read_datum(struct reader *r)
 	if (c != '(')
 		return read_atom(r);
 	r->p++;
+	return read_seq(r, 1, "read: end of input in a list");
+}
+
+/* read_seq: the data after an opening '(' (of a list or a vector) up to
+   its ')', as a list.  With dotted, `. x` before the ')' makes x the last
+   cdr.  eof is the error for input that ends first.  */
+static value_t read_seq(struct reader *r, int dotted, const char *eof)
+{
 	value_t l = NIL, tail = 0, x = 0;
 	GC_PUSH(&l);
 	GC_PUSH(&x);
 	for (;;) {
 		skip(r);
-		c = peek(r);
+		int c = peek(r);
 		if (c < 0)
-			syntax_error("read: end of input in a list");
+			syntax_error(eof);
 		if (c == ')') {
 			r->p++;
 			break;
 		}
-		if (c == '.' && r->p + 1 < r->end && delimiter(r->p[1])) {
+		if (dotted && c == '.' && r->p + 1 < r->end && delimiter(r->p[1])) {
 			if (tail == 0)
 				syntax_error("read: bad dotted list");
 			r->p++;
 			x = read_datum(r);
 			if (x == EOF_V)
-				syntax_error("read: end of input in a list");
+				syntax_error(eof);
 			REF_STORE(tail, 1, x);
 			skip(r);
 			if (peek(r) != ')')
@@ -294,6 +285,8 @@ value_t read_datum(struct reader *r)
 			break;
 		}
 		x = read_datum(r);
+		if (x == EOF_V)
+			syntax_error(eof);
 		x = cons(x, NIL);
 		if (tail == 0)
 			l = x;
