@@ -11,6 +11,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"rvdyn/fragment"
+	"rvdyn/fragment/amd64"
 )
 
 // DefaultSize is the default code cache capacity in bytes.
@@ -32,6 +33,18 @@ type Fragment struct {
 	Code  *fragment.Code
 	// FirstExit is the exit ID of Code.Exits[0]; exit i has ID FirstExit+i.
 	FirstExit uint32
+}
+
+// GuestPC returns the guest pc whose code is at executable address
+// hostAddr in f (as a PC sample or a perf map sees it), and false if the
+// address is outside f. The answer is the guest instruction the code was
+// emitted for, or for an exit stub the instruction that leaves through it
+// (see fragment.PCMap).
+func (f *Fragment) GuestPC(hostAddr uintptr) (pc uint64, ok bool) {
+	if hostAddr < f.Entry {
+		return 0, false
+	}
+	return f.Code.GuestPC(int(hostAddr - f.Entry))
 }
 
 // An ExitRecord ties a global exit ID to its stub.
@@ -58,7 +71,7 @@ type Stats struct {
 type Cache struct {
 	mem     *region
 	iblMem  []byte   // the indirect branch lookup table's mapping
-	ibl     []uint64 // the same table: fragment.IBLEntries pairs {tag, entry}
+	ibl     []uint64 // the same table: amd64.IBLEntries pairs {tag, entry}
 	iblUsed bool     // some slot is filled: reset must empty the table
 	noIBL   bool
 	size    int
@@ -100,13 +113,13 @@ func New(opts Options) (*Cache, error) {
 	}
 	c := &Cache{mem: r, size: size, noLink: opts.NoLink, noIBL: opts.NoIBL || opts.NoLink}
 	// Outside the Go heap: native code reads it through a raw address.
-	b, err := unix.Mmap(-1, 0, 16*fragment.IBLEntries, unix.PROT_READ|unix.PROT_WRITE, unix.MAP_PRIVATE|unix.MAP_ANONYMOUS)
+	b, err := unix.Mmap(-1, 0, amd64.IBLSlotBytes*amd64.IBLEntries, unix.PROT_READ|unix.PROT_WRITE, unix.MAP_PRIVATE|unix.MAP_ANONYMOUS)
 	if err != nil {
 		r.close()
 		return nil, fmt.Errorf("code cache: mapping the indirect branch table: %w", err)
 	}
 	c.iblMem = b
-	c.ibl = unsafe.Slice((*uint64)(unsafe.Pointer(&b[0])), 2*fragment.IBLEntries)
+	c.ibl = unsafe.Slice((*uint64)(unsafe.Pointer(&b[0])), amd64.IBLSlotBytes/8*amd64.IBLEntries)
 	c.iblUsed = true
 	c.reset()
 	return c, nil
@@ -117,7 +130,7 @@ func (c *Cache) reset() {
 		// Tag 0 would match a jump to guest address 0 and send the host
 		// to entry 0: empty slots carry a tag no target can have.
 		for i := 0; i < len(c.ibl); i += 2 {
-			c.ibl[i], c.ibl[i+1] = fragment.IBLEmpty, 0
+			c.ibl[i], c.ibl[i+1] = amd64.IBLEmpty, 0
 		}
 		c.iblUsed = false
 	}
@@ -177,7 +190,7 @@ func (c *Cache) Insert(code *fragment.Code) (*Fragment, error) {
 	}
 	c.frags[code.Head] = f
 	if !c.noIBL {
-		i := 2 * ((code.Head >> 2) & (fragment.IBLEntries - 1))
+		i := 2 * amd64.IBLIndex(code.Head) // the slot the stubs' probe reads
 		c.ibl[i], c.ibl[i+1] = code.Head, uint64(f.Entry)
 		c.iblUsed = true
 	}

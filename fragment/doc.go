@@ -2,33 +2,27 @@
 // interpreter (interp.Trace) becomes a single-entry, multi-exit fragment of
 // x86-64 machine code laid out along the recorded path.
 //
-// The trace is first lowered to a small IR over guest registers and
-// constants with explicit exits (ir.go), optimized by trace-local passes
-// listed in passes.go (constant folding, strength reduction, redundant
-// load elimination and store forwarding, copy propagation, dead code
-// elimination; one file each), checked by a verifier (verify.go), given
-// host registers (regalloc.go) and emitted (emit.go, arith.go). Every pass
-// keeps the guest state at each exit exactly what the interpreter would
-// have there; Options switches each off.
+// The work is split in three rooms:
 //
-// Every conditional branch that leaves the recorded path becomes an exit
-// stub to its guest target; an indirect jump (jalr) checks the recorded
-// target and exits when it differs; a memory access outside guest memory
-// exits to the interpreter at that instruction, which reports the fault.
-// Each exit stub first charges the guest instructions retired since the
-// fragment entry to State.Budget (so instruction counts are exact in every
-// mode) and leaves if the budget is spent (the poll point that bounds the
-// time native code runs), then jumps on: either to a fragment the code cache
-// linked it to, or back to the dispatcher with its exit ID in State.Exit.
+//   - package fragment/ir lowers the trace to a small IR over guest
+//     registers and constants with explicit exits, and holds the
+//     trace-local optimizer passes (constant folding, strength reduction,
+//     redundant load elimination and store forwarding, copy propagation,
+//     dead code elimination; one file each) and the IR verifier;
+//   - package fragment/amd64 is the x86-64 backend: register allocation,
+//     instruction lowering, exit stubs, the indirect branch lookup probe
+//     and the host-to-guest pc map, over its own small assembler;
+//   - this package is the driver (compile.go), the table that runs the
+//     passes in order with the verifier between them (passes.go), the
+//     State native code works on (state.go), and the listing (disasm.go).
 //
-// Register conventions inside native code: R15 holds the *State, R14 the
-// host address of guest address 0; AX, CX and DX are scratch. Native code
-// never touches the stack pointer or BP and calls nothing.
+// Every pass keeps the guest state at each exit exactly what the
+// interpreter would have there; Options switches each off.
 //
 // This package produces position-independent bytes and exit records; it
-// does not own executable memory (package codecache does). It imports only
-// package interp, and golang-asm behind the small interface in asm.go.
-// The method follows Dynamo's fragment formation (Bala, Duesterwald,
-// Banerjia, PLDI 2000) as summarised in section 6 of
-// papers/net-hot-path-prediction.txt.
+// does not own executable memory (package codecache does). It imports
+// only package interp and its two subpackages; golang-asm stays behind
+// fragment/amd64's assembler. The method follows Dynamo's fragment
+// formation (Bala, Duesterwald, Banerjia, PLDI 2000) as summarised in
+// section 6 of papers/net-hot-path-prediction.txt.
 package fragment

@@ -5,6 +5,7 @@ import (
 
 	"rvdyn/codecache"
 	"rvdyn/fragment"
+	"rvdyn/fragment/amd64"
 	"rvdyn/interp"
 	"rvdyn/net"
 )
@@ -49,7 +50,7 @@ func TestIndirectLookupMisses(t *testing.T) {
 			s0     uint64
 			looped bool // found in the table: runs until the budget
 		}{
-			{T, !noIBL}, {0, false}, {4, false}, {1 << 18, false}, {fragment.IBLEmpty &^ 3, false},
+			{T, !noIBL}, {0, false}, {4, false}, {1 << 18, false}, {amd64.IBLEmpty &^ 3, false},
 		} {
 			m := load(t, img)
 			st := new(fragment.State)

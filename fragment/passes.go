@@ -5,6 +5,8 @@ package fragment
 import (
 	"fmt"
 	"strings"
+
+	"rvdyn/fragment/ir"
 )
 
 // Options switch the compiler's optimizations; the zero value enables
@@ -15,18 +17,18 @@ type Options struct {
 	// loads its operands from memory and stores its result.
 	NoRegAlloc bool
 	// NoConstFold turns off constant propagation and folding
-	// (constfold.go): known branch outcomes, constant addresses checked at
+	// (ir/constfold.go): known branch outcomes, constant addresses checked at
 	// compile time, algebraic identities.
 	NoConstFold bool
-	// NoCopyProp turns off copy propagation (copyprop.go).
+	// NoCopyProp turns off copy propagation (ir/copyprop.go).
 	NoCopyProp bool
-	// NoDCE turns off dead code elimination (dce.go).
+	// NoDCE turns off dead code elimination (ir/dce.go).
 	NoDCE bool
 	// NoLoadElim turns off redundant load elimination and store-to-load
-	// forwarding (loadelim.go).
+	// forwarding (ir/loadelim.go).
 	NoLoadElim bool
 	// NoStrength turns off strength reduction of gcc's idioms
-	// (strength.go).
+	// (ir/strength.go).
 	NoStrength bool
 	// NoIBL emits indirect jump stubs without the lookup in the indirect
 	// branch lookup table: a jalr to a target other than the recorded one
@@ -36,10 +38,11 @@ type Options struct {
 	NoIBL bool
 }
 
-// A pass rewrites a Func in place, keeping the invariants verify checks.
+// A pass rewrites an ir.Func in place, keeping the invariants ir.Verify
+// checks.
 type pass struct {
 	name string
-	run  func(*Func)
+	run  func(*ir.Func)
 	off  func(*Options) *bool
 }
 
@@ -49,17 +52,32 @@ type pass struct {
 // propagation after load elimination, which leaves copies behind; dead
 // code elimination last, to sweep up what the others made dead.
 var passes = []pass{
-	{"constfold", constFold, func(o *Options) *bool { return &o.NoConstFold }},
-	{"strength", strength, func(o *Options) *bool { return &o.NoStrength }},
-	{"loadelim", loadElim, func(o *Options) *bool { return &o.NoLoadElim }},
-	{"copyprop", copyProp, func(o *Options) *bool { return &o.NoCopyProp }},
-	{"dce", dce, func(o *Options) *bool { return &o.NoDCE }},
+	{"constfold", ir.ConstFold, func(o *Options) *bool { return &o.NoConstFold }},
+	{"strength", ir.Strength, func(o *Options) *bool { return &o.NoStrength }},
+	{"loadelim", ir.LoadElim, func(o *Options) *bool { return &o.NoLoadElim }},
+	{"copyprop", ir.CopyProp, func(o *Options) *bool { return &o.NoCopyProp }},
+	{"dce", ir.DCE, func(o *Options) *bool { return &o.NoDCE }},
 }
 
+// debugVerify runs the verifier after every pass in Compile. Tests switch
+// it on (export_test.go); it costs a little compile time otherwise.
+const debugVerify = false
+
+// verifyPasses is debugVerify, settable by tests.
+var verifyPasses = debugVerify
+
+// VerifyPasses switches on (or off) the IR verifier after lowering and
+// after every optimization pass of every later Compile: a pass that breaks
+// an invariant of the IR then makes Compile fail with an error naming the
+// pass, instead of miscompiling. For tests and debugging; it costs compile
+// time. Call it before any Compile runs (e.g. in TestMain): it is not
+// synchronized with concurrent compiles.
+func VerifyPasses(on bool) { verifyPasses = on }
+
 // optimize runs the enabled passes over f.
-func optimize(f *Func, opts Options) error {
+func optimize(f *ir.Func, opts Options) error {
 	if verifyPasses {
-		if err := verify(f); err != nil {
+		if err := ir.Verify(f); err != nil {
 			return fmt.Errorf("fragment: IR after lowering: %w\n%v", err, f)
 		}
 	}
@@ -69,7 +87,7 @@ func optimize(f *Func, opts Options) error {
 		}
 		p.run(f)
 		if verifyPasses {
-			if err := verify(f); err != nil {
+			if err := ir.Verify(f); err != nil {
 				return fmt.Errorf("fragment: IR after %s: %w\n%v", p.name, err, f)
 			}
 		}

@@ -5,8 +5,8 @@ package fragment
 import "rvdyn/interp"
 
 // State is the block native code works on, addressed through R15. Its
-// layout is part of the code generator's ABI: the offsets below are pinned
-// by a test against unsafe.Offsetof, so do not reorder fields.
+// layout is part of the code generator's ABI: the offsets (amd64.State*)
+// are pinned by a test against unsafe.Offsetof, so do not reorder fields.
 type State struct {
 	// CPU is the guest register file and pc (offset 0). Native code keeps
 	// guest registers here between exits; the interpreter uses the same
@@ -25,31 +25,8 @@ type State struct {
 	// (offset 272); the code cache maps it back to its exit record.
 	Exit uint64
 	// IBL is the host address of the indirect branch lookup table
-	// (offset 280): IBLEntries pairs {guest pc, host entry address},
-	// indexed by (pc >> 2) & (IBLEntries-1), tag IBLEmpty for an empty
+	// (offset 280): amd64.IBLEntries pairs {guest pc, host entry address},
+	// the slot of pc being amd64.IBLIndex(pc), tag amd64.IBLEmpty for an empty
 	// slot. The code cache owns the table.
 	IBL uintptr
 }
-
-// IBLEntries is the number of slots in the indirect branch lookup table.
-const IBLEntries = 1 << 16
-
-// IBLEmpty is the tag of an empty slot of the indirect branch lookup
-// table. No looked-up target can equal it: a stub looks up only targets
-// that are multiples of 4 (others leave to the interpreter, which reports
-// the misaligned jump), and IBLEmpty is odd. So a guest value, 0 included,
-// can never select an empty slot's entry address, and a hit costs no more
-// than the one compare with the tag.
-const IBLEmpty = ^uint64(0)
-
-// Offsets of State fields used by generated code, in bytes.
-const (
-	offX      = 0
-	offPC     = 256
-	offBudget = 264
-	offExit   = 272
-	offIBL    = 280
-)
-
-// regOff returns the offset of guest register x<r> in State.
-func regOff(r uint8) int64 { return offX + 8*int64(r) }

@@ -3,6 +3,8 @@ package fragment
 import (
 	"testing"
 	"unsafe"
+
+	"rvdyn/fragment/amd64"
 )
 
 // TestStateLayout pins the State offsets that generated code hard-codes.
@@ -12,17 +14,17 @@ func TestStateLayout(t *testing.T) {
 		name      string
 		got, want uintptr
 	}{
-		{"CPU.X", unsafe.Offsetof(s.CPU) + unsafe.Offsetof(s.CPU.X), offX},
-		{"CPU.PC", unsafe.Offsetof(s.CPU) + unsafe.Offsetof(s.CPU.PC), offPC},
-		{"Budget", unsafe.Offsetof(s.Budget), offBudget},
-		{"Exit", unsafe.Offsetof(s.Exit), offExit},
-		{"IBL", unsafe.Offsetof(s.IBL), offIBL},
+		{"CPU.X", unsafe.Offsetof(s.CPU) + unsafe.Offsetof(s.CPU.X), amd64.StateX},
+		{"CPU.PC", unsafe.Offsetof(s.CPU) + unsafe.Offsetof(s.CPU.PC), amd64.StatePC},
+		{"Budget", unsafe.Offsetof(s.Budget), amd64.StateBudget},
+		{"Exit", unsafe.Offsetof(s.Exit), amd64.StateExit},
+		{"IBL", unsafe.Offsetof(s.IBL), amd64.StateIBL},
 	} {
 		if tc.got != tc.want {
 			t.Errorf("offset of %s = %d, generated code uses %d", tc.name, tc.got, tc.want)
 		}
 	}
-	if regOff(31) != 248 {
-		t.Errorf("regOff(31) = %d", regOff(31))
+	if n := unsafe.Sizeof(s.CPU.X) / unsafe.Sizeof(s.CPU.X[0]); n != 32 || unsafe.Sizeof(s.CPU.X[0]) != 8 {
+		t.Errorf("CPU.X is %d registers of %d bytes; generated code assumes 32 of 8", n, unsafe.Sizeof(s.CPU.X[0]))
 	}
 }

@@ -1,9 +1,9 @@
-package fragment
+package ir
 
 import "testing"
 
 func TestConstFold(t *testing.T) {
-	runPassCases(t, constFold, []passCase{
+	runPassCases(t, ConstFold, []passCase{
 		{"lui+addi becomes one constant", `
 			a5 = mov 0x21000
 			a5 = add a5, -16

@@ -1,9 +1,9 @@
-package fragment
+package ir
 
 import "testing"
 
 func TestStrength(t *testing.T) {
-	runPassCases(t, strength, []passCase{
+	runPassCases(t, Strength, []passCase{
 		{"slli/srli pairs zero-extend", `
 			a0 = sll a1, 32
 			a0 = srl a0, 32

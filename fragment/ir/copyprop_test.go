@@ -1,9 +1,9 @@
-package fragment
+package ir
 
 import "testing"
 
 func TestCopyProp(t *testing.T) {
-	runPassCases(t, copyProp, []passCase{
+	runPassCases(t, CopyProp, []passCase{
 		{"reads of a copy read the source", `
 			a0 = mov a1
 			a2 = add a0, a0

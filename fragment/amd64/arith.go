@@ -1,57 +1,56 @@
-// ALU emission: one IR ALU or M-extension instruction -> x86-64 instructions.
+// ALU lowering: one IR ALU or M-extension instruction -> x86-64 instructions.
 
-package fragment
+package amd64
 
 import (
-	"github.com/twitchyliquid64/golang-asm/obj"
-	"github.com/twitchyliquid64/golang-asm/obj/x86"
+	"rvdyn/fragment/ir"
 
 	"rvdyn/interp"
 )
 
 // arith lowers an ALU or M-extension instruction (Dst != 0).
-func (c *compiler) arith(in Inst) {
+func (c *compiler) arith(in ir.Inst) {
 	a := c.a
 	op := in.Op
 	x, y := in.A, in.B
 	isMul := op == interp.OpMUL || op == interp.OpMULW
 	switch {
 	case aluRR[op] != 0:
-		if commutative[op] && y.isReg(in.Dst) && !x.isReg(in.Dst) && c.host(in.Dst) != 0 {
+		if commutative[op] && y.IsReg(in.Dst) && !x.IsReg(in.Dst) && c.host(in.Dst) != 0 {
 			// rd = x op rd: operate on rd's register in place
 			w := c.host(in.Dst)
 			src := c.opnd(x, rCX)
-			if src.Type == obj.TYPE_CONST && isMul {
+			if src.isImm() && isMul {
 				c.load(x, rCX) // imul takes no immediate here
 				src = reg(rCX)
 			}
 			a.op(aluRR[op], src, reg(w))
 			if isW(op) {
-				a.op(x86.AMOVLQSX, reg(w), reg(w))
+				a.op(xMOVLQSX, reg(w), reg(w))
 			}
 			return
 		}
 		w := c.work(in, y)
-		if op == interp.OpADD && y.IsConst && fitsInt32(int64(y.Const)) && c.hostOf(x) != 0 && c.hostOf(x) != w {
-			a.op(x86.ALEAQ, mem(c.hostOf(x), int64(y.Const)), reg(w)) // rd = rs1 + imm in one step
+		if op == interp.OpADD && y.IsConst && ir.FitsInt32(int64(y.Const)) && c.hostOf(x) != 0 && c.hostOf(x) != w {
+			a.op(xLEAQ, mem(c.hostOf(x), int64(y.Const)), reg(w)) // rd = rs1 + imm in one step
 		} else {
 			c.load(x, w)
 			src := c.opnd(y, rCX)
-			if src.Type == obj.TYPE_CONST && isMul {
+			if src.isImm() && isMul {
 				c.load(y, rCX)
 				src = reg(rCX)
 			}
 			a.op(aluRR[op], src, reg(w))
 		}
 		if isW(op) {
-			a.op(x86.AMOVLQSX, reg(w), reg(w))
+			a.op(xMOVLQSX, reg(w), reg(w))
 		}
 		c.store(w, in.Dst)
 	case shifts[op] != 0:
 		if !y.IsConst {
 			c.load(y, rCX)
 		}
-		w := c.work(in, Val{}) // rs2 is safe in CX
+		w := c.work(in, ir.Val{}) // rs2 is safe in CX
 		c.load(x, w)
 		switch {
 		case !y.IsConst:
@@ -62,41 +61,41 @@ func (c *compiler) arith(in Inst) {
 			a.op(shifts[op], imm(int64(y.Const&63)), reg(w))
 		}
 		if isW(op) {
-			a.op(x86.AMOVLQSX, reg(w), reg(w))
+			a.op(xMOVLQSX, reg(w), reg(w))
 		}
 		c.store(w, in.Dst)
 	case op == interp.OpSLT || op == interp.OpSLTU:
-		set := x86.ASETLT
+		set := xSETLT
 		if op == interp.OpSLTU {
-			set = x86.ASETCS
+			set = xSETCS
 		}
 		c.load(x, rAX)
-		a.op(x86.ACMPQ, reg(rAX), c.opnd(y, rCX))
+		a.op(xCMPQ, reg(rAX), c.opnd(y, rCX))
 		a.op(set, none, reg(rAX))
-		a.op(x86.AMOVBQZX, reg(rAX), reg(rAX))
+		a.op(xMOVBQZX, reg(rAX), reg(rAX))
 		c.store(rAX, in.Dst)
 	default:
 		c.load(y, rCX)
 		c.load(x, rAX)
 		switch op {
 		case interp.OpMULH:
-			a.op(x86.AIMULQ, reg(rCX), none)
-			a.op(x86.AMOVQ, reg(rDX), reg(rAX))
+			a.op(xIMULQ, reg(rCX), none)
+			a.op(xMOVQ, reg(rDX), reg(rAX))
 		case interp.OpMULHU:
-			a.op(x86.AMULQ, reg(rCX), none)
-			a.op(x86.AMOVQ, reg(rDX), reg(rAX))
+			a.op(xMULQ, reg(rCX), none)
+			a.op(xMOVQ, reg(rDX), reg(rAX))
 		case interp.OpMULHSU:
 			// mulhu(a, b) - (a < 0 ? b : 0)
-			a.op(x86.AMULQ, reg(rCX), none)
+			a.op(xMULQ, reg(rCX), none)
 			c.load(x, rAX)
-			a.op(x86.ASARQ, imm(63), reg(rAX))
-			a.op(x86.AANDQ, reg(rCX), reg(rAX))
-			a.op(x86.ASUBQ, reg(rAX), reg(rDX))
-			a.op(x86.AMOVQ, reg(rDX), reg(rAX))
+			a.op(xSARQ, imm(63), reg(rAX))
+			a.op(xANDQ, reg(rCX), reg(rAX))
+			a.op(xSUBQ, reg(rAX), reg(rDX))
+			a.op(xMOVQ, reg(rDX), reg(rAX))
 		default:
 			c.divide(op)
 			if isW(op) {
-				a.op(x86.AMOVLQSX, reg(rAX), reg(rAX))
+				a.op(xMOVLQSX, reg(rAX), reg(rAX))
 			}
 		}
 		c.store(rAX, in.Dst)
@@ -112,41 +111,41 @@ func (c *compiler) divide(op interp.Op) {
 	w := isW(op)
 	signed := op == interp.OpDIV || op == interp.OpREM || op == interp.OpDIVW || op == interp.OpREMW
 	isRem := op == interp.OpREM || op == interp.OpREMU || op == interp.OpREMW || op == interp.OpREMUW
-	test, cmp, neg, cvt, idiv, div := x86.ATESTQ, x86.ACMPQ, x86.ANEGQ, x86.ACQO, x86.AIDIVQ, x86.ADIVQ
+	test, cmp, neg, cvt, idiv, div := xTESTQ, xCMPQ, xNEGQ, xCQO, xIDIVQ, xDIVQ
 	if w {
-		test, cmp, neg, cvt, idiv, div = x86.ATESTL, x86.ACMPL, x86.ANEGL, x86.ACDQ, x86.AIDIVL, x86.ADIVL
+		test, cmp, neg, cvt, idiv, div = xTESTL, xCMPL, xNEGL, xCDQ, xIDIVL, xDIVL
 	}
 	zero, done := &label{}, &label{}
 	a.op(test, reg(rCX), reg(rCX))
-	a.jump(x86.AJEQ, zero)
+	a.jcc(condEQ, zero)
 	var minus1 *label
 	if signed {
 		minus1 = &label{}
 		a.op(cmp, reg(rCX), imm(-1))
-		a.jump(x86.AJEQ, minus1)
+		a.jcc(condEQ, minus1)
 		a.op(cvt, none, none)
 		a.op(idiv, reg(rCX), none)
 	} else {
-		a.op(x86.AXORL, reg(rDX), reg(rDX))
+		a.op(xXORL, reg(rDX), reg(rDX))
 		a.op(div, reg(rCX), none)
 	}
 	if isRem {
-		a.op(x86.AMOVQ, reg(rDX), reg(rAX))
+		a.op(xMOVQ, reg(rDX), reg(rAX))
 	}
-	a.jump(obj.AJMP, done)
+	a.jmp(done)
 	// Divisor zero: quotient all ones, remainder the dividend (AX).
 	a.bind(zero)
 	if isRem {
-		a.op(x86.AMOVQ, reg(rAX), reg(rAX))
+		a.op(xMOVQ, reg(rAX), reg(rAX))
 	} else {
-		a.op(x86.AMOVQ, imm(-1), reg(rAX))
+		a.op(xMOVQ, imm(-1), reg(rAX))
 	}
 	if signed {
-		a.jump(obj.AJMP, done)
+		a.jmp(done)
 		// Divisor -1: quotient -dividend (wrapping), remainder 0.
 		a.bind(minus1)
 		if isRem {
-			a.op(x86.AXORL, reg(rAX), reg(rAX))
+			a.op(xXORL, reg(rAX), reg(rAX))
 		} else {
 			a.op(neg, none, reg(rAX))
 		}

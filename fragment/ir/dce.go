@@ -1,8 +1,8 @@
 // Dead code elimination: a Func -> the same Func without writes no exit or later read can observe.
 
-package fragment
+package ir
 
-// dce removes instructions whose only effect is a register write nothing
+// DCE removes instructions whose only effect is a register write nothing
 // observes: the register is overwritten before any read of it and before
 // any exit (every exit, including the end, needs the whole guest state,
 // and an exit at the overwriting instruction itself leaves before the
@@ -11,14 +11,14 @@ package fragment
 //
 // It scans backwards keeping the set of registers whose current value is
 // still needed.
-func dce(f *Func) {
+func DCE(f *Func) {
 	const all = ^uint32(0)
 	needed := all // the end exit needs everything
 	keep := make([]bool, len(f.Insts))
 	for i := len(f.Insts) - 1; i >= 0; i-- {
 		in := &f.Insts[i]
 		bit := uint32(1) << in.Dst
-		if in.Op == opMov && in.A.isReg(in.Dst) {
+		if in.Op == OpMov && in.A.IsReg(in.Dst) {
 			continue
 		}
 		if in.pure() && (in.Dst == 0 || needed&bit == 0) {
@@ -28,10 +28,10 @@ func dce(f *Func) {
 		if in.Dst != 0 {
 			needed &^= bit
 		}
-		if in.Exit >= 0 || in.Op == opExit {
+		if in.Exit >= 0 || in.Op == OpExit {
 			needed = all
 		}
-		in.reads(func(r uint8) { needed |= 1 << r })
+		in.Reads(func(r uint8) { needed |= 1 << r })
 	}
 	out := f.Insts[:0]
 	for i, in := range f.Insts {

@@ -1,16 +1,15 @@
-// Instruction emission: one IR instruction -> x86-64 instructions.
+// Instruction lowering: one IR instruction -> x86-64 instructions (loads, stores with their bounds checks, guards, jalr checks).
 
-package fragment
+package amd64
 
 import (
-	"github.com/twitchyliquid64/golang-asm/obj"
-	"github.com/twitchyliquid64/golang-asm/obj/x86"
+	"rvdyn/fragment/ir"
 
 	"rvdyn/interp"
 )
 
 // host returns the host register holding guest register r, or 0.
-func (c *compiler) host(r uint8) int16 {
+func (c *compiler) host(r uint8) register {
 	if r == 0 {
 		return 0
 	}
@@ -19,7 +18,7 @@ func (c *compiler) host(r uint8) int16 {
 
 // hostOf returns the host register holding v, or 0 (constants, and
 // registers that live in State).
-func (c *compiler) hostOf(v Val) int16 {
+func (c *compiler) hostOf(v ir.Val) register {
 	if v.IsConst {
 		return 0
 	}
@@ -29,12 +28,12 @@ func (c *compiler) hostOf(v Val) int16 {
 // opnd returns an operand that reads v: an immediate (a constant that
 // fits a sign-extended 32-bit immediate), a host register or a State slot.
 // A wider constant is first loaded into scratch.
-func (c *compiler) opnd(v Val, scratch int16) obj.Addr {
+func (c *compiler) opnd(v ir.Val, scratch register) operand {
 	switch {
-	case v.IsConst && fitsInt32(int64(v.Const)):
+	case v.IsConst && ir.FitsInt32(int64(v.Const)):
 		return imm(int64(v.Const))
 	case v.IsConst:
-		c.a.op(x86.AMOVQ, imm(int64(v.Const)), reg(scratch))
+		c.a.op(xMOVQ, imm(int64(v.Const)), reg(scratch))
 		return reg(scratch)
 	case c.host(v.Reg) != 0:
 		return reg(c.host(v.Reg))
@@ -43,24 +42,24 @@ func (c *compiler) opnd(v Val, scratch int16) obj.Addr {
 }
 
 // load puts v into host register h.
-func (c *compiler) load(v Val, h int16) {
+func (c *compiler) load(v ir.Val, h register) {
 	switch {
 	case v.IsConst && v.Const == 0:
-		c.a.op(x86.AXORL, reg(h), reg(h))
+		c.a.op(xXORL, reg(h), reg(h))
 	case v.IsConst:
-		c.a.op(x86.AMOVQ, imm(int64(v.Const)), reg(h))
+		c.a.op(xMOVQ, imm(int64(v.Const)), reg(h))
 	case c.host(v.Reg) == h:
 	default:
-		c.a.op(x86.AMOVQ, c.opnd(v, h), reg(h))
+		c.a.op(xMOVQ, c.opnd(v, h), reg(h))
 	}
 }
 
 // store writes host register h to guest register r (a no-op for x0).
-func (c *compiler) store(h int16, r uint8) {
+func (c *compiler) store(h register, r uint8) {
 	if r == 0 || c.host(r) == h {
 		return
 	}
-	c.a.op(x86.AMOVQ, reg(h), c.opnd(R(r), 0))
+	c.a.op(xMOVQ, reg(h), c.opnd(ir.R(r), 0))
 }
 
 // storeConst writes the constant v to guest register r.
@@ -68,28 +67,28 @@ func (c *compiler) storeConst(v uint64, r uint8) {
 	switch {
 	case r == 0:
 	case c.host(r) != 0:
-		c.load(C(v), c.host(r))
-	case fitsInt32(int64(v)):
-		c.a.op(x86.AMOVQ, imm(int64(v)), c.opnd(R(r), 0))
+		c.load(ir.C(v), c.host(r))
+	case ir.FitsInt32(int64(v)):
+		c.a.op(xMOVQ, imm(int64(v)), c.opnd(ir.R(r), 0))
 	default:
-		c.a.op(x86.AMOVQ, imm(int64(v)), reg(rAX))
+		c.a.op(xMOVQ, imm(int64(v)), reg(rAX))
 		c.store(rAX, r)
 	}
 }
 
 // work returns the register to compute in.Dst's new value in: its own
 // host register when that does not clobber b, still to be read; else AX.
-func (c *compiler) work(in Inst, b Val) int16 {
-	if h := c.host(in.Dst); h != 0 && !b.isReg(in.Dst) {
+func (c *compiler) work(in ir.Inst, b ir.Val) register {
+	if h := c.host(in.Dst); h != 0 && !b.IsReg(in.Dst) {
 		return h
 	}
 	return rAX
 }
 
-var aluRR = map[interp.Op]obj.As{
-	interp.OpADD: x86.AADDQ, interp.OpSUB: x86.ASUBQ, interp.OpXOR: x86.AXORQ,
-	interp.OpOR: x86.AORQ, interp.OpAND: x86.AANDQ, interp.OpMUL: x86.AIMULQ,
-	interp.OpADDW: x86.AADDL, interp.OpSUBW: x86.ASUBL, interp.OpMULW: x86.AIMULL,
+var aluRR = map[interp.Op]mnemonic{
+	interp.OpADD: xADDQ, interp.OpSUB: xSUBQ, interp.OpXOR: xXORQ,
+	interp.OpOR: xORQ, interp.OpAND: xANDQ, interp.OpMUL: xIMULQ,
+	interp.OpADDW: xADDL, interp.OpSUBW: xSUBL, interp.OpMULW: xIMULL,
 }
 
 var commutative = map[interp.Op]bool{
@@ -97,19 +96,19 @@ var commutative = map[interp.Op]bool{
 	interp.OpMUL: true, interp.OpADDW: true, interp.OpMULW: true,
 }
 
-var shifts = map[interp.Op]obj.As{
-	interp.OpSLL: x86.ASHLQ, interp.OpSRL: x86.ASHRQ, interp.OpSRA: x86.ASARQ,
-	interp.OpSLLW: x86.ASHLL, interp.OpSRLW: x86.ASHRL, interp.OpSRAW: x86.ASARL,
+var shifts = map[interp.Op]mnemonic{
+	interp.OpSLL: xSHLQ, interp.OpSRL: xSHRQ, interp.OpSRA: xSARQ,
+	interp.OpSLLW: xSHLL, interp.OpSRLW: xSHRL, interp.OpSRAW: xSARL,
 }
 
-var extends = map[interp.Op]obj.As{
-	opZext8: x86.AMOVBQZX, opZext16: x86.AMOVWQZX, opZext32: x86.AMOVL,
-	opSext8: x86.AMOVBQSX, opSext16: x86.AMOVWQSX, opSext32: x86.AMOVLQSX,
+var extends = map[interp.Op]mnemonic{
+	ir.OpZext8: xMOVBQZX, ir.OpZext16: xMOVWQZX, ir.OpZext32: xMOVL,
+	ir.OpSext8: xMOVBQSX, ir.OpSext16: xMOVWQSX, ir.OpSext32: xMOVLQSX,
 }
 
-var loads = map[interp.Op]obj.As{
-	interp.OpLB: x86.AMOVBQSX, interp.OpLH: x86.AMOVWQSX, interp.OpLW: x86.AMOVLQSX, interp.OpLD: x86.AMOVQ,
-	interp.OpLBU: x86.AMOVBQZX, interp.OpLHU: x86.AMOVWQZX, interp.OpLWU: x86.AMOVL,
+var loads = map[interp.Op]mnemonic{
+	interp.OpLB: xMOVBQSX, interp.OpLH: xMOVWQSX, interp.OpLW: xMOVLQSX, interp.OpLD: xMOVQ,
+	interp.OpLBU: xMOVBQZX, interp.OpLHU: xMOVWQZX, interp.OpLWU: xMOVL,
 }
 
 // isW reports whether op produces a 32-bit result sign-extended to 64.
@@ -123,25 +122,24 @@ func isW(op interp.Op) bool {
 	return false
 }
 
-// Branch conditions: the jump taken when the RISC-V branch is taken (Go
-// assembler names: CS = below, CC = above or equal), and the same with
-// the operands swapped.
+// Branch conditions: the jump taken when the RISC-V branch is taken, and
+// the same with the operands swapped.
 var (
-	branchCond = map[interp.Op]obj.As{
-		interp.OpBEQ: x86.AJEQ, interp.OpBNE: x86.AJNE, interp.OpBLT: x86.AJLT,
-		interp.OpBGE: x86.AJGE, interp.OpBLTU: x86.AJCS, interp.OpBGEU: x86.AJCC,
+	branchCond = map[interp.Op]cond{
+		interp.OpBEQ: condEQ, interp.OpBNE: condNE, interp.OpBLT: condLT,
+		interp.OpBGE: condGE, interp.OpBLTU: condB, interp.OpBGEU: condAE,
 	}
-	mirrored = map[interp.Op]obj.As{
-		interp.OpBEQ: x86.AJEQ, interp.OpBNE: x86.AJNE, interp.OpBLT: x86.AJGT,
-		interp.OpBGE: x86.AJLE, interp.OpBLTU: x86.AJHI, interp.OpBGEU: x86.AJLS,
+	mirrored = map[interp.Op]cond{
+		interp.OpBEQ: condEQ, interp.OpBNE: condNE, interp.OpBLT: condGT,
+		interp.OpBGE: condLE, interp.OpBLTU: condA, interp.OpBGEU: condBE,
 	}
 )
 
-// inst lowers IR instruction i (anything but the end exit).
-func (c *compiler) inst(i int, in Inst) {
+// lowerInst lowers IR instruction i (anything but the end exit).
+func (c *compiler) lowerInst(i int, in ir.Inst) {
 	a := c.a
 	switch op := in.Op; {
-	case op == opMov:
+	case op == ir.OpMov:
 		switch {
 		case in.A.IsConst:
 			c.storeConst(in.A.Const, in.Dst)
@@ -152,17 +150,17 @@ func (c *compiler) inst(i int, in Inst) {
 			c.load(in.A, rAX)
 			c.store(rAX, in.Dst)
 		}
-	case isExt(op):
+	case ir.IsExt(op):
 		if in.A.IsConst {
-			c.storeConst(extend(op, in.A.Const), in.Dst)
+			c.storeConst(ir.Extend(op, in.A.Const), in.Dst)
 			break
 		}
-		w := c.work(in, Val{})
+		w := c.work(in, ir.Val{})
 		a.op(extends[op], c.opnd(in.A, 0), reg(w))
 		c.store(w, in.Dst)
-	case isALU(op):
+	case ir.IsALU(op):
 		c.arith(in)
-	case isLoad(op):
+	case ir.IsLoad(op):
 		m := c.access(i, in, c.env.ReadLo)
 		if in.Dst == 0 {
 			break // only the check matters
@@ -173,14 +171,14 @@ func (c *compiler) inst(i int, in Inst) {
 		}
 		a.op(loads[op], m, reg(w))
 		c.store(w, in.Dst)
-	case isStore(op):
+	case ir.IsStore(op):
 		m := c.access(i, in, c.env.WriteLo)
 		v := in.B
-		var src obj.Addr
-		switch n := width(op); {
+		var src operand
+		switch n := ir.Width(op); {
 		case v.IsConst && n < 8: // the immediate of a narrow store is as wide as the store
-			src = imm(int64(extend(map[int64]interp.Op{1: opSext8, 2: opSext16, 4: opSext32}[n], v.Const)))
-		case v.IsConst && fitsInt32(int64(v.Const)):
+			src = imm(int64(ir.Extend(map[int64]interp.Op{1: ir.OpSext8, 2: ir.OpSext16, 4: ir.OpSext32}[n], v.Const)))
+		case v.IsConst && ir.FitsInt32(int64(v.Const)):
 			src = imm(int64(v.Const))
 		case c.hostOf(v) != 0:
 			src = reg(c.hostOf(v))
@@ -188,41 +186,41 @@ func (c *compiler) inst(i int, in Inst) {
 			c.load(v, rDX)
 			src = reg(rDX)
 		}
-		as := map[int64]obj.As{1: x86.AMOVB, 2: x86.AMOVW, 4: x86.AMOVL, 8: x86.AMOVQ}[width(op)]
+		as := map[int64]mnemonic{1: xMOVB, 2: xMOVW, 4: xMOVL, 8: xMOVQ}[ir.Width(op)]
 		a.op(as, src, m)
-	case isGuard(op):
+	case ir.IsGuard(op):
 		c.guard(i, in)
 	case op == interp.OpJALR:
 		c.load(in.A, rAX)
 		if in.Off != 0 {
-			a.op(x86.AADDQ, imm(in.Off), reg(rAX))
+			a.op(xADDQ, imm(in.Off), reg(rAX))
 		}
-		a.op(x86.AANDQ, imm(-2), reg(rAX))
-		a.op(x86.ACMPQ, reg(rAX), imm(int64(in.B.Const)))
+		a.op(xANDQ, imm(-2), reg(rAX))
+		a.op(xCMPQ, reg(rAX), imm(int64(in.B.Const)))
 		e := c.stubFor(in.Exit, i)
-		a.jump(x86.AJNE, e.stub)
+		a.jcc(condNE, e.stub)
 	default:
 		panic("fragment: cannot emit " + in.String())
 	}
 }
 
 // guard lowers "exit if op(A, B)".
-func (c *compiler) guard(i int, in Inst) {
+func (c *compiler) guard(i int, in ir.Inst) {
 	a := c.a
 	e := c.stubFor(in.Exit, i)
-	if exits, known := guardOutcome(in); known {
+	if exits, known := ir.GuardOutcome(in); known {
 		if exits {
-			a.jump(obj.AJMP, e.stub)
+			a.jmp(e.stub)
 		}
 		return
 	}
 	cond := branchCond[in.Op]
 	x, y := in.A, in.B
-	var xo obj.Addr
+	var xo operand
 	switch {
 	case c.hostOf(x) != 0:
 		xo = reg(c.hostOf(x))
-	case c.hostOf(y) != 0 && x.IsConst && fitsInt32(int64(x.Const)):
+	case c.hostOf(y) != 0 && x.IsConst && ir.FitsInt32(int64(x.Const)):
 		// 0 < y etc.: compare y with x and mirror the condition
 		x, y = y, x
 		xo = reg(c.hostOf(x))
@@ -232,11 +230,11 @@ func (c *compiler) guard(i int, in Inst) {
 		xo = reg(rAX)
 	}
 	if y.IsConst && y.Const == 0 {
-		a.op(x86.ATESTQ, xo, xo)
+		a.op(xTESTQ, xo, xo)
 	} else {
-		a.op(x86.ACMPQ, xo, c.opnd(y, rCX))
+		a.op(xCMPQ, xo, c.opnd(y, rCX))
 	}
-	a.jump(cond, e.stub)
+	a.jcc(cond, e.stub)
 }
 
 // access computes the address of a load or store, checks it, and returns
@@ -253,7 +251,7 @@ func (c *compiler) guard(i int, in Inst) {
 // a local where a heap pointer was recorded). An address in neither
 // leaves to the interpreter at this very instruction, which reports the
 // fault. A constant address proven in bounds (no exit) needs no check.
-func (c *compiler) access(i int, in Inst, lo uint64) obj.Addr {
+func (c *compiler) access(i int, in ir.Inst, lo uint64) operand {
 	a := c.a
 	if in.Exit < 0 {
 		return mem(rMem, int64(in.A.Const+uint64(in.Off)))
@@ -265,7 +263,7 @@ func (c *compiler) access(i int, in Inst, lo uint64) obj.Addr {
 		lows[0], lows[1], sizes[0], sizes[1] = lows[1], lows[0], sizes[1], sizes[0]
 	}
 	fits := func(off int64) bool {
-		return fitsInt32(off-int64(lows[0])) && (sizes[1] == 0 || fitsInt32(off-int64(lows[1])))
+		return ir.FitsInt32(off-int64(lows[0])) && (sizes[1] == 0 || ir.FitsInt32(off-int64(lows[1])))
 	}
 	base := c.hostOf(in.A)
 	off := in.Off
@@ -273,35 +271,36 @@ func (c *compiler) access(i int, in Inst, lo uint64) obj.Addr {
 	case base != 0 && fits(off):
 		// The offset goes into the checks' LEAs and the access's displacement.
 	case base != 0:
-		a.op(x86.ALEAQ, mem(base, off), reg(rAX))
+		a.op(xLEAQ, mem(base, off), reg(rAX))
 		base, off = rAX, 0
 	case in.A.IsConst:
-		c.load(C(in.A.Const+uint64(off)), rAX)
+		c.load(ir.C(in.A.Const+uint64(off)), rAX)
 		base, off = rAX, 0
 	default:
 		c.load(in.A, rAX)
 		base = rAX
 		if !fits(off) {
-			a.op(x86.AADDQ, imm(off), reg(rAX))
+			a.op(xADDQ, imm(off), reg(rAX))
 			off = 0
 		}
 	}
 	e := c.stubFor(in.Exit, i)
-	a.op(x86.ALEAQ, mem(base, off-int64(lows[0])), reg(rCX))
-	a.op(x86.ACMPQ, reg(rCX), imm(int64(sizes[0])))
+	a.op(xLEAQ, mem(base, off-int64(lows[0])), reg(rCX))
+	a.op(xCMPQ, reg(rCX), imm(int64(sizes[0])))
 	if sizes[1] == 0 {
-		a.jump(x86.AJCC, e.stub)
+		a.jcc(condAE, e.stub)
 		return memIdx(rMem, base, off)
 	}
 	slow, back := &label{}, &label{}
-	a.jump(x86.AJCC, slow)
+	a.jcc(condAE, slow)
 	a.bind(back)
 	c.cold = append(c.cold, func() {
+		c.mark(in.PC)
 		a.bind(slow)
-		a.op(x86.ALEAQ, mem(base, off-int64(lows[1])), reg(rCX))
-		a.op(x86.ACMPQ, reg(rCX), imm(int64(sizes[1])))
-		a.jump(x86.AJCC, e.stub)
-		a.jump(obj.AJMP, back)
+		a.op(xLEAQ, mem(base, off-int64(lows[1])), reg(rCX))
+		a.op(xCMPQ, reg(rCX), imm(int64(sizes[1])))
+		a.jcc(condAE, e.stub)
+		a.jmp(back)
 	})
 	return memIdx(rMem, base, off)
 }

@@ -1,26 +1,26 @@
-// Register allocation: a Func -> which guest registers live in host registers, and which are dirty at each exit.
+// Register allocation: an ir.Func -> which guest registers live in host registers, and which are dirty at each exit.
 
-package fragment
+package amd64
 
-import "sort"
+import (
+	"sort"
+
+	"rvdyn/fragment/ir"
+)
 
 // allocatable are the host registers guest registers may live in. AX, CX
 // and DX are scratch, R12 holds the budget, R14 and R15 are fixed, SP and
 // BP are never touched.
-var allocatable = []int16{rBX, rSI, rDI, rR8, rR9, rR10, rR11, rR13}
-
-// rBudget holds State.Budget while native code runs (the trampoline loads
-// and stores it).
-const rBudget = rR12
+var allocatable = []register{rBX, rSI, rDI, rR8, rR9, rR10, rR11, rR13}
 
 // regAlloc maps guest registers to host registers for one fragment. The
 // allocation is fixed for the whole fragment (a trace is one straight
 // line): registers are loaded at the entry and written back at every exit
 // that follows a write to them.
 type regAlloc struct {
-	host      [32]int16 // host register of guest register r, 0 if r lives in State
-	written   uint32    // bit r: r is written somewhere in the IR
-	readFirst uint32    // bit r: r's first use reads it (its entry value matters)
+	host      [32]register // host register of guest register r, 0 if r lives in State
+	written   uint32       // bit r: r is written somewhere in the IR
+	readFirst uint32       // bit r: r's first use reads it (its entry value matters)
 	// before[i] is the set of registers written by the instructions
 	// before instruction i.
 	before []uint32
@@ -28,13 +28,13 @@ type regAlloc struct {
 
 // allocate gives host registers to the guest registers the IR uses most
 // (reads and writes weighted equally; x0 never).
-func allocate(f *Func, enabled bool) *regAlloc {
+func allocate(f *ir.Func, enabled bool) *regAlloc {
 	ra := &regAlloc{before: make([]uint32, len(f.Insts))}
 	var count [32]int
 	for i := range f.Insts {
 		in := &f.Insts[i]
 		ra.before[i] = ra.written
-		in.reads(func(r uint8) {
+		in.Reads(func(r uint8) {
 			count[r]++
 			if ra.written&(1<<r) == 0 {
 				ra.readFirst |= 1 << r

@@ -1,12 +1,12 @@
 // Copy propagation: a Func -> the same Func with reads of a copied register replaced by reads of its source.
 
-package fragment
+package ir
 
-// copyProp replaces a read of register d, where d = mov s and neither d
+// CopyProp replaces a read of register d, where d = mov s and neither d
 // nor s has been redefined since, by a read of s. This shortens
 // dependency chains and leaves the move for dce when d is overwritten
 // before any exit needs it. The move itself stays: exits need d.
-func copyProp(f *Func) {
+func CopyProp(f *Func) {
 	var src [32]uint8 // src[d] = s while d is a copy of s, else 0
 	subst := func(v Val) Val {
 		if !v.IsConst && src[v.Reg] != 0 {
@@ -27,7 +27,7 @@ func copyProp(f *Func) {
 				src[r] = 0
 			}
 		}
-		if in.Op == opMov && !in.A.IsConst && in.A.Reg != d {
+		if in.Op == OpMov && !in.A.IsConst && in.A.Reg != d {
 			src[d] = in.A.Reg
 		}
 	}

@@ -1,6 +1,6 @@
 // IR verifier: a Func -> nil, or an error naming the first broken invariant.
 
-package fragment
+package ir
 
 import (
 	"fmt"
@@ -8,22 +8,7 @@ import (
 	"rvdyn/interp"
 )
 
-// debugVerify runs the verifier after every pass in Compile. Tests switch
-// it on (export_test.go); it costs a little compile time otherwise.
-const debugVerify = false
-
-// verifyPasses is debugVerify, settable by tests.
-var verifyPasses = debugVerify
-
-// VerifyPasses switches on (or off) the IR verifier after lowering and
-// after every optimization pass of every later Compile: a pass that breaks
-// an invariant of the IR then makes Compile fail with an error naming the
-// pass, instead of miscompiling. For tests and debugging; it costs compile
-// time. Call it before any Compile runs (e.g. in TestMain): it is not
-// synchronized with concurrent compiles.
-func VerifyPasses(on bool) { verifyPasses = on }
-
-// verify checks the invariants every pass must keep:
+// Verify checks the invariants every pass must keep:
 //
 //   - operands are well formed: a register operand names x1..x31, Dst is
 //     0 only where nothing is written, and each op has the operands it needs;
@@ -35,7 +20,7 @@ func VerifyPasses(on bool) { verifyPasses = on }
 //     the unconditional end exit;
 //   - a load or store without an exit has a constant address that is in
 //     bounds for Env.
-func verify(f *Func) error {
+func Verify(f *Func) error {
 	if len(f.Insts) == 0 {
 		return fmt.Errorf("no instructions")
 	}
@@ -70,14 +55,14 @@ func verify(f *Func) error {
 		if in.Dst > 31 {
 			return bad("writes register %d", in.Dst)
 		}
-		if (in.Op == opExit) != (i == len(f.Insts)-1) {
+		if (in.Op == OpExit) != (i == len(f.Insts)-1) {
 			return bad("the end exit must be the last instruction, and only it")
 		}
-		writes := in.Op == opMov || isExt(in.Op) || isALU(in.Op)
+		writes := in.Op == OpMov || IsExt(in.Op) || IsALU(in.Op)
 		if writes && in.Dst == 0 {
 			return bad("computes a value into x0")
 		}
-		if !writes && !isLoad(in.Op) && in.Dst != 0 {
+		if !writes && !IsLoad(in.Op) && in.Dst != 0 {
 			return bad("op writes no register")
 		}
 		switch op := in.Op; {
@@ -85,10 +70,10 @@ func verify(f *Func) error {
 			if in.Exit >= 0 {
 				return bad("an ALU op takes no exit")
 			}
-		case isLoad(op) || isStore(op):
+		case IsLoad(op) || IsStore(op):
 			if in.Exit < 0 {
 				lo := f.env.ReadLo
-				if isStore(op) {
+				if IsStore(op) {
 					lo = f.env.WriteLo
 				}
 				if !in.A.IsConst || !inBounds(in.A.Const+uint64(in.Off), lo, f.env) {
@@ -102,7 +87,7 @@ func verify(f *Func) error {
 			if e := f.Exits[in.Exit]; e.Kind != ExitInterp || e.Retired != in.Step || e.Target != in.PC {
 				return bad("memory exit %v", e)
 			}
-		case isGuard(op):
+		case IsGuard(op):
 			if err := take(i, in.Exit); err != nil {
 				return err
 			}
@@ -118,13 +103,13 @@ func verify(f *Func) error {
 			if e.Kind != ExitIndirect || e.Retired != in.Step+1 || !in.B.IsConst {
 				return bad("indirect exit %v", e)
 			}
-			if err := take(i, e.alt); err != nil {
+			if err := take(i, e.Alt); err != nil {
 				return err
 			}
-			if m := f.Exits[e.alt]; m.Kind != ExitInterp || m.Retired != in.Step || m.Target != in.PC {
+			if m := f.Exits[e.Alt]; m.Kind != ExitInterp || m.Retired != in.Step || m.Target != in.PC {
 				return bad("misaligned-target exit %v", m)
 			}
-		case op == opExit:
+		case op == OpExit:
 			if err := take(i, in.Exit); err != nil {
 				return err
 			}
@@ -146,6 +131,6 @@ func verify(f *Func) error {
 // the interpreter makes ([lo, GuardLo) or [GuardHi, MemSize); the slack
 // page past the end absorbs the rest of a straddling access).
 func inBounds(a, lo uint64, env Env) bool {
-	env = env.norm()
-	return a-lo < env.GuardLo-lo || env.inStack(a)
+	env = env.Norm()
+	return a-lo < env.GuardLo-lo || env.InStack(a)
 }

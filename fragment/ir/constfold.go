@@ -1,10 +1,10 @@
 // Constant propagation and folding: a Func -> the same Func with known register values replaced by constants and computed at compile time.
 
-package fragment
+package ir
 
 import "rvdyn/interp"
 
-// constFold propagates constants forward along the trace. A register is
+// ConstFold propagates constants forward along the trace. A register is
 // known from its definition by a constant until it is redefined; the
 // trace is one straight line, so no merging is needed, and a looping
 // fragment re-enters at the top where nothing is known. It
@@ -19,7 +19,7 @@ import "rvdyn/interp"
 //     target is known to be the recorded one;
 //   - drops the bounds check of a load or store whose address is a
 //     constant in bounds: the access then uses a direct displacement.
-func constFold(f *Func) {
+func ConstFold(f *Func) {
 	var known [32]bool
 	var val [32]uint64
 	subst := func(v Val) Val {
@@ -32,19 +32,19 @@ func constFold(f *Func) {
 	for _, in := range f.Insts {
 		in.A, in.B = subst(in.A), subst(in.B)
 		switch op := in.Op; {
-		case isALU(op):
+		case IsALU(op):
 			in = foldALU(in)
-		case isExt(op):
+		case IsExt(op):
 			if in.A.IsConst {
-				in.Op, in.A = opMov, C(extend(op, in.A.Const))
+				in.Op, in.A = OpMov, C(Extend(op, in.A.Const))
 			}
-		case isGuard(op):
-			if exits, ok := guardOutcome(in); ok && !exits {
+		case IsGuard(op):
+			if exits, ok := GuardOutcome(in); ok && !exits {
 				continue
 			}
-		case isLoad(op) || isStore(op):
+		case IsLoad(op) || IsStore(op):
 			lo := f.env.ReadLo
-			if isStore(op) {
+			if IsStore(op) {
 				lo = f.env.WriteLo
 			}
 			if in.A.IsConst && in.Exit >= 0 && inBounds(in.A.Const+uint64(in.Off), lo, f.env) {
@@ -56,7 +56,7 @@ func constFold(f *Func) {
 			}
 		}
 		if in.Dst != 0 {
-			known[in.Dst] = in.Op == opMov && in.A.IsConst
+			known[in.Dst] = in.Op == OpMov && in.A.IsConst
 			val[in.Dst] = in.A.Const
 		}
 		out = append(out, in)
@@ -67,7 +67,7 @@ func constFold(f *Func) {
 // foldALU folds an ALU op whose result is known or is a copy.
 func foldALU(in Inst) Inst {
 	a, b := in.A, in.B
-	mov := func(v Val) Inst { in.Op, in.A, in.B = opMov, v, Val{}; return in }
+	mov := func(v Val) Inst { in.Op, in.A, in.B = OpMov, v, Val{}; return in }
 	if a.IsConst && b.IsConst {
 		r, _ := interp.ALU(in.Op, a.Const, b.Const)
 		return mov(C(r))
@@ -112,9 +112,9 @@ func foldALU(in Inst) Inst {
 	return in
 }
 
-// guardOutcome reports whether a guard exits, when that is known at
+// GuardOutcome reports whether a guard exits, when that is known at
 // compile time.
-func guardOutcome(in Inst) (exits, known bool) {
+func GuardOutcome(in Inst) (exits, known bool) {
 	a, b := in.A, in.B
 	switch {
 	case a.IsConst && b.IsConst:
@@ -129,21 +129,21 @@ func guardOutcome(in Inst) (exits, known bool) {
 	return false, false
 }
 
-// extend computes an extension pseudo op, or the value a load op leaves in
+// Extend computes an extension pseudo op, or the value a load op leaves in
 // its register when memory holds the low bytes of v.
-func extend(op interp.Op, v uint64) uint64 {
+func Extend(op interp.Op, v uint64) uint64 {
 	switch op {
-	case opZext8, interp.OpLBU:
+	case OpZext8, interp.OpLBU:
 		return uint64(uint8(v))
-	case opZext16, interp.OpLHU:
+	case OpZext16, interp.OpLHU:
 		return uint64(uint16(v))
-	case opZext32, interp.OpLWU:
+	case OpZext32, interp.OpLWU:
 		return uint64(uint32(v))
-	case opSext8, interp.OpLB:
+	case OpSext8, interp.OpLB:
 		return uint64(int64(int8(v)))
-	case opSext16, interp.OpLH:
+	case OpSext16, interp.OpLH:
 		return uint64(int64(int16(v)))
-	case opSext32, interp.OpLW:
+	case OpSext32, interp.OpLW:
 		return uint64(int64(int32(v)))
 	}
 	return v

@@ -1,6 +1,6 @@
 // Fragment IR: interp.Trace -> Func, a straight list of instructions over guest registers and constants with explicit exits.
 
-package fragment
+package ir
 
 import (
 	"fmt"
@@ -23,7 +23,7 @@ import (
 //   - Loads (Dst = mem[A+Off]) and stores (mem[A+Off] = B) carry the exit
 //     taken when the address is out of bounds, or no exit (Exit < 0) when
 //     the address is a constant proven in bounds at compile time.
-//   - The last instruction is always opExit, the end of the trace.
+//   - The last instruction is always OpExit, the end of the trace.
 //
 // Invariants the passes keep (checked by verify): the exits appear in
 // trace order with their retired counts unchanged; at every exit the guest
@@ -34,14 +34,14 @@ import (
 
 // Pseudo ops the IR adds to interp's operations.
 const (
-	opMov    = interp.NumOps + iota // Dst = A
-	opZext8                         // Dst = uint8(A)
-	opZext16                        // Dst = uint16(A)
-	opZext32                        // Dst = uint32(A)
-	opSext8                         // Dst = int8(A)
-	opSext16                        // Dst = int16(A)
-	opSext32                        // Dst = int32(A)
-	opExit                          // leave through Exit, unconditionally
+	OpMov    = interp.NumOps + iota // Dst = A
+	OpZext8                         // Dst = uint8(A)
+	OpZext16                        // Dst = uint16(A)
+	OpZext32                        // Dst = uint32(A)
+	OpSext8                         // Dst = int8(A)
+	OpSext16                        // Dst = int16(A)
+	OpSext32                        // Dst = int32(A)
+	OpExit                          // leave through Exit, unconditionally
 	numIROps
 )
 
@@ -73,8 +73,8 @@ func R(r uint8) Val {
 // C returns the constant v.
 func C(v uint64) Val { return Val{IsConst: true, Const: v} }
 
-// isReg reports whether v reads guest register r.
-func (v Val) isReg(r uint8) bool { return !v.IsConst && v.Reg == r && r != 0 }
+// IsReg reports whether v reads guest register r.
+func (v Val) IsReg(r uint8) bool { return !v.IsConst && v.Reg == r && r != 0 }
 
 func (v Val) String() string {
 	if v.IsConst {
@@ -105,21 +105,29 @@ type Inst struct {
 	Stack bool
 }
 
-// Instruction categories.
-func isALU(op interp.Op) bool   { return op >= interp.OpADD && op <= interp.OpREMUW }
-func isExt(op interp.Op) bool   { return op >= opZext8 && op <= opSext32 }
-func isLoad(op interp.Op) bool  { return op >= interp.OpLB && op <= interp.OpLWU }
-func isStore(op interp.Op) bool { return op >= interp.OpSB && op <= interp.OpSD }
-func isGuard(op interp.Op) bool { return op >= interp.OpBEQ && op <= interp.OpBGEU }
+// IsALU reports whether op is an ALU or M-extension op (register forms).
+func IsALU(op interp.Op) bool { return op >= interp.OpADD && op <= interp.OpREMUW }
+
+// IsExt reports whether op is a zero- or sign-extension pseudo op.
+func IsExt(op interp.Op) bool { return op >= OpZext8 && op <= OpSext32 }
+
+// IsLoad reports whether op is a load.
+func IsLoad(op interp.Op) bool { return op >= interp.OpLB && op <= interp.OpLWU }
+
+// IsStore reports whether op is a store.
+func IsStore(op interp.Op) bool { return op >= interp.OpSB && op <= interp.OpSD }
+
+// IsGuard reports whether op is a guard (a conditional branch op).
+func IsGuard(op interp.Op) bool { return op >= interp.OpBEQ && op <= interp.OpBGEU }
 
 // pure reports whether the instruction only computes Dst: removing it
 // changes nothing but Dst.
 func (in *Inst) pure() bool {
-	return in.Exit < 0 && (in.Op == opMov || isExt(in.Op) || isALU(in.Op) || isLoad(in.Op))
+	return in.Exit < 0 && (in.Op == OpMov || IsExt(in.Op) || IsALU(in.Op) || IsLoad(in.Op))
 }
 
-// width returns the size in bytes of a load or store.
-func width(op interp.Op) int64 {
+// Width returns the size in bytes of a load or store.
+func Width(op interp.Op) int64 {
 	switch op {
 	case interp.OpLB, interp.OpLBU, interp.OpSB:
 		return 1
@@ -131,8 +139,8 @@ func width(op interp.Op) int64 {
 	return 8
 }
 
-// reads calls f for each guest register the instruction reads.
-func (in *Inst) reads(f func(r uint8)) {
+// Reads calls f for each guest register the instruction reads.
+func (in *Inst) Reads(f func(r uint8)) {
 	if !in.A.IsConst && in.A.Reg != 0 {
 		f(in.A.Reg)
 	}
@@ -147,20 +155,20 @@ func (in Inst) String() string {
 		fmt.Fprintf(&b, "%s = ", interp.RegName(in.Dst))
 	}
 	switch op := in.Op; {
-	case isLoad(op):
+	case IsLoad(op):
 		fmt.Fprintf(&b, "%v %d(%v)", op, in.Off, in.A)
-	case isStore(op):
+	case IsStore(op):
 		fmt.Fprintf(&b, "%v %v, %d(%v)", op, in.B, in.Off, in.A)
-	case isGuard(op):
+	case IsGuard(op):
 		fmt.Fprintf(&b, "exit %d if %v %v, %v", in.Exit, op, in.A, in.B)
 		return b.String()
 	case op == interp.OpJALR:
 		fmt.Fprintf(&b, "jalr %d(%v) == %#x else exit %d", in.Off, in.A, in.B.Const, in.Exit)
 		return b.String()
-	case op == opExit:
+	case op == OpExit:
 		fmt.Fprintf(&b, "exit %d", in.Exit)
 		return b.String()
-	case op == opMov || isExt(op):
+	case op == OpMov || IsExt(op):
 		fmt.Fprintf(&b, "%s %v", opName(op), in.A)
 	default:
 		fmt.Fprintf(&b, "%v %v, %v", op, in.A, in.B)
@@ -171,28 +179,32 @@ func (in Inst) String() string {
 	return b.String()
 }
 
-// An exitRec is an exit of the IR: the public record plus what the
+// An ExitRec is an exit of the IR: the public record plus what the
 // emitter needs for an indirect jump.
-type exitRec struct {
+type ExitRec struct {
 	Exit
-	link    uint8  // ExitIndirect: the jalr's rd, written by the stub
-	linkVal uint64 // ExitIndirect: the value rd gets (pc+4)
-	alt     int    // ExitIndirect: the exit for a misaligned target
+	Link    uint8  // ExitIndirect: the jalr's rd, written by the stub
+	LinkVal uint64 // ExitIndirect: the value rd gets (pc+4)
+	Alt     int    // ExitIndirect: the exit for a misaligned target, -1 otherwise
 }
 
-func (e exitRec) String() string {
+func (e ExitRec) String() string {
 	return fmt.Sprintf("%v from %#x to %#x after %d", e.Kind, e.From, e.Target, e.Retired)
 }
 
 // A Func is one trace in IR form.
 type Func struct {
-	Head  uint64
-	Insts []Inst
-	Exits []exitRec
-	Guest int  // guest instructions on the recorded path
-	Loops bool // the final exit continues at Head: the emitter makes it a back edge
+	Head  uint64    // guest pc of the trace head
+	Insts []Inst    // in trace order; the last is the end exit (OpExit)
+	Exits []ExitRec // indexed by Inst.Exit, in trace order
+	Guest int       // guest instructions on the recorded path
+	Loops bool      // the final exit continues at Head: the emitter makes it a back edge
 	env   Env
 }
+
+// Env returns the guest memory limits f was lowered for, normalized
+// (see Env.Norm).
+func (f *Func) Env() Env { return f.env }
 
 func (f *Func) String() string {
 	var b strings.Builder
@@ -207,7 +219,7 @@ func (f *Func) String() string {
 
 // newExit appends an exit record and returns its index.
 func (f *Func) newExit(kind ExitKind, target, from uint64, retired int) int {
-	f.Exits = append(f.Exits, exitRec{Exit: Exit{Kind: kind, Target: target, From: from, Retired: retired, LinkOff: -1}, alt: -1})
+	f.Exits = append(f.Exits, ExitRec{Exit: Exit{Kind: kind, Target: target, From: from, Retired: retired}, Alt: -1})
 	return len(f.Exits) - 1
 }
 
@@ -228,10 +240,10 @@ var negated = map[interp.Op]interp.Op{
 	interp.OpBLTU: interp.OpBGEU, interp.OpBGEU: interp.OpBLTU,
 }
 
-// lower translates a recorded trace into IR, one step at a time, with no
+// Lower translates a recorded trace into IR, one step at a time, with no
 // optimization.
-func lower(t *interp.Trace, env Env) *Func {
-	env = env.norm()
+func Lower(t *interp.Trace, env Env) *Func {
+	env = env.Norm()
 	f := &Func{Head: t.Head, Guest: len(t.Steps), env: env}
 	emit := func(in Inst) { f.Insts = append(f.Insts, in) }
 	for i, s := range t.Steps {
@@ -240,7 +252,7 @@ func lower(t *interp.Trace, env Env) *Func {
 		mov := func(rd uint8, v uint64) {
 			if rd != 0 {
 				x := base
-				x.Op, x.Dst, x.A = opMov, rd, C(v)
+				x.Op, x.Dst, x.A = OpMov, rd, C(v)
 				emit(x)
 			}
 		}
@@ -257,7 +269,7 @@ func lower(t *interp.Trace, env Env) *Func {
 			x.Exit = f.newExit(ExitIndirect, 0, pc, i+1)
 			alt := f.newExit(ExitInterp, pc, pc, i)
 			e := &f.Exits[x.Exit]
-			e.link, e.linkVal, e.alt = in.Rd, pc+4, alt
+			e.Link, e.LinkVal, e.Alt = in.Rd, pc+4, alt
 			emit(x)
 			mov(in.Rd, pc+4)
 		case in.IsBranch():
@@ -277,11 +289,11 @@ func lower(t *interp.Trace, env Env) *Func {
 			emit(x)
 		case op.Class() == interp.ClassLoad:
 			x.Op, x.Dst, x.A, x.Off = op, in.Rd, R(in.Rs1), in.Imm
-			x.Exit, x.Stack = f.newExit(ExitInterp, pc, pc, i), env.inStack(s.Addr)
+			x.Exit, x.Stack = f.newExit(ExitInterp, pc, pc, i), env.InStack(s.Addr)
 			emit(x)
 		case op.Class() == interp.ClassStore:
 			x.Op, x.A, x.B, x.Off = op, R(in.Rs1), R(in.Rs2), in.Imm
-			x.Exit, x.Stack = f.newExit(ExitInterp, pc, pc, i), env.inStack(s.Addr)
+			x.Exit, x.Stack = f.newExit(ExitInterp, pc, pc, i), env.InStack(s.Addr)
 			emit(x)
 		case op == interp.OpFENCE:
 		case op >= interp.OpADDI && op <= interp.OpREMUW:
@@ -296,13 +308,13 @@ func lower(t *interp.Trace, env Env) *Func {
 		default:
 			// ecall, ebreak, fence.i, illegal: the recorder ends traces
 			// before these; if one appears, leave to the interpreter.
-			x.Op, x.Exit = opExit, f.newExit(ExitInterp, pc, pc, i)
+			x.Op, x.Exit = OpExit, f.newExit(ExitInterp, pc, pc, i)
 			emit(x)
 			return f
 		}
 	}
 	last := t.Steps[len(t.Steps)-1]
 	f.Loops = t.End == t.Head
-	emit(Inst{Op: opExit, PC: last.PC, Step: len(t.Steps), Exit: f.newExit(ExitBranch, t.End, last.PC, len(t.Steps))})
+	emit(Inst{Op: OpExit, PC: last.PC, Step: len(t.Steps), Exit: f.newExit(ExitBranch, t.End, last.PC, len(t.Steps))})
 	return f
 }

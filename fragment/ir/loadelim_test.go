@@ -1,9 +1,9 @@
-package fragment
+package ir
 
 import "testing"
 
 func TestLoadElim(t *testing.T) {
-	runPassCases(t, loadElim, []passCase{
+	runPassCases(t, LoadElim, []passCase{
 		{"a reload after a spill reads the register", `
 			sd a0, 8(sp)
 			a1 = ld 8(sp)`, `

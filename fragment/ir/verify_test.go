@@ -1,4 +1,4 @@
-package fragment
+package ir
 
 import (
 	"strings"
@@ -21,7 +21,7 @@ func TestVerifyCatches(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			f := build(t, "a0 = ld 0(sp)\nexit if beq a0, 0\na1 = add a0, 1")
 			tc.break_(f)
-			err := verify(f)
+			err := Verify(f)
 			if err == nil || !strings.Contains(err.Error(), tc.want) {
 				t.Errorf("verify = %v, want an error about %q", err, tc.want)
 			}

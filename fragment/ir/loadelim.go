@@ -1,6 +1,6 @@
 // Redundant load elimination and store-to-load forwarding: a Func -> the same Func with loads of known memory replaced by register moves.
 
-package fragment
+package ir
 
 import "rvdyn/interp"
 
@@ -21,7 +21,7 @@ type memFact struct {
 // maxFacts bounds the work per instruction; older facts are forgotten.
 const maxFacts = 32
 
-// loadElim walks the trace remembering what memory holds. A load of the
+// LoadElim walks the trace remembering what memory holds. A load of the
 // same base value, offset and width as an earlier load or store, with no
 // possibly aliasing store in between, becomes a move (or an extension) of
 // the register that holds the value, and loses its bounds check: the
@@ -31,7 +31,7 @@ const maxFacts = 32
 // Aliasing is decided conservatively: a store kills every fact except
 // those off the same base value whose bytes it provably does not overlap.
 // Stores are never removed, only loads.
-func loadElim(f *Func) {
+func LoadElim(f *Func) {
 	var ver [32]int
 	var facts []memFact
 	fromStores := f.env.WriteLo >= f.env.ReadLo
@@ -45,9 +45,9 @@ func loadElim(f *Func) {
 	for i := range f.Insts {
 		in := &f.Insts[i]
 		switch {
-		case isLoad(in.Op):
+		case IsLoad(in.Op):
 			base, bv, off := key(in)
-			w := width(in.Op)
+			w := Width(in.Op)
 			for _, m := range facts {
 				if m.base != base || m.baseVer != bv || m.off != off || m.width != w || !current(m.val, m.valVer) {
 					continue
@@ -55,31 +55,31 @@ func loadElim(f *Func) {
 				if m.op == 0 && !fromStores {
 					continue
 				}
-				r := Inst{Op: opMov, Dst: in.Dst, A: m.val, Exit: -1, PC: in.PC, Step: in.Step}
+				r := Inst{Op: OpMov, Dst: in.Dst, A: m.val, Exit: -1, PC: in.PC, Step: in.Step}
 				switch {
 				case m.val.IsConst:
-					r.A = C(extend(in.Op, m.val.Const))
+					r.A = C(Extend(in.Op, m.val.Const))
 				case m.op != in.Op && in.Op != interp.OpLD:
 					r.Op = loadExt[in.Op]
 				}
 				if r.Dst == 0 { // a load into x0 only checks the address, which is proven
-					r.Op, r.Dst, r.A = opMov, 0, C(0)
+					r.Op, r.Dst, r.A = OpMov, 0, C(0)
 				}
 				*in = r
 				break
 			}
-			if !isLoad(in.Op) {
+			if !IsLoad(in.Op) {
 				if in.Dst == 0 {
 					in.Op = 0 // removed below
 				}
 				break
 			}
-			if in.Dst != 0 && !in.A.isReg(in.Dst) {
+			if in.Dst != 0 && !in.A.IsReg(in.Dst) {
 				facts = append(facts, memFact{base: base, baseVer: bv, off: off, width: w, val: R(in.Dst), valVer: ver[in.Dst] + 1, op: in.Op})
 			}
-		case isStore(in.Op):
+		case IsStore(in.Op):
 			base, bv, off := key(in)
-			w := width(in.Op)
+			w := Width(in.Op)
 			kept := facts[:0]
 			for _, m := range facts {
 				if m.base == base && m.baseVer == bv && (m.off+m.width <= off || off+w <= m.off) {
@@ -112,6 +112,6 @@ func loadElim(f *Func) {
 // loadExt gives the extension that turns a register holding a value's low
 // bytes into what a load of them leaves.
 var loadExt = map[interp.Op]interp.Op{
-	interp.OpLB: opSext8, interp.OpLBU: opZext8, interp.OpLH: opSext16, interp.OpLHU: opZext16,
-	interp.OpLW: opSext32, interp.OpLWU: opZext32,
+	interp.OpLB: OpSext8, interp.OpLBU: OpZext8, interp.OpLH: OpSext16, interp.OpLHU: OpZext16,
+	interp.OpLW: OpSext32, interp.OpLWU: OpZext32,
 }

@@ -1,6 +1,6 @@
 // Strength reduction: a Func -> the same Func with gcc's idioms rewritten into cheaper equivalent instructions.
 
-package fragment
+package ir
 
 import (
 	"math/bits"
@@ -8,7 +8,7 @@ import (
 	"rvdyn/interp"
 )
 
-// strength rewrites idioms gcc emits for RV64 into what x86-64 does in one
+// Strength rewrites idioms gcc emits for RV64 into what x86-64 does in one
 // instruction, or shortens dependency chains. Each rewrite computes the
 // same value from operands that still hold the same values, so the
 // instruction whose result it bypasses stays (dce removes it when nothing
@@ -23,7 +23,7 @@ import (
 //	sub d,x,c                     -> add d,x,-c
 //	addi r,x,c1 ; addi d,r,c2     -> add d,x,c1+c2  (also addiw chains)
 //	addi r,x,c ; ld d,k(r)        -> ld d,k+c(x)    (address arithmetic)
-func strength(f *Func) {
+func Strength(f *Func) {
 	var ver [32]int
 	type def struct {
 		in   Inst // the instruction that gave the register its value
@@ -45,23 +45,23 @@ func strength(f *Func) {
 	}
 	for i := range f.Insts {
 		in := &f.Insts[i]
-		if isALU(in.Op) {
+		if IsALU(in.Op) {
 			reduceALU(in, source)
 		}
 		switch {
-		case in.Op == opSext32:
+		case in.Op == OpSext32:
 			if s, ok := source(in.A); ok && sext32Result(s.Op) {
-				in.Op = opMov
+				in.Op = OpMov
 			}
-		case isLoad(in.Op) || isStore(in.Op):
-			if s, ok := source(in.A); ok && s.Op == interp.OpADD && s.B.IsConst && fitsInt32(int64(s.B.Const)+in.Off) {
+		case IsLoad(in.Op) || IsStore(in.Op):
+			if s, ok := source(in.A); ok && s.Op == interp.OpADD && s.B.IsConst && FitsInt32(int64(s.B.Const)+in.Off) {
 				in.A, in.Off = s.A, int64(s.B.Const)+in.Off
 			}
 		}
 		if d := in.Dst; d != 0 {
 			ver[d]++
 			defs[d] = def{}
-			if !in.A.isReg(d) {
+			if !in.A.IsReg(d) {
 				defs[d] = def{in: *in, ok: true}
 				if !in.A.IsConst {
 					defs[d].aVer = ver[in.A.Reg]
@@ -93,7 +93,7 @@ func reduceALU(in *Inst, source func(Val) (Inst, bool)) {
 		if !ok || s.Op != interp.OpSLL || !s.B.IsConst || s.B.Const != k {
 			break
 		}
-		ops := map[uint64][2]interp.Op{32: {opZext32, opSext32}, 48: {opZext16, opSext16}, 56: {opZext8, opSext8}}[k]
+		ops := map[uint64][2]interp.Op{32: {OpZext32, OpSext32}, 48: {OpZext16, OpSext16}, 56: {OpZext8, OpSext8}}[k]
 		if ops[0] == 0 {
 			break
 		}
@@ -105,7 +105,7 @@ func reduceALU(in *Inst, source func(Val) (Inst, bool)) {
 		}
 	case interp.OpADDW:
 		if k == 0 {
-			ext(opSext32)
+			ext(OpSext32)
 			break
 		}
 		if s, ok := source(in.A); ok && (s.Op == interp.OpADDW || s.Op == interp.OpADD) && s.B.IsConst {
@@ -113,21 +113,21 @@ func reduceALU(in *Inst, source func(Val) (Inst, bool)) {
 			in.A, in.B = s.A, C(uint64(int64(int32(s.B.Const+k))))
 		}
 	case interp.OpADD:
-		if s, ok := source(in.A); ok && s.Op == interp.OpADD && s.B.IsConst && fitsInt32(int64(s.B.Const+k)) {
+		if s, ok := source(in.A); ok && s.Op == interp.OpADD && s.B.IsConst && FitsInt32(int64(s.B.Const+k)) {
 			in.A, in.B = s.A, C(s.B.Const+k)
 		}
 	case interp.OpSUB:
-		if fitsInt32(-int64(k)) {
+		if FitsInt32(-int64(k)) {
 			in.Op, in.B = interp.OpADD, C(-k)
 		}
 	case interp.OpAND:
 		switch k {
 		case 0xff:
-			ext(opZext8)
+			ext(OpZext8)
 		case 0xffff:
-			ext(opZext16)
+			ext(OpZext16)
 		case 0xffffffff:
-			ext(opZext32)
+			ext(OpZext32)
 		}
 	case interp.OpMUL:
 		if pow2 {
@@ -155,10 +155,12 @@ func sext32Result(op interp.Op) bool {
 	case interp.OpADDW, interp.OpSUBW, interp.OpSLLW, interp.OpSRLW, interp.OpSRAW,
 		interp.OpMULW, interp.OpDIVW, interp.OpDIVUW, interp.OpREMW, interp.OpREMUW,
 		interp.OpLB, interp.OpLBU, interp.OpLH, interp.OpLHU, interp.OpLW,
-		opSext8, opSext16, opSext32, opZext8, opZext16:
+		OpSext8, OpSext16, OpSext32, OpZext8, OpZext16:
 		return true
 	}
 	return false
 }
 
-func fitsInt32(v int64) bool { return v == int64(int32(v)) }
+// FitsInt32 reports whether v fits a sign-extended 32-bit immediate, the
+// widest most x86-64 instructions take.
+func FitsInt32(v int64) bool { return v == int64(int32(v)) }

@@ -1,9 +1,9 @@
-package fragment
+package ir
 
 import "testing"
 
 func TestDCE(t *testing.T) {
-	runPassCases(t, dce, []passCase{
+	runPassCases(t, DCE, []passCase{
 		{"a write overwritten before any read or exit", `
 			a0 = sll a1, 32
 			a0 = zext.w a1`, `
@@ -45,7 +45,7 @@ func TestDCEKeepsCheckedLoad(t *testing.T) {
 	// The bounds check of a load whose value is dead still decides the
 	// exit, so the load stays.
 	f := build(t, "a0 = ld 0(sp)\na0 = mov 1")
-	dce(f)
+	DCE(f)
 	if len(f.Insts) != 3 {
 		t.Fatalf("got\n%v", f)
 	}

@@ -1,6 +1,6 @@
 // Test DSL: IR text, one instruction per line -> a Func, and a Func -> that text again.
 
-package fragment
+package ir
 
 import (
 	"fmt"
@@ -45,7 +45,7 @@ func build(t *testing.T, src string) *Func {
 		line, nocheck := strings.CutSuffix(line, " nocheck")
 		name, args, _ := strings.Cut(line, " ")
 		in.Op = opByName(t, name)
-		if isLoad(in.Op) || isStore(in.Op) {
+		if IsLoad(in.Op) || IsStore(in.Op) {
 			if !nocheck {
 				in.Exit = f.newExit(ExitInterp, pc, pc, i)
 			}
@@ -66,8 +66,8 @@ func build(t *testing.T, src string) *Func {
 		f.Insts = append(f.Insts, in)
 	}
 	f.Guest = len(f.Insts)
-	f.Insts = append(f.Insts, Inst{Op: opExit, PC: 0x1000 + 4*uint64(f.Guest), Step: f.Guest, Exit: f.newExit(ExitBranch, 0x2000, 0x1000, f.Guest)})
-	if err := verify(f); err != nil {
+	f.Insts = append(f.Insts, Inst{Op: OpExit, PC: 0x1000 + 4*uint64(f.Guest), Step: f.Guest, Exit: f.newExit(ExitBranch, 0x2000, 0x1000, f.Guest)})
+	if err := Verify(f); err != nil {
 		t.Fatalf("built IR does not verify: %v", err)
 	}
 	return f
@@ -116,7 +116,7 @@ func text(f *Func) string {
 			}
 			return ""
 		})
-		if (isLoad(in.Op) || isStore(in.Op)) && in.Exit < 0 {
+		if (IsLoad(in.Op) || IsStore(in.Op)) && in.Exit < 0 {
 			s += " nocheck"
 		}
 		fmt.Fprintln(&b, s)
@@ -136,7 +136,7 @@ func runPassCases(t *testing.T, pass func(*Func), cases []passCase) {
 		t.Run(tc.name, func(t *testing.T) {
 			f := build(t, tc.in)
 			pass(f)
-			if err := verify(f); err != nil {
+			if err := Verify(f); err != nil {
 				t.Fatalf("after the pass: %v\n%v", err, f)
 			}
 			want := strings.TrimSpace(tc.want)

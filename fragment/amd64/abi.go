@@ -1,0 +1,25 @@
+// Native code ABI: the registers and State offsets that generated code, the code cache's trampoline and package fragment's State agree on.
+
+package amd64
+
+// Register conventions inside native code: R15 holds the *State, R14 the
+// host address of guest address 0, R12 the budget; AX, CX and DX are
+// scratch. Native code never touches the stack pointer or BP and calls
+// nothing. rBudget holds State.Budget while native code runs (the trampoline
+// loads and stores it).
+const rBudget = rR12
+
+// Offsets in bytes of the fields of fragment.State that native code and
+// the trampoline use. fragment's state_test.go pins each against
+// unsafe.Offsetof, and codecache's tests pin the trampoline's copy
+// (codecache/state_amd64.h).
+const (
+	StateX      = 0   // CPU.X: guest registers x0..x31, 8 bytes each
+	StatePC     = 256 // CPU.PC: the guest pc, written by indirect exits
+	StateBudget = 264 // Budget: guest instructions native code may still retire
+	StateExit   = 272 // Exit: the ID of the exit stub taken
+	StateIBL    = 280 // IBL: host address of the indirect branch lookup table
+)
+
+// regOff returns the offset of guest register x<r> in State.
+func regOff(r uint8) int64 { return StateX + 8*int64(r) }

@@ -1,0 +1,348 @@
+// Assembler: typed x86-64 instructions, labels and patchable fields -> machine code bytes (through golang-asm, used in this file only).
+
+package amd64
+
+import (
+	"fmt"
+	"sync"
+
+	"github.com/twitchyliquid64/golang-asm/asm/arch"
+	"github.com/twitchyliquid64/golang-asm/obj"
+	"github.com/twitchyliquid64/golang-asm/obj/x86"
+	"github.com/twitchyliquid64/golang-asm/objabi"
+)
+
+// A register is a host general-purpose register; 0 is no register.
+type register int16
+
+// Host registers.
+const (
+	rAX  register = x86.REG_AX
+	rCX  register = x86.REG_CX
+	rDX  register = x86.REG_DX
+	rBX  register = x86.REG_BX
+	rSI  register = x86.REG_SI
+	rDI  register = x86.REG_DI
+	rR8  register = x86.REG_R8
+	rR9  register = x86.REG_R9
+	rR10 register = x86.REG_R10
+	rR11 register = x86.REG_R11
+	rR12 register = x86.REG_R12
+	rR13 register = x86.REG_R13
+	rMem register = x86.REG_R14 // host address of guest address 0
+	rSt  register = x86.REG_R15 // *State
+)
+
+// An operand is an instruction operand: a register, an immediate or a
+// memory reference [base + index + off]; the zero operand is none.
+type operand struct {
+	kind       operandKind
+	reg, index register
+	off        int64
+}
+
+type operandKind uint8
+
+const (
+	kNone operandKind = iota
+	kReg
+	kImm
+	kMem
+)
+
+var none operand
+
+func reg(r register) operand { return operand{kind: kReg, reg: r} }
+func imm(v int64) operand    { return operand{kind: kImm, off: v} }
+func mem(base register, off int64) operand {
+	return operand{kind: kMem, reg: base, off: off}
+}
+func memIdx(base, index register, off int64) operand {
+	return operand{kind: kMem, reg: base, index: index, off: off}
+}
+
+// isImm reports whether o is an immediate.
+func (o operand) isImm() bool { return o.kind == kImm }
+
+func (o operand) addr() obj.Addr {
+	switch o.kind {
+	case kReg:
+		return obj.Addr{Type: obj.TYPE_REG, Reg: int16(o.reg)}
+	case kImm:
+		return obj.Addr{Type: obj.TYPE_CONST, Offset: o.off}
+	case kMem:
+		if o.index != 0 {
+			return obj.Addr{Type: obj.TYPE_MEM, Reg: int16(o.reg), Index: int16(o.index), Scale: 1, Offset: o.off}
+		}
+		return obj.Addr{Type: obj.TYPE_MEM, Reg: int16(o.reg), Offset: o.off}
+	}
+	return obj.Addr{}
+}
+
+// A mnemonic is an x86-64 instruction, named as in Go assembler syntax
+// (operand order: source, destination).
+type mnemonic uint8
+
+const (
+	xMOVQ mnemonic = iota + 1
+	xMOVL
+	xMOVW
+	xMOVB
+	xMOVBQZX
+	xMOVWQZX
+	xMOVBQSX
+	xMOVWQSX
+	xMOVLQSX
+	xLEAQ
+	xADDQ
+	xADDL
+	xSUBQ
+	xSUBL
+	xANDQ
+	xANDL
+	xORQ
+	xXORQ
+	xXORL
+	xIMULQ
+	xIMULL
+	xMULQ
+	xIDIVQ
+	xIDIVL
+	xDIVQ
+	xDIVL
+	xNEGQ
+	xNEGL
+	xCQO
+	xCDQ
+	xSHLQ
+	xSHRQ
+	xSARQ
+	xSHLL
+	xSHRL
+	xSARL
+	xCMPQ
+	xCMPL
+	xTESTQ
+	xTESTL
+	xSETLT
+	xSETCS
+	xJMP // through a memory operand; jumps to labels use jmp and jcc
+	xRET
+	numInsts
+)
+
+var asOf = [numInsts]obj.As{
+	xMOVQ: x86.AMOVQ, xMOVL: x86.AMOVL, xMOVW: x86.AMOVW, xMOVB: x86.AMOVB,
+	xMOVBQZX: x86.AMOVBQZX, xMOVWQZX: x86.AMOVWQZX, xMOVBQSX: x86.AMOVBQSX,
+	xMOVWQSX: x86.AMOVWQSX, xMOVLQSX: x86.AMOVLQSX, xLEAQ: x86.ALEAQ,
+	xADDQ: x86.AADDQ, xADDL: x86.AADDL, xSUBQ: x86.ASUBQ, xSUBL: x86.ASUBL,
+	xANDQ: x86.AANDQ, xANDL: x86.AANDL, xORQ: x86.AORQ, xXORQ: x86.AXORQ, xXORL: x86.AXORL,
+	xIMULQ: x86.AIMULQ, xIMULL: x86.AIMULL, xMULQ: x86.AMULQ,
+	xIDIVQ: x86.AIDIVQ, xIDIVL: x86.AIDIVL, xDIVQ: x86.ADIVQ, xDIVL: x86.ADIVL,
+	xNEGQ: x86.ANEGQ, xNEGL: x86.ANEGL, xCQO: x86.ACQO, xCDQ: x86.ACDQ,
+	xSHLQ: x86.ASHLQ, xSHRQ: x86.ASHRQ, xSARQ: x86.ASARQ,
+	xSHLL: x86.ASHLL, xSHRL: x86.ASHRL, xSARL: x86.ASARL,
+	xCMPQ: x86.ACMPQ, xCMPL: x86.ACMPL, xTESTQ: x86.ATESTQ, xTESTL: x86.ATESTL,
+	xSETLT: x86.ASETLT, xSETCS: x86.ASETCS,
+	xJMP: obj.AJMP, xRET: obj.ARET,
+}
+
+// A cond is the condition of a conditional jump, after a CMP x, y (Go
+// operand order) that compares x with y.
+type cond uint8
+
+const (
+	condEQ cond = iota // x == y
+	condNE             // x != y
+	condLT             // x < y, signed
+	condGE             // x >= y, signed
+	condGT             // x > y, signed
+	condLE             // x <= y, signed
+	condB              // x < y, unsigned (carry set)
+	condAE             // x >= y, unsigned (carry clear)
+	condA              // x > y, unsigned
+	condBE             // x <= y, unsigned
+)
+
+var jccOf = [...]obj.As{
+	condEQ: x86.AJEQ, condNE: x86.AJNE, condLT: x86.AJLT, condGE: x86.AJGE,
+	condGT: x86.AJGT, condLE: x86.AJLE, condB: x86.AJCS, condAE: x86.AJCC,
+	condA: x86.AJHI, condBE: x86.AJLS,
+}
+
+// A label is a code position: bound (with bind) to the next instruction
+// emitted, it can be jumped to before or after it is bound, and its offset
+// is known once the code is assembled.
+type label struct {
+	at      *obj.Prog
+	waiting []*obj.Prog
+}
+
+// A patchField is a field of emitted code that the code cache rewrites:
+// the field starts field bytes into the instruction p.
+type patchField struct {
+	p     *obj.Prog
+	field int
+}
+
+// Encodings the code cache patches, and where their patchable fields are.
+const (
+	// jmpRel32 is "JMP rel32" (E9 rel32), emitted as raw bytes so the
+	// assembler cannot shorten it; rel32 starts at linkRel32Field.
+	jmpRel32       = 0xe9
+	linkRel32Field = 1
+	// "MOVL $imm32, disp32(R15)" is 41 C7 87 disp32 imm32: the exit ID
+	// (imm32) starts at exitIDField.
+	exitIDField = 7
+)
+
+// amd64Arch is golang-asm's description of x86-64. golang-asm's Builder
+// rebuilds it (several large maps) for every builder, which dominated
+// compile time; it is immutable, so it is built once and shared.
+var amd64Arch = sync.OnceValue(func() *arch.Arch { return arch.Set("amd64") })
+
+// An assembler collects one fragment's instructions and encodes them.
+// It is the only code that knows golang-asm, so a faster encoder can
+// replace it without touching the lowering.
+type assembler struct {
+	ctxt        *obj.Link
+	first, last *obj.Prog
+	pending     []*label // bound to the next instruction
+	progs       []obj.Prog
+	size        int // bytes, once assembled
+	err         error
+}
+
+func newAssembler() *assembler {
+	ctxt := obj.Linknew(amd64Arch().LinkArch)
+	ctxt.Headtype = objabi.Hlinux
+	// Treat the code as hand-written assembly: this turns off the padding
+	// the Go toolchain inserts before jumps against an Intel erratum, which
+	// bloats exit-heavy fragments with NOPs.
+	ctxt.IsAsm = true
+	a := &assembler{ctxt: ctxt}
+	ctxt.DiagFunc = func(format string, args ...any) {
+		if a.err == nil {
+			a.err = fmt.Errorf("assembler: "+format, args...)
+		}
+	}
+	amd64Arch().Init(ctxt)
+	return a
+}
+
+// newProg allocates Progs in blocks.
+func (a *assembler) newProg() *obj.Prog {
+	if len(a.progs) == 0 {
+		a.progs = make([]obj.Prog, 64)
+	}
+	p := &a.progs[0]
+	a.progs = a.progs[1:]
+	p.Ctxt = a.ctxt
+	return p
+}
+
+// emit appends one instruction and binds the pending labels to it.
+func (a *assembler) emit(as obj.As, from, to obj.Addr) *obj.Prog {
+	p := a.newProg()
+	p.As, p.From, p.To = as, from, to
+	if a.first == nil {
+		a.first = p
+	} else {
+		a.last.Link = p
+	}
+	a.last = p
+	for _, l := range a.pending {
+		l.at = p
+		for _, j := range l.waiting {
+			j.To.SetTarget(p)
+		}
+		l.waiting = nil
+	}
+	a.pending = a.pending[:0]
+	return p
+}
+
+// op emits one instruction (Go assembler operand order: from, to).
+func (a *assembler) op(i mnemonic, from, to operand) { a.emit(asOf[i], from.addr(), to.addr()) }
+
+// branch emits a jump instruction as to l.
+func (a *assembler) branch(as obj.As, l *label) {
+	p := a.emit(as, obj.Addr{}, obj.Addr{Type: obj.TYPE_BRANCH})
+	if l.at != nil {
+		p.To.SetTarget(l.at)
+	} else {
+		l.waiting = append(l.waiting, p)
+	}
+}
+
+// jcc emits a conditional jump to l.
+func (a *assembler) jcc(c cond, l *label) { a.branch(jccOf[c], l) }
+
+// jmp emits an unconditional jump to l.
+func (a *assembler) jmp(l *label) { a.branch(obj.AJMP, l) }
+
+// bind binds l to the next instruction emitted.
+func (a *assembler) bind(l *label) { a.pending = append(a.pending, l) }
+
+// here returns a label bound to the next instruction emitted.
+func (a *assembler) here() *label {
+	l := &label{}
+	a.bind(l)
+	return l
+}
+
+// raw emits bytes verbatim and returns the first one's instruction.
+func (a *assembler) raw(bs ...byte) *obj.Prog {
+	var first *obj.Prog
+	for _, c := range bs {
+		p := a.emit(x86.ABYTE, obj.Addr{Type: obj.TYPE_CONST, Offset: int64(c)}, obj.Addr{})
+		if first == nil {
+			first = p
+		}
+	}
+	return first
+}
+
+// raw32 emits a little-endian 32-bit word verbatim.
+func (a *assembler) raw32(v uint32) {
+	a.emit(x86.ALONG, obj.Addr{Type: obj.TYPE_CONST, Offset: int64(v)}, obj.Addr{})
+}
+
+// jmpPatchable emits "JMP rel32" with rel32 = 0 (it falls through to the
+// next instruction) and returns its rel32 field, which the code cache
+// patches to link the jump to a fragment.
+func (a *assembler) jmpPatchable() patchField {
+	p := a.raw(jmpRel32)
+	a.raw32(0)
+	return patchField{p, linkRel32Field}
+}
+
+// movExitID emits "MOVL $0, disp(R15)" and returns its imm32 field, which
+// the code cache patches to the exit's ID.
+func (a *assembler) movExitID(disp int32) patchField {
+	p := a.raw(0x41, 0xc7, 0x87)
+	a.raw32(uint32(disp))
+	a.raw32(0)
+	return patchField{p, exitIDField}
+}
+
+// assemble encodes everything emitted; labels and patch fields then know
+// their offsets.
+func (a *assembler) assemble() ([]byte, error) {
+	s := &obj.LSym{Func: &obj.FuncInfo{Text: a.first}}
+	amd64Arch().Assemble(a.ctxt, s, a.newProg)
+	a.size = len(s.P)
+	return s.P, a.err
+}
+
+// offset returns the offset of l in the assembled code: the end of the
+// code if no instruction followed its binding.
+func (a *assembler) offset(l *label) int {
+	if l.at == nil {
+		return a.size
+	}
+	return int(l.at.Pc)
+}
+
+// offset returns the offset of the field in the assembled code.
+func (f patchField) offset() int { return int(f.p.Pc) + f.field }

@@ -1,0 +1,108 @@
+// Backend driver: an optimized ir.Func -> Code (x86-64 bytes, exit stubs with their patch fields, and the host-to-guest pc map).
+
+package amd64
+
+import "rvdyn/fragment/ir"
+
+// Options switch the backend's choices; the zero value enables all.
+type Options struct {
+	// NoRegAlloc keeps every guest register in State: each instruction
+	// loads its operands from memory and stores its result.
+	NoRegAlloc bool
+	// NoIBL emits indirect jump stubs without the lookup in the indirect
+	// branch lookup table: a jalr to a target other than the recorded one
+	// always returns to the dispatcher, and native code never reads the
+	// table.
+	NoIBL bool
+}
+
+// Code is one fragment's machine code: position-independent, entered at
+// offset 0.
+type Code struct {
+	Bytes []byte
+	// Exits are the exit stubs; the first is the end of the trace.
+	Exits []Exit
+	// PCs maps host code offsets back to guest pcs.
+	PCs PCMap
+}
+
+type compiler struct {
+	a     *assembler
+	env   ir.Env
+	f     *ir.Func
+	ra    *regAlloc
+	loops bool // the trace ends at its own head
+	noIBL bool // indirect stubs leave instead of looking up the table
+	exits []*exitStub
+	body  *label
+	cold  []func() // out-of-line code, emitted after the exit stubs
+	marks []pcMark // where the code of each guest instruction starts
+}
+
+// A pcMark is a code position (known after assembly) and the guest pc
+// whose code starts there.
+type pcMark struct {
+	at *label
+	pc uint64
+}
+
+// mark records that the code emitted next belongs to guest pc.
+func (c *compiler) mark(pc uint64) {
+	if n := len(c.marks); n > 0 && c.marks[n-1].pc == pc {
+		return
+	}
+	c.marks = append(c.marks, pcMark{c.a.here(), pc})
+}
+
+// Compile lowers f (lowered from a trace and optimized, see package ir)
+// to x86-64 code laid out along the recorded path: the entry loads the
+// allocated guest registers, the body follows the IR, then come the exit
+// stubs (the end of the trace first, which the body falls into) and the
+// out-of-line slow paths. An error means the assembler rejected an
+// instruction, which is a bug.
+func Compile(f *ir.Func, opts Options) (*Code, error) {
+	a := newAssembler()
+	c := &compiler{a: a, env: f.Env(), f: f, body: &label{}, loops: f.Loops, noIBL: opts.NoIBL}
+	c.ra = allocate(f, !opts.NoRegAlloc)
+	c.mark(f.Head)
+	// Entry: load the allocated guest registers.
+	for r := uint8(1); r < 32; r++ {
+		if c.ra.needsLoad(r, c.loops) {
+			a.op(xMOVQ, mem(rSt, regOff(r)), reg(c.ra.host[r]))
+		}
+	}
+	a.bind(c.body)
+	last := len(f.Insts) - 1
+	for i, in := range f.Insts[:last] {
+		c.mark(in.PC)
+		c.lowerInst(i, in)
+	}
+	// The end stub is emitted first, right here: the recorded path falls
+	// through into it.
+	end := c.stubFor(f.Insts[last].Exit, last)
+	if f.Loops {
+		end.linked = c.body
+	}
+	copy(c.exits[1:], c.exits[:len(c.exits)-1])
+	c.exits[0] = end
+	for _, e := range c.exits {
+		c.mark(e.From)
+		c.emitStub(e)
+	}
+	for _, emit := range c.cold {
+		emit()
+	}
+	bytes, err := a.assemble()
+	if err != nil {
+		return nil, err
+	}
+	code := &Code{Bytes: bytes, PCs: c.pcMap()}
+	for _, e := range c.exits {
+		x := Exit{Exit: e.Exit, LinkOff: -1, IDOff: e.id.offset()}
+		if e.link32 != nil {
+			x.LinkOff = e.link32.offset()
+		}
+		code.Exits = append(code.Exits, x)
+	}
+	return code, nil
+}

@@ -1,0 +1,88 @@
+// Indirect branch lookup (IBL): the table layout shared with the code cache, and the probe an indirect exit stub runs.
+
+package amd64
+
+// The indirect branch lookup table maps a guest pc to a fragment entry. It
+// holds IBLEntries slots of IBLSlotBytes: {guest pc (tag), host entry
+// address}, the slot of pc being IBLIndex(pc). The code cache fills it
+// (with IBLIndex) and the probe below reads it; both use these constants,
+// and a test runs the probe against IBLIndex.
+const (
+	// IBLEntries is the number of slots (a power of 2).
+	IBLEntries = 1 << 16
+	// IBLSlotBytes is the size of a slot: two 8-byte words.
+	IBLSlotBytes = 16
+	// IBLEmpty is the tag of an empty slot. No looked-up target can equal
+	// it: a stub looks up only targets that are multiples of 4 (others
+	// leave to the interpreter, which reports the misaligned jump), and
+	// IBLEmpty is odd. So a guest value, 0 included, can never select an
+	// empty slot's entry address, and a hit costs no more than the one
+	// compare with the tag.
+	IBLEmpty = ^uint64(0)
+
+	iblShift     = 2 // guest instructions are 4-byte aligned
+	iblSlotShift = 4 // log2(IBLSlotBytes)
+)
+
+// IBLIndex returns the slot of guest pc in the table, in [0, IBLEntries).
+func IBLIndex(pc uint64) uint64 { return (pc >> iblShift) & (IBLEntries - 1) }
+
+// emitIndirectStub emits the stub of a jalr whose target (in AX) is not
+// the recorded one: it completes the jalr in State, charges the budget and
+// looks the target up in the indirect branch lookup table, jumping
+// straight to the fragment found there (DynamoRIO's IBL):
+//
+//	stub: TESTL $3, AX ; JNE misaligned      ; let the interpreter fault
+//	      MOVQ host, X[r](R15) ...           ; write back dirty registers
+//	      MOVQ $pc+4, X[rd](R15)             ; the link register
+//	      SUBQ $retired, R12 ; JLE out       ; poll point
+//	      CX = IBL + IBLIndex(AX) * 16       ; SHRQ, ANDL, SHLQ, ADDQ
+//	      CMPQ (CX), AX ; JNE out            ; an empty slot's tag never matches
+//	      JMP 8(CX)
+//	out:  MOVQ AX, PC(R15) ; MOVL $id, Exit(R15) ; RET
+//
+// The alignment test comes first so that only multiples of 4 are looked
+// up, which an empty slot's odd tag (IBLEmpty) cannot equal: target 0 is
+// a miss like any other. With Options.NoIBL the stub has no lookup (from
+// the SUBQ it charges and leaves).
+func (c *compiler) emitIndirectStub(e *exitStub) {
+	a := c.a
+	a.bind(e.stub)
+	out := &label{}
+	a.op(xTESTL, imm(3), reg(rAX))
+	a.jcc(condNE, e.misaligned.stub)
+	c.writeBack(e.at)
+	if e.rd != 0 {
+		if int64(e.link) == int64(int32(e.link)) {
+			a.op(xMOVQ, imm(int64(e.link)), mem(rSt, regOff(e.rd)))
+		} else {
+			a.op(xMOVQ, imm(int64(e.link)), reg(rCX))
+			a.op(xMOVQ, reg(rCX), mem(rSt, regOff(e.rd)))
+		}
+	}
+	a.op(xSUBQ, imm(int64(e.Retired)), reg(rBudget))
+	if c.noIBL {
+		c.leaveIndirect(e)
+		return
+	}
+	a.jcc(condLE, out)
+	a.op(xMOVQ, reg(rAX), reg(rCX))
+	a.op(xSHRQ, imm(iblShift), reg(rCX))
+	a.op(xANDL, imm(IBLEntries-1), reg(rCX))
+	a.op(xSHLQ, imm(iblSlotShift), reg(rCX))
+	a.op(xADDQ, mem(rSt, StateIBL), reg(rCX))
+	a.op(xCMPQ, mem(rCX, 0), reg(rAX))
+	a.jcc(condNE, out)
+	a.op(xJMP, none, mem(rCX, 8))
+	a.bind(out)
+	c.leaveIndirect(e)
+}
+
+// leaveIndirect emits the way out of an indirect stub: the target (AX)
+// becomes the guest pc, and the stub returns with its exit ID.
+func (c *compiler) leaveIndirect(e *exitStub) {
+	a := c.a
+	a.op(xMOVQ, reg(rAX), mem(rSt, StatePC))
+	e.id = a.movExitID(StateExit)
+	a.op(xRET, none, none)
+}

@@ -1,0 +1,101 @@
+// Exit stubs: an IR exit -> the x86-64 code that writes back, charges the budget, and links or leaves.
+
+package amd64
+
+import "rvdyn/fragment/ir"
+
+// An Exit is one exit stub of a compiled fragment: the IR's exit record
+// and the stub's fields the code cache patches.
+type Exit struct {
+	ir.Exit
+	// LinkOff is the offset in the code of the rel32 field of the stub's
+	// link jump, which falls through to the dispatcher until the code
+	// cache patches it to a fragment entry; -1 if the exit is never linked
+	// (ExitInterp, ExitIndirect, or already bound inside the fragment).
+	LinkOff int
+	// IDOff is the offset in the code of the stub's 32-bit exit ID,
+	// written by the code cache.
+	IDOff int
+}
+
+// exitStub is an exit being emitted: its record and the label of its stub.
+type exitStub struct {
+	ir.Exit
+	at     int // index of the IR instruction that takes it (for the write back)
+	stub   *label
+	linked *label // for a self-loop back edge: where the link jump goes
+	id     patchField
+	link32 *patchField // the link jump's rel32, if the stub has one
+	// ExitIndirect: the jalr's link register and value, and the exit
+	// taken for a misaligned target.
+	rd         uint8
+	link       uint64
+	misaligned *exitStub
+}
+
+// stubFor creates the stub of IR exit e, taken by instruction at; its
+// code is emitted after the body.
+func (c *compiler) stubFor(e, at int) *exitStub {
+	r := c.f.Exits[e]
+	s := &exitStub{Exit: r.Exit, at: at, stub: &label{}}
+	c.exits = append(c.exits, s)
+	if r.Kind == ir.ExitIndirect {
+		s.rd, s.link = r.Link, r.LinkVal
+		s.misaligned = c.stubFor(r.Alt, at)
+	}
+	return s
+}
+
+// writeBack stores the allocated guest registers that are dirty at an
+// exit taken by IR instruction at into State.
+func (c *compiler) writeBack(at int) {
+	for _, r := range c.ra.dirty(at, c.loops) {
+		c.a.op(xMOVQ, reg(c.ra.host[r]), mem(rSt, regOff(r)))
+	}
+}
+
+// emitStub emits an exit stub:
+//
+//	stub: MOVQ host, X[r](R15) ...     ; write back dirty guest registers
+//	      SUBQ $retired, R12           ; charge the instructions (R12 = budget)
+//	      JLE  out                     ; poll point: budget spent
+//	      JMP  rel32                   ; link jump (0 = fall through)
+//	out:  MOVL $id, Exit(R15)
+//	      RET
+//
+// The back edge of a fragment that loops to its own head needs no write
+// back: "SUBQ $retired, R12; JGT body" jumps past the entry loads, with
+// every register in place, and falls into the write-back and out when
+// the budget is spent.
+func (c *compiler) emitStub(e *exitStub) {
+	if e.Kind == ir.ExitIndirect {
+		c.emitIndirectStub(e)
+		return
+	}
+	a := c.a
+	a.bind(e.stub)
+	out := &label{}
+	if e.linked == nil {
+		c.writeBack(e.at)
+	}
+	if e.Retired > 0 {
+		a.op(xSUBQ, imm(int64(e.Retired)), reg(rBudget))
+		switch {
+		case e.linked != nil:
+			a.jcc(condGT, e.linked) // the back edge: loop while budget is left
+		case e.Kind == ir.ExitBranch:
+			a.jcc(condLE, out)
+		}
+	}
+	if e.linked == nil && e.Kind == ir.ExitBranch {
+		f := a.jmpPatchable()
+		e.link32 = &f
+	}
+	a.bind(out)
+	if e.linked != nil {
+		// The budget ran out on the back edge: write back before leaving.
+		c.writeBack(e.at)
+	}
+	e.id = a.movExitID(StateExit)
+	a.op(xRET, none, none)
+}

@@ -1,0 +1,82 @@
+// Exits and memory limits: what an IR exit records, and the guest memory (Env) the IR is checked and compiled against.
+
+package ir
+
+import (
+	"fmt"
+
+	"rvdyn/interp"
+)
+
+// Env describes the guest the code is compiled for: the memory limits every
+// emitted load and store checks against (see interp.Memory). A load may
+// access [ReadLo, GuardLo) and [GuardHi, MemSize), a store [WriteLo,
+// GuardLo) and [GuardHi, MemSize); the guard gap [GuardLo, GuardHi) below
+// the stack faults. GuardLo = GuardHi = 0 means no guard gap.
+type Env struct {
+	ReadLo  uint64 // lowest loadable guest address
+	WriteLo uint64 // lowest storable guest address
+	MemSize uint64 // size of the guest address space, at most 2 GiB
+	GuardLo uint64 // lowest address of the guard gap (the heap's limit)
+	GuardHi uint64 // end of the guard gap: the lowest stack address
+}
+
+// EnvOf returns the Env of a loaded machine.
+func EnvOf(m *interp.Machine) Env {
+	lo, hi := m.Mem.Guard()
+	return Env{ReadLo: m.Mem.ReadLo(), WriteLo: m.Mem.WriteLo(), MemSize: m.Mem.Size(), GuardLo: lo, GuardHi: hi}
+}
+
+// Norm returns e with an absent guard gap placed at MemSize, where it is
+// empty, so that [lo, GuardLo) and [GuardHi, MemSize) are always the two
+// accessible intervals.
+func (e Env) Norm() Env {
+	if e.GuardLo == 0 && e.GuardHi == 0 {
+		e.GuardLo, e.GuardHi = e.MemSize, e.MemSize
+	}
+	return e
+}
+
+// InStack reports whether guest address a lies in the stack interval
+// [GuardHi, MemSize) of a normalized Env.
+func (e Env) InStack(a uint64) bool { return a-e.GuardHi < e.MemSize-e.GuardHi }
+
+// An ExitKind says what the dispatcher does when native code leaves
+// through an exit.
+type ExitKind uint8
+
+const (
+	// ExitBranch continues at a static guest target: an off-trace branch
+	// direction or the end of the trace. The code cache may link it.
+	ExitBranch ExitKind = iota
+	// ExitInterp interprets the instruction at Target, which native code
+	// did not execute: a load or store outside guest memory (the
+	// interpreter reports the fault), or a jalr to a misaligned target.
+	ExitInterp
+	// ExitIndirect continues at State.CPU.PC: a jalr whose target was
+	// neither the recorded one nor found in the indirect branch lookup
+	// table. The jalr has retired.
+	ExitIndirect
+)
+
+// String names the exit kind.
+func (k ExitKind) String() string {
+	switch k {
+	case ExitBranch:
+		return "branch"
+	case ExitInterp:
+		return "interp"
+	case ExitIndirect:
+		return "indirect"
+	}
+	return fmt.Sprintf("ExitKind(%d)", uint8(k))
+}
+
+// An Exit is where a trace may leave: what the dispatcher needs to go on
+// from there. The backend adds where its stub's patchable fields are.
+type Exit struct {
+	Kind    ExitKind
+	Target  uint64 // guest pc where execution continues (0 for ExitIndirect)
+	From    uint64 // guest pc of the instruction that leaves
+	Retired int    // guest instructions retired from the fragment entry to this exit
+}
