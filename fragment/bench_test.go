@@ -13,7 +13,7 @@ import (
 
 // guestTraces records the first n traces of a guest the way the dispatcher
 // would (every backward-branch target is a head).
-func guestTraces(b *testing.B, name, size string, n int) ([]*interp.Trace, fragment.Env) {
+func guestTraces(b testing.TB, name, size string, n int) ([]*interp.Trace, fragment.Env) {
 	img, err := os.ReadFile(filepath.Join("..", "bench", "guests", name+".elf"))
 	if err != nil {
 		b.Skip(err)
