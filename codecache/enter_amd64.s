@@ -1,6 +1,7 @@
 // Trampoline: Go -> native fragment code -> Go.
 
 #include "textflag.h"
+#include "state_amd64.h"
 
 // func enter(code uintptr, st *fragment.State, mem uintptr)
 // Native code expects R15 = st, R14 = host address of guest address 0 and
@@ -11,7 +12,7 @@ TEXT ·enter(SB), NOSPLIT, $0-24
 	MOVQ code+0(FP), AX
 	MOVQ st+8(FP), R15
 	MOVQ mem+16(FP), R14
-	MOVQ 264(R15), R12 // State.Budget
+	MOVQ State_Budget(R15), R12
 	CALL AX
-	MOVQ R12, 264(R15)
+	MOVQ R12, State_Budget(R15)
 	RET
