@@ -4,7 +4,6 @@ package amd64
 
 import (
 	"rvdyn/fragment/ir"
-
 	"rvdyn/interp"
 )
 

@@ -207,7 +207,9 @@ var amd64Arch = sync.OnceValue(func() *arch.Arch { return arch.Set("amd64") })
 type assembler struct {
 	ctxt        *obj.Link
 	first, last *obj.Prog
-	pending     []*label // bound to the next instruction
+	pending     []*label    // bound to the next instruction
+	marks       []*obj.Prog // by mark: the instruction it is bound to
+	pendMarks   []int       // marks bound to the next instruction
 	progs       []obj.Prog
 	size        int // bytes, once assembled
 	err         error
@@ -259,6 +261,10 @@ func (a *assembler) emit(as obj.As, from, to obj.Addr) *obj.Prog {
 		l.waiting = nil
 	}
 	a.pending = a.pending[:0]
+	for _, m := range a.pendMarks {
+		a.marks[m] = p
+	}
+	a.pendMarks = a.pendMarks[:0]
 	return p
 }
 
@@ -284,11 +290,19 @@ func (a *assembler) jmp(l *label) { a.branch(obj.AJMP, l) }
 // bind binds l to the next instruction emitted.
 func (a *assembler) bind(l *label) { a.pending = append(a.pending, l) }
 
-// here returns a label bound to the next instruction emitted.
-func (a *assembler) here() *label {
-	l := &label{}
-	a.bind(l)
-	return l
+// reserveMarks makes room for n marks.
+func (a *assembler) reserveMarks(n int) {
+	a.marks = make([]*obj.Prog, 0, n)
+	a.pendMarks = make([]int, 0, 4)
+}
+
+// mark returns a mark bound to the next instruction emitted: a label
+// that cannot be jumped to, only asked for its offset (markOffset), and
+// costs no allocation.
+func (a *assembler) mark() int {
+	a.marks = append(a.marks, nil)
+	a.pendMarks = append(a.pendMarks, len(a.marks)-1)
+	return len(a.marks) - 1
 }
 
 // raw emits bytes verbatim and returns the first one's instruction.
@@ -335,13 +349,13 @@ func (a *assembler) assemble() ([]byte, error) {
 	return s.P, a.err
 }
 
-// offset returns the offset of l in the assembled code: the end of the
-// code if no instruction followed its binding.
-func (a *assembler) offset(l *label) int {
-	if l.at == nil {
+// markOffset returns the offset of mark m in the assembled code: the end
+// of the code if no instruction followed it.
+func (a *assembler) markOffset(m int) int {
+	if a.marks[m] == nil {
 		return a.size
 	}
-	return int(l.at.Pc)
+	return int(a.marks[m].Pc)
 }
 
 // offset returns the offset of the field in the assembled code.

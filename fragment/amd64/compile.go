@@ -42,7 +42,7 @@ type compiler struct {
 // A pcMark is a code position (known after assembly) and the guest pc
 // whose code starts there.
 type pcMark struct {
-	at *label
+	at int // an assembler mark
 	pc uint64
 }
 
@@ -51,7 +51,7 @@ func (c *compiler) mark(pc uint64) {
 	if n := len(c.marks); n > 0 && c.marks[n-1].pc == pc {
 		return
 	}
-	c.marks = append(c.marks, pcMark{c.a.here(), pc})
+	c.marks = append(c.marks, pcMark{c.a.mark(), pc})
 }
 
 // Compile lowers f (lowered from a trace and optimized, see package ir)
@@ -64,6 +64,8 @@ func Compile(f *ir.Func, opts Options) (*Code, error) {
 	a := newAssembler()
 	c := &compiler{a: a, env: f.Env(), f: f, body: &label{}, loops: f.Loops, noIBL: opts.NoIBL}
 	c.ra = allocate(f, !opts.NoRegAlloc)
+	c.marks = make([]pcMark, 0, len(f.Insts)+len(f.Exits)+1)
+	a.reserveMarks(cap(c.marks))
 	c.mark(f.Head)
 	// Entry: load the allocated guest registers.
 	for r := uint8(1); r < 32; r++ {
@@ -99,7 +101,7 @@ func Compile(f *ir.Func, opts Options) (*Code, error) {
 	code := &Code{Bytes: bytes, PCs: c.pcMap()}
 	for _, e := range c.exits {
 		x := Exit{Exit: e.Exit, LinkOff: -1, IDOff: e.id.offset()}
-		if e.link32 != nil {
+		if e.hasLink {
 			x.LinkOff = e.link32.offset()
 		}
 		code.Exits = append(code.Exits, x)

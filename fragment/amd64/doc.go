@@ -5,7 +5,8 @@
 // guest pcs. One file per concern:
 //
 //   - asm.go: the assembler, typed instructions, labels and the fields
-//     the code cache patches, over golang-asm (the only file importing it);
+//     the code cache patches, over an assembler library that no other
+//     file imports, so a faster encoder can replace it in one place;
 //   - abi.go: the registers and State offsets native code relies on;
 //   - compile.go: the driver (entry, body, stubs, slow paths);
 //   - regalloc.go: guest registers -> host registers;
@@ -28,5 +29,5 @@
 // The package produces bytes and patch offsets; it does not own
 // executable memory (package codecache does) and must not import package
 // fragment (which imports it) or codecache. It imports only package ir,
-// package interp for its opcodes, and golang-asm in asm.go.
+// package interp for its opcodes, and the assembler library in asm.go.
 package amd64

@@ -4,7 +4,6 @@ package amd64
 
 import (
 	"rvdyn/fragment/ir"
-
 	"rvdyn/interp"
 )
 
@@ -200,7 +199,7 @@ func (c *compiler) lowerInst(i int, in ir.Inst) {
 		e := c.stubFor(in.Exit, i)
 		a.jcc(condNE, e.stub)
 	default:
-		panic("fragment: cannot emit " + in.String())
+		panic("amd64: cannot lower " + in.String())
 	}
 }
 

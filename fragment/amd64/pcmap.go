@@ -22,30 +22,38 @@ type PCMap struct {
 	n    int
 }
 
-// pcMap builds the map from the marks, once the code is assembled.
+// pcMap builds the map from the marks, once the code is assembled. A
+// mark at the same offset as the one before it means the earlier one
+// emitted nothing: the code there is the later one's. Neighbours with
+// the same pc merge.
 func (c *compiler) pcMap() PCMap {
-	// An earlier mark at the same offset emitted nothing: the code there
-	// is the later one's. Equal neighbours merge.
-	offs := make([]int, 0, len(c.marks))
-	pcs := make([]uint64, 0, len(c.marks))
+	m := PCMap{data: make([]byte, 0, 3*len(c.marks))}
+	var lastOff int
+	var lastPC uint64
+	put := func(off int, pc uint64) {
+		m.data = binary.AppendUvarint(m.data, uint64(off-lastOff))
+		m.data = binary.AppendVarint(m.data, int64(pc-lastPC))
+		lastOff, lastPC = off, pc
+		m.n++
+	}
+	var cur pcMark // the entry not yet written, if have
+	have := false
 	for _, k := range c.marks {
-		off := c.a.offset(k.at)
-		if n := len(offs); n > 0 && offs[n-1] == off {
-			offs, pcs = offs[:n-1], pcs[:n-1]
+		off := c.a.markOffset(k.at)
+		if have && cur.at == off {
+			have = false
 		}
-		if n := len(pcs); n > 0 && pcs[n-1] == k.pc {
+		if have && cur.pc == k.pc || !have && m.n > 0 && lastPC == k.pc {
 			continue
 		}
-		offs, pcs = append(offs, off), append(pcs, k.pc)
+		if have {
+			put(cur.at, cur.pc)
+		}
+		cur, have = pcMark{off, k.pc}, true
 	}
-	var m PCMap
-	lastOff, lastPC := 0, uint64(0)
-	for i := range offs {
-		m.data = binary.AppendUvarint(m.data, uint64(offs[i]-lastOff))
-		m.data = binary.AppendVarint(m.data, int64(pcs[i]-lastPC))
-		lastOff, lastPC = offs[i], pcs[i]
+	if have {
+		put(cur.at, cur.pc)
 	}
-	m.n = len(offs)
 	return m
 }
 

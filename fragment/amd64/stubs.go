@@ -21,11 +21,12 @@ type Exit struct {
 // exitStub is an exit being emitted: its record and the label of its stub.
 type exitStub struct {
 	ir.Exit
-	at     int // index of the IR instruction that takes it (for the write back)
-	stub   *label
-	linked *label // for a self-loop back edge: where the link jump goes
-	id     patchField
-	link32 *patchField // the link jump's rel32, if the stub has one
+	at      int // index of the IR instruction that takes it (for the write back)
+	stub    *label
+	linked  *label // for a self-loop back edge: where the link jump goes
+	id      patchField
+	link32  patchField // the link jump's rel32, if hasLink
+	hasLink bool
 	// ExitIndirect: the jalr's link register and value, and the exit
 	// taken for a misaligned target.
 	rd         uint8
@@ -88,8 +89,7 @@ func (c *compiler) emitStub(e *exitStub) {
 		}
 	}
 	if e.linked == nil && e.Kind == ir.ExitBranch {
-		f := a.jmpPatchable()
-		e.link32 = &f
+		e.link32, e.hasLink = a.jmpPatchable(), true
 	}
 	a.bind(out)
 	if e.linked != nil {
