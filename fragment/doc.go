@@ -20,8 +20,9 @@
 // interpreter would have there; Options switches each off.
 //
 // This package produces position-independent bytes and exit records; it
-// does not own executable memory (package codecache does). It imports
-// only package interp and its two subpackages; golang-asm stays behind
+// does not own executable memory (package codecache does). It must not
+// import codecache or the root package: it imports only package interp
+// and its two subpackages, and never the assembler library behind
 // fragment/amd64's assembler. The method follows Dynamo's fragment
 // formation (Bala, Duesterwald, Banerjia, PLDI 2000) as summarised in
 // section 6 of papers/net-hot-path-prediction.txt.

@@ -8,7 +8,7 @@
 // result to machine code.
 //
 // The IR knows nothing about the host machine: it must not import
-// package fragment, fragment/amd64 or golang-asm, only interp, whose ALU is
+// package fragment, fragment/amd64 or an assembler, only interp, whose ALU is
 // also its constant folding semantics.
 //
 // Every pass keeps the guest state at each exit exactly what the
