@@ -10,16 +10,7 @@ import (
 	"rvdyn/codecache"
 	"rvdyn/fragment"
 	"rvdyn/interp"
-	"rvdyn/net"
 )
-
-// minStopTrace is the shortest trace ending at a system instruction
-// (ecall, fence.i, ...) worth compiling. Such a fragment returns to the
-// dispatcher every time it runs, and a round trip (enter, exit, handle the
-// instruction, find the next fragment) costs about what interpreting 15
-// instructions does: a loop making a system call every few instructions
-// ran 4x slower compiled than interpreted.
-const minStopTrace = 16
 
 // pageSize is the granularity at which rewritten code is tracked.
 const pageSize = 4096
@@ -33,13 +24,15 @@ const slice = 1 << 22
 //	loop:
 //	  fragment for pc in the cache? -> run it natively until an exit;
 //	                                   the exit target is a trace-head candidate
-//	  otherwise interpret until a taken backward branch (its target is a
-//	  trace-head candidate) or a transfer to a fragment entry
+//	  otherwise interpret until a stop of the selector's (a taken backward
+//	  branch: its target is a trace-head candidate), a transfer to a
+//	  fragment entry, or a fence.i
 //	  candidate's counter > delay    -> record the next executing tail,
 //	                                   compile it, insert it, link it
 func (vm *VM) dispatch() error {
 	m := vm.m
-	maxTrace := uint64(vm.maxTraceLen())
+	maxTrace := uint64(vm.sel.MaxTraceLen())
+	stops := vm.sel.Stops() | interp.StopOnMarked | interp.StopOnFenceI
 	mon := newMonitor(vm.opts.Policy)
 	for !m.Exited() {
 		if vm.bailed {
@@ -70,7 +63,7 @@ func (vm *VM) dispatch() error {
 			}
 			continue
 		}
-		stop, err := m.RunSlice(min(remaining, slice), true)
+		stop, err := m.RunUntil(min(remaining, slice), stops)
 		if err != nil {
 			return err
 		}
@@ -109,13 +102,6 @@ func (vm *VM) left() uint64 {
 	}
 }
 
-func (vm *VM) maxTraceLen() int {
-	if vm.opts.MaxTraceLen > 0 {
-		return vm.opts.MaxTraceLen
-	}
-	return net.DefaultMaxTraceLen
-}
-
 // runNative enters fragment f and handles the exit it returns by.
 func (vm *VM) runNative(f *codecache.Fragment, budget uint64) error {
 	st := vm.st
@@ -152,34 +138,15 @@ func (vm *VM) runNative(f *codecache.Fragment, budget uint64) error {
 // candidate counts an execution of the trace-head candidate at pc and, if
 // NET predicts it hot, records, compiles and inserts its trace.
 func (vm *VM) candidate(pc uint64) error {
-	if vm.cache.Lookup(pc) != nil || !vm.counters.Bump(pc) {
+	if vm.cache.Lookup(pc) != nil || !vm.sel.Bump(pc) {
 		return nil
-	}
-	// The recorder executes what it records: it may not step past the
-	// instruction limit.
-	maxLen := vm.maxTraceLen()
-	n := min(uint64(maxLen), vm.left())
-	if n == 0 {
-		return nil // the dispatch loop reports the limit
 	}
 	t0 := time.Now()
-	trace, reason, err := net.Record(vm.m, int(n), func(p uint64) bool { return vm.cache.Lookup(p) != nil })
+	trace, reason, err := vm.sel.Record(vm.m, vm.left(), vm.isFragment)
 	t1 := time.Now()
 	vm.stats.RecordTime += t1.Sub(t0)
-	if err != nil {
-		return err // a guest fault while recording
-	}
-	if reason == net.EndMaxLen && trace.Len() < maxLen {
-		return nil // cut short by the instruction limit: the run ends here
-	}
-	if trace.Len() == 0 || reason == net.EndStop && trace.Len() < minStopTrace {
-		// Native code would run a few instructions and return to the
-		// dispatcher at the system instruction every time: interpreting
-		// on through this head, without stopping at it, is cheaper.
-		vm.counters.Abandon(pc)
-		vm.m.Quiet(pc)
-		vm.stats.Quieted++
-		return nil
+	if err != nil || trace == nil {
+		return err // a guest fault while recording, or nothing worth compiling
 	}
 	vm.stats.Traces++
 	vm.stats.TraceInstructions += uint64(trace.Len())
@@ -199,7 +166,7 @@ func (vm *VM) candidate(pc uint64) error {
 	}
 	if errors.Is(err, codecache.ErrFull) {
 		// Larger than the whole cache: this head stays interpreted.
-		vm.counters.Abandon(pc)
+		vm.sel.Abandon(pc)
 		vm.stats.TooLarge++
 		return nil
 	}
@@ -214,10 +181,14 @@ func (vm *VM) candidate(pc uint64) error {
 	return nil
 }
 
+// isFragment reports whether pc is the head of a fragment in the cache
+// (where the recorder ends a trace).
+func (vm *VM) isFragment(pc uint64) bool { return vm.cache.Lookup(pc) != nil }
+
 // flush empties the code cache and starts prediction afresh.
 func (vm *VM) flush() {
 	clear(vm.codePages)
 	vm.cache.Flush()
 	vm.m.ClearMarks()
-	vm.counters.Reset()
+	vm.sel.Reset()
 }

@@ -247,7 +247,7 @@ func (h *countHook) Event(*interp.Event) { h.n++ }
 // when hooked is false, else the hooked single-step loop with every
 // instruction class selected; with slices > 0 it runs in slices of at most
 // that many instructions that also stop where the dispatcher would
-// (RunSlice with dispatch set), as the optimizer drives the interpreter.
+// (RunUntil with the dispatcher's stops), as the optimizer drives the interpreter.
 func interpFinal(t *testing.T, img []byte, hooked bool, slices uint64) (finalState, uint64) {
 	t.Helper()
 	m, err := interp.Load(img, interp.Config{MemSize: 16 << 20})
@@ -264,7 +264,7 @@ func interpFinal(t *testing.T, img []byte, hooked bool, slices uint64) (finalSta
 		err = m.Run(fzLimit)
 	} else {
 		for !m.Exited() && err == nil && m.Retired() < fzLimit {
-			_, err = m.RunSlice(min(slices, fzLimit-m.Retired()), true)
+			_, err = m.RunUntil(min(slices, fzLimit-m.Retired()), interp.StopOnBackward|interp.StopOnMarked|interp.StopOnFenceI)
 		}
 		if err == nil && !m.Exited() {
 			err = interp.ErrLimit

@@ -121,15 +121,15 @@ func DefaultOptions() Options {
 
 // A VM is one loaded guest program and the optimizer state around it.
 type VM struct {
-	opts     Options
-	m        *interp.Machine
-	st       *fragment.State
-	cache    *codecache.Cache
-	counters *net.Counters
-	env      fragment.Env
-	stats    Stats
-	ran      bool
-	bailed   bool // optimization given up: interpreting to the end
+	opts   Options
+	m      *interp.Machine
+	st     *fragment.State
+	cache  *codecache.Cache
+	sel    *net.Selector
+	env    fragment.Env
+	stats  Stats
+	ran    bool
+	bailed bool // optimization given up: interpreting to the end
 	// codePages holds the guest text pages the fragments in the cache were
 	// built from: a fence.i after the guest rewrote one flushes the cache.
 	codePages map[uint64]bool
@@ -164,7 +164,7 @@ func (vm *VM) interpret() error {
 			}
 			n = min(n, lim-m.Retired())
 		}
-		if _, err := m.RunSlice(n, false); err != nil {
+		if _, err := m.RunUntil(n, 0); err != nil {
 			return err
 		}
 		if vm.expired() {
@@ -197,7 +197,7 @@ func New(image []byte, opts Options) (*VM, error) {
 		vm.opts.Compile.NoIBL = opts.NoIBL || opts.NoLink
 		vm.st = new(fragment.State)
 		m.UseCPU(&vm.st.CPU)
-		vm.counters = net.NewCounters(opts.Delay)
+		vm.sel = net.NewSelector(net.Options{Delay: net.DelayOf(opts.Delay), MaxTraceLen: opts.MaxTraceLen})
 		vm.env = fragment.EnvOf(m)
 	}
 	return vm, nil

@@ -76,7 +76,8 @@ func (vm *VM) Stats() Stats {
 	if vm.cache != nil {
 		cs := vm.cache.Stats()
 		s.Fragments, s.CodeBytes, s.Links, s.Flushes, s.CacheExits = cs.Fragments, cs.CodeBytes, cs.Links, cs.Flushes, cs.ExitsTaken
-		s.TraceHeads = vm.counters.Stats().Heads
+		ss := vm.sel.Stats()
+		s.TraceHeads, s.Quieted = ss.Heads, ss.Quieted
 	}
 	s.WallSeconds = s.Wall.Seconds()
 	s.RecordSeconds = s.RecordTime.Seconds()
