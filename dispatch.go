@@ -29,11 +29,12 @@ const slice = 1 << 22
 //	  fragment entry, or a fence.i
 //	  candidate's counter > delay    -> record the next executing tail,
 //	                                   compile it, insert it, link it
+//	  at each window's end, the cache policy may flush or bail out
 func (vm *VM) dispatch() error {
 	m := vm.m
 	maxTrace := uint64(vm.sel.MaxTraceLen())
 	stops := vm.sel.Stops() | interp.StopOnMarked | interp.StopOnFenceI
-	mon := newMonitor(vm.opts.Policy)
+	pol := codecache.NewPolicy(vm.opts.Policy)
 	for !m.Exited() {
 		if vm.bailed {
 			return vm.interpret() // gave up optimizing: plain interpretation from here on
@@ -41,11 +42,11 @@ func (vm *VM) dispatch() error {
 		if vm.expired() {
 			return ErrTimeout
 		}
-		switch mon.tick(m.Retired(), vm.stats.Traces, vm.stats.CacheInstructions, vm.stats.CapacityFlushes) {
-		case phaseFlush:
+		switch pol.Tick(m.Retired(), vm.stats.Traces, vm.stats.CacheInstructions, vm.stats.CapacityFlushes) {
+		case codecache.PhaseFlush:
 			vm.stats.PhaseFlushes++
 			vm.flush()
-		case bailOut:
+		case codecache.BailOut:
 			vm.bailed = true
 			vm.stats.BailedOutAt = m.Retired()
 			vm.flush()

@@ -1,54 +1,14 @@
+// Tests of the cache policies in whole runs: programs that defeat the code cache -> bail-out, or a head left to the interpreter.
+
 package rvdyn
 
 import (
 	"bytes"
 	"testing"
 
+	"rvdyn/codecache"
 	"rvdyn/interp"
 )
-
-// TestMonitor drives the monitor with synthetic windows.
-func TestMonitor(t *testing.T) {
-	p := Policy{Window: 100, PhaseFactor: 4, PhaseMinBurst: 10, BailShare: 0.5, BailWindows: 3, ThrashWindows: 2}
-	type win struct {
-		frags, cache uint64 // built and run in the cache during the window
-		want         decision
-		full         uint64 // capacity flushes during the window
-	}
-	for _, tc := range []struct {
-		name string
-		p    Policy
-		wins []win
-	}{
-		{"steady", p, []win{{5, 90, keepGoing, 0}, {5, 90, keepGoing, 0}, {5, 90, keepGoing, 0}, {6, 90, keepGoing, 0}}},
-		{"burst after warm-up", p, []win{{5, 90, keepGoing, 0}, {5, 90, keepGoing, 0}, {4, 90, keepGoing, 0}, {40, 90, phaseFlush, 0}, {40, 90, keepGoing, 0}}},
-		{"burst during warm-up", p, []win{{50, 90, keepGoing, 0}, {50, 90, keepGoing, 0}}},
-		{"small burst", p, []win{{1, 90, keepGoing, 0}, {1, 90, keepGoing, 0}, {1, 90, keepGoing, 0}, {9, 90, keepGoing, 0}}},
-		{"no reuse", p, []win{{5, 10, keepGoing, 0}, {5, 10, keepGoing, 0}, {5, 10, keepGoing, 0}, {5, 10, bailOut, 0}}},
-		{"reuse recovers", p, []win{{5, 10, keepGoing, 0}, {5, 10, keepGoing, 0}, {5, 90, keepGoing, 0}, {5, 10, keepGoing, 0}, {5, 10, keepGoing, 0}}},
-		{"no bail-out", Policy{Window: 100, NoBailout: true}, []win{{5, 10, keepGoing, 0}, {5, 10, keepGoing, 0}, {5, 10, keepGoing, 0}, {5, 10, keepGoing, 0}, {5, 10, keepGoing, 0}}},
-		{"no phase flush", Policy{Window: 100, NoPhaseFlush: true}, []win{{5, 90, keepGoing, 0}, {5, 90, keepGoing, 0}, {5, 90, keepGoing, 0}, {80, 90, keepGoing, 0}}},
-		{"thrash", p, []win{{5, 90, keepGoing, 1}, {5, 90, keepGoing, 0}, {5, 90, keepGoing, 2}, {5, 90, bailOut, 1}}},
-		{"thrash, no bail-out", Policy{Window: 100, NoBailout: true, ThrashWindows: 2}, []win{{5, 90, keepGoing, 1}, {5, 90, keepGoing, 1}, {5, 90, keepGoing, 1}}},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			mo := newMonitor(tc.p)
-			var retired, frags, cache, full uint64
-			for i, w := range tc.wins {
-				retired += 100
-				frags += w.frags
-				cache += w.cache
-				full += w.full
-				if got := mo.tick(retired-1, frags, cache, full); got != keepGoing {
-					t.Fatalf("window %d decided %d before it closed", i, got)
-				}
-				if got := mo.tick(retired, frags, cache, full); got != w.want {
-					t.Fatalf("window %d: decision %d, want %d", i, got, w.want)
-				}
-			}
-		})
-	}
-}
 
 // manyLoops returns a program of n distinct loops, each iterating k times,
 // then exit(0): code whose fragments are built and then barely reused.
@@ -69,7 +29,7 @@ func manyLoops(n, k int) []byte {
 
 func TestBailOut(t *testing.T) {
 	img := manyLoops(3000, 60)
-	run := func(p Policy, mode Mode) Stats {
+	run := func(p codecache.PolicyOptions, mode Mode) Stats {
 		vm, err := New(img, Options{Mode: mode, Delay: 50, Policy: p, Stdout: &bytes.Buffer{}})
 		if err != nil {
 			t.Fatal(err)
@@ -80,12 +40,12 @@ func TestBailOut(t *testing.T) {
 		}
 		return vm.Stats()
 	}
-	ref := run(Policy{}, ModeInterp)
-	bail := run(Policy{Window: 20000, BailWindows: 3}, ModeDynamo)
+	ref := run(codecache.PolicyOptions{}, ModeInterp)
+	bail := run(codecache.PolicyOptions{Window: 20000, BailWindows: 3}, ModeDynamo)
 	if bail.BailedOutAt == 0 || bail.BailedOutAt > 5*20000 {
 		t.Errorf("did not bail out early: at %d, cache share %.1f%%", bail.BailedOutAt, bail.CachePercent())
 	}
-	stay := run(Policy{Window: 20000, BailWindows: 3, NoBailout: true}, ModeDynamo)
+	stay := run(codecache.PolicyOptions{Window: 20000, BailWindows: 3, NoBailout: true}, ModeDynamo)
 	if stay.BailedOutAt != 0 || stay.Fragments < 3000 {
 		t.Errorf("NoBailout: bailed out at %d, %d fragments", stay.BailedOutAt, stay.Fragments)
 	}

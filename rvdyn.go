@@ -94,9 +94,9 @@ type Options struct {
 	// Compile switches fragment optimizations off, one at a time, for
 	// ablation experiments; the zero value enables all.
 	Compile fragment.Options
-	// Policy tunes the phase-change flush and the bail-out (zero value:
-	// DefaultPolicy).
-	Policy Policy
+	// Policy tunes the phase-change flush and the bail-out (zero fields:
+	// codecache.DefaultPolicy).
+	Policy codecache.PolicyOptions
 	// Listing, if set, receives every fragment compiled: its trace and
 	// its machine code (fragment.WriteListing).
 	Listing io.Writer
