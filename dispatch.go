@@ -42,13 +42,13 @@ func (vm *VM) dispatch() error {
 		if vm.expired() {
 			return ErrTimeout
 		}
-		switch pol.Tick(m.Retired(), vm.stats.Traces, vm.stats.CacheInstructions, vm.stats.CapacityFlushes) {
+		switch pol.Tick(m.Retired(), vm.ctr.traces, vm.ctr.cacheInstructions, vm.ctr.capacityFlushes) {
 		case codecache.PhaseFlush:
-			vm.stats.PhaseFlushes++
+			vm.ctr.phaseFlushes++
 			vm.flush()
 		case codecache.BailOut:
 			vm.bailed = true
-			vm.stats.BailedOutAt = m.Retired()
+			vm.ctr.bailedOutAt = m.Retired()
 			vm.flush()
 			continue
 		}
@@ -79,7 +79,7 @@ func (vm *VM) dispatch() error {
 			// cache, Dynamo's policy), and only then.
 			for _, page := range m.TextChanged() {
 				if vm.codePages[page] {
-					vm.stats.FenceIFlushes++
+					vm.ctr.fenceIFlushes++
 					vm.flush()
 					break
 				}
@@ -111,19 +111,19 @@ func (vm *VM) runNative(f *codecache.Fragment, budget uint64) error {
 	e := vm.cache.Enter(f, st, vm.m.Mem.Base())
 	n := uint64(before - st.Budget)
 	vm.m.AddRetired(n)
-	vm.stats.CacheInstructions += n
+	vm.ctr.cacheInstructions += n
 	if e.Kind != fragment.ExitIndirect { // an indirect exit left its target in PC
 		st.CPU.PC = e.Target
 	}
 	switch {
 	case st.Budget <= 0 && e.Kind != fragment.ExitInterp:
-		vm.stats.ExitsBudget++
+		vm.ctr.exits[ExitBudget]++
 	case e.Kind == fragment.ExitBranch:
-		vm.stats.ExitsBranch++
+		vm.ctr.exits[ExitBranch]++
 	case e.Kind == fragment.ExitIndirect:
-		vm.stats.ExitsIndirect++
+		vm.ctr.exits[ExitIndirect]++
 	default:
-		vm.stats.ExitsInterp++
+		vm.ctr.exits[ExitInterp]++
 		// The instruction native code left to the interpreter: a
 		// faulting access or a jalr whose target is not the recorded one.
 		if _, err := vm.m.Step(); err != nil {
@@ -145,13 +145,13 @@ func (vm *VM) candidate(pc uint64) error {
 	t0 := time.Now()
 	trace, reason, err := vm.sel.Record(vm.m, vm.left(), vm.isFragment)
 	t1 := time.Now()
-	vm.stats.RecordTime += t1.Sub(t0)
+	vm.ctr.recordTime += t1.Sub(t0)
 	if err != nil || trace == nil {
 		return err // a guest fault while recording, or nothing worth compiling
 	}
-	vm.stats.Traces++
-	vm.stats.TraceInstructions += uint64(trace.Len())
-	vm.stats.EndReasons[reason]++
+	vm.ctr.traces++
+	vm.ctr.traceInstructions += uint64(trace.Len())
+	vm.ctr.endReasons[reason]++
 	code, err := fragment.Compile(trace, vm.env, vm.opts.Compile)
 	if err != nil {
 		return fmt.Errorf("compiling trace at 0x%x: %w", pc, err)
@@ -161,14 +161,14 @@ func (vm *VM) candidate(pc uint64) error {
 	}
 	f, err := vm.cache.Insert(code)
 	if errors.Is(err, codecache.ErrFull) {
-		vm.stats.CapacityFlushes++
+		vm.ctr.capacityFlushes++
 		vm.flush()
 		f, err = vm.cache.Insert(code)
 	}
 	if errors.Is(err, codecache.ErrFull) {
 		// Larger than the whole cache: this head stays interpreted.
 		vm.sel.Abandon(pc)
-		vm.stats.TooLarge++
+		vm.ctr.tooLarge++
 		return nil
 	}
 	if err != nil {
@@ -178,7 +178,7 @@ func (vm *VM) candidate(pc uint64) error {
 	for _, s := range trace.Steps {
 		vm.codePages[s.PC&^(pageSize-1)] = true
 	}
-	vm.stats.CompileTime += time.Since(t1)
+	vm.ctr.compileTime += time.Since(t1)
 	return nil
 }
 

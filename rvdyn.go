@@ -31,7 +31,7 @@ import (
 	"rvdyn/net"
 )
 
-// A Mode selects how guest code runs.
+// A Mode selects how guest code runs. The zero value is ModeDynamo.
 type Mode uint8
 
 const (
@@ -51,6 +51,18 @@ func (m Mode) String() string {
 		return "interp"
 	}
 	return fmt.Sprintf("Mode(%d)", uint8(m))
+}
+
+// MarshalText makes a Mode appear by name in JSON.
+func (m Mode) MarshalText() ([]byte, error) { return []byte(m.String()), nil }
+
+// UnmarshalText reads a Mode by name (see ParseMode).
+func (m *Mode) UnmarshalText(b []byte) error {
+	v, err := ParseMode(string(b))
+	if err == nil {
+		*m = v
+	}
+	return err
 }
 
 // ParseMode parses "dynamo" or "interp".
@@ -127,7 +139,7 @@ type VM struct {
 	cache  *codecache.Cache
 	sel    *net.Selector
 	env    fragment.Env
-	stats  Stats
+	ctr    counters
 	ran    bool
 	bailed bool // optimization given up: interpreting to the end
 	// codePages holds the guest text pages the fragments in the cache were
@@ -238,11 +250,11 @@ func (vm *VM) Run() (int, error) {
 	} else {
 		err = vm.dispatch()
 	}
-	vm.stats.Wall = time.Since(start)
+	vm.ctr.wall = time.Since(start)
 	code := vm.m.ExitCode()
 	if f, ok := err.(*interp.Fault); ok {
 		code = 128 + f.Kind.Signal()
 	}
-	vm.stats.ExitCode = code
+	vm.ctr.exitCode = code
 	return code, err
 }

@@ -295,7 +295,7 @@ func runRvdyn(cfg Config, image []byte, args []string, m *Measurement, run int) 
 	m.Instructions, m.CachePercent = st.GuestInstructions, st.CachePercent()
 	m.Fragments, m.CodeBytes, m.Flushes = st.Fragments, st.CodeBytes, st.Flushes
 	if run == 0 || secs <= median(m.Seconds) {
-		m.CompileSecs = st.RecordSeconds + st.CompileSeconds
+		m.CompileSecs = (st.RecordTime + st.CompileTime).Seconds()
 	}
 	return nil
 }
