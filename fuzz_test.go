@@ -7,7 +7,9 @@ import (
 	"testing"
 
 	"rvdyn"
+	"rvdyn/codecache"
 	"rvdyn/interp"
+	"rvdyn/net"
 )
 
 // Random whole programs, run by the interpreter and by the optimizer in
@@ -149,10 +151,12 @@ var fuzzConfigs = func() []struct {
 		name string
 		opts rvdyn.Options
 	}
-	cfgs := []cfg{{"delay 0", rvdyn.Options{}}, {"delay 1", rvdyn.Options{Delay: 1}}, {"delay 7", rvdyn.Options{Delay: 7}},
-		{"4 KiB cache", rvdyn.Options{Delay: 1, CacheSize: 4096}}, {"short traces", rvdyn.Options{Delay: 2, MaxTraceLen: 5}}}
+	tau := func(d int) net.Options { return net.Options{Delay: net.DelayOf(d)} }
+	cfgs := []cfg{{"delay 0", rvdyn.Options{NET: tau(0)}}, {"delay 1", rvdyn.Options{NET: tau(1)}}, {"delay 7", rvdyn.Options{NET: tau(7)}},
+		{"4 KiB cache", rvdyn.Options{NET: tau(1), Cache: codecache.Options{Size: 4096}}},
+		{"short traces", rvdyn.Options{NET: net.Options{Delay: 2, MaxTraceLen: 5}}}}
 	for _, m := range rvdyn.Mechanisms() {
-		o := rvdyn.Options{Delay: 2}
+		o := rvdyn.Options{NET: tau(2)}
 		if err := o.Disable(m); err != nil {
 			panic(err)
 		}

@@ -8,6 +8,7 @@ import (
 
 	"rvdyn/codecache"
 	"rvdyn/interp"
+	"rvdyn/net"
 )
 
 // manyLoops returns a program of n distinct loops, each iterating k times,
@@ -30,7 +31,9 @@ func manyLoops(n, k int) []byte {
 func TestBailOut(t *testing.T) {
 	img := manyLoops(3000, 60)
 	run := func(p codecache.PolicyOptions, mode Mode) Stats {
-		vm, err := New(img, Options{Mode: mode, Delay: 50, Policy: p, Stdout: &bytes.Buffer{}})
+		opts := Options{Mode: mode, NET: net.Options{Delay: 50}, Policy: p}
+		opts.Stdout = &bytes.Buffer{}
+		vm, err := New(img, opts)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -70,7 +73,7 @@ func TestFragmentLargerThanCache(t *testing.T) {
 		enc(I{Op: interp.OpADDI, Rd: 5, Rs1: 5, Imm: -1}),
 		enc(I{Op: interp.OpBNE, Rs1: 5, Rs2: 0, Imm: -4 * 801}),
 		enc(I{Op: interp.OpADDI, Rd: 10}), enc(I{Op: interp.OpADDI, Rd: 17, Imm: 93}), enc(I{Op: interp.OpECALL}))
-	vm, err := New(interp.MakeELF(w, nil, 4096), Options{Delay: 2, CacheSize: 4096, MaxTraceLen: 2000})
+	vm, err := New(interp.MakeELF(w, nil, 4096), Options{NET: net.Options{Delay: 2, MaxTraceLen: 2000}, Cache: codecache.Options{Size: 4096}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -104,7 +104,7 @@ type Stats struct {
 func (vm *VM) Stats() Stats {
 	c := &vm.ctr
 	s := Stats{
-		Mode: vm.opts.Mode, Delay: vm.opts.Delay, ExitCode: c.exitCode,
+		Mode: vm.opts.Mode, Delay: vm.opts.NET.Tau(), ExitCode: c.exitCode,
 		GuestInstructions: vm.m.Retired(), CacheInstructions: c.cacheInstructions,
 		Traces: c.traces, TraceInstructions: c.traceInstructions, EndReasons: c.endReasons,
 		TooLarge: c.tooLarge, Exits: c.exits,
