@@ -10,6 +10,7 @@ import (
 	"rvdyn/codecache"
 	"rvdyn/fragment"
 	"rvdyn/interp"
+	"rvdyn/net"
 )
 
 // pageSize is the granularity at which rewritten code is tracked.
@@ -33,7 +34,7 @@ const slice = 1 << 22
 func (vm *VM) dispatch() error {
 	m := vm.m
 	maxTrace := uint64(vm.sel.MaxTraceLen())
-	stops := vm.sel.Stops() | interp.StopOnMarked | interp.StopOnFenceI
+	stops := dispatchStops(vm.sel)
 	pol := codecache.NewPolicy(vm.opts.Policy)
 	for !m.Exited() {
 		if vm.bailed {
@@ -87,6 +88,13 @@ func (vm *VM) dispatch() error {
 		}
 	}
 	return nil
+}
+
+// dispatchStops are the interpreter stops of a dispatch run: the
+// selector's (trace-head candidates), transfers to fragment entries, and
+// fence.i (stale code).
+func dispatchStops(sel *net.Selector) interp.StopSet {
+	return sel.Stops() | interp.StopOnMarked | interp.StopOnFenceI
 }
 
 // left returns how many more instructions the guest may retire before

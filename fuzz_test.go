@@ -268,7 +268,7 @@ func interpFinal(t *testing.T, img []byte, hooked bool, slices uint64) (finalSta
 		err = m.Run(fzLimit)
 	} else {
 		for !m.Exited() && err == nil && m.Retired() < fzLimit {
-			_, err = m.RunUntil(min(slices, fzLimit-m.Retired()), interp.StopOnBackward|interp.StopOnMarked|interp.StopOnFenceI)
+			_, err = m.RunUntil(min(slices, fzLimit-m.Retired()), interp.StopsAll)
 		}
 		if err == nil && !m.Exited() {
 			err = interp.ErrLimit

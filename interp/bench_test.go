@@ -50,7 +50,7 @@ func BenchmarkInterpreterDispatch(b *testing.B) {
 					b.Fatal(err)
 				}
 				for !m.Exited() {
-					if _, err := m.RunUntil(1<<22, StopOnBackward|StopOnMarked|StopOnFenceI); err != nil {
+					if _, err := m.RunUntil(1<<22, StopsAll); err != nil {
 						b.Fatal(err)
 					}
 				}
