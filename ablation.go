@@ -15,8 +15,8 @@ import (
 // `rvdyn bench --ablation`.
 var mechanisms = func() map[string]func(*Options) {
 	m := map[string]func(*Options){
-		"link":        func(o *Options) { o.NoLink = true },              // linking of exits to fragments
-		"ibl":         func(o *Options) { o.NoIBL = true },               // in-cache indirect branch lookup
+		"link":        func(o *Options) { o.Cache.NoLink = true },        // linking of exits to fragments
+		"ibl":         func(o *Options) { o.Cache.NoIBL = true },         // in-cache indirect branch lookup
 		"phase-flush": func(o *Options) { o.Policy.NoPhaseFlush = true }, // phase-change flush
 		"bailout":     func(o *Options) { o.Policy.NoBailout = true },    // bail-out to the interpreter
 	}

@@ -12,7 +12,9 @@ import (
 
 	"rvdyn"
 	"rvdyn/bench"
+	"rvdyn/codecache"
 	"rvdyn/interp"
+	"rvdyn/net"
 )
 
 // fullSize reports whether the differential test runs every guest at its
@@ -71,16 +73,16 @@ func guestArgs(name string) []string {
 func dynamoConfigs(t *testing.T) map[string]rvdyn.Options {
 	cfgs := map[string]rvdyn.Options{}
 	for _, d := range []int{0, 1, 10, 50, 100, 500, 1000, 10000} {
-		cfgs[fmt.Sprintf("delay %d", d)] = rvdyn.Options{Delay: d}
+		cfgs[fmt.Sprintf("delay %d", d)] = rvdyn.Options{NET: net.Options{Delay: net.DelayOf(d)}}
 	}
 	for _, m := range rvdyn.Mechanisms() {
-		o := rvdyn.Options{Delay: 50}
+		o := rvdyn.Options{NET: net.Options{Delay: 50}}
 		if err := o.Disable(m); err != nil {
 			t.Fatal(err)
 		}
 		cfgs["no "+m] = o
 	}
-	cfgs["16 KiB cache"] = rvdyn.Options{Delay: 10, CacheSize: 16 << 10}
+	cfgs["16 KiB cache"] = rvdyn.Options{NET: net.Options{Delay: 10}, Cache: codecache.Options{Size: 16 << 10}}
 	return cfgs
 }
 
@@ -104,7 +106,7 @@ func TestGuestsAgree(t *testing.T) {
 				t.Fatal(err)
 			}
 			args := guestArgs(name)
-			ref := run(t, image, rvdyn.Options{Mode: rvdyn.ModeInterp, Args: args})
+			ref := run(t, image, rvdyn.Options{Mode: rvdyn.ModeInterp, Config: interp.Config{Args: args}})
 			if ref.err != nil || ref.code != 0 {
 				t.Fatalf("interp: exit %d, %v, stderr %q", ref.code, ref.err, ref.stderr)
 			}

@@ -13,14 +13,6 @@ import (
 	"rvdyn/net"
 )
 
-// minStopTrace is the shortest trace ending at a system instruction
-// (ecall, fence.i, ...) worth compiling. Such a fragment returns to the
-// dispatcher every time it runs, and a round trip (enter, exit, handle the
-// instruction, find the next fragment) costs about what interpreting 15
-// instructions does: a loop making a system call every few instructions
-// ran 4x slower compiled than interpreted.
-const minStopTrace = 16
-
 // pageSize is the granularity at which rewritten code is tracked.
 const pageSize = 4096
 
@@ -33,14 +25,17 @@ const slice = 1 << 22
 //	loop:
 //	  fragment for pc in the cache? -> run it natively until an exit;
 //	                                   the exit target is a trace-head candidate
-//	  otherwise interpret until a taken backward branch (its target is a
-//	  trace-head candidate) or a transfer to a fragment entry
+//	  otherwise interpret until a stop of the selector's (a taken backward
+//	  branch: its target is a trace-head candidate), a transfer to a
+//	  fragment entry, or a fence.i
 //	  candidate's counter > delay    -> record the next executing tail,
 //	                                   compile it, insert it, link it
+//	  at each window's end, the cache policy may flush or bail out
 func (vm *VM) dispatch() error {
 	m := vm.m
-	maxTrace := uint64(vm.maxTraceLen())
-	mon := newMonitor(vm.opts.Policy)
+	maxTrace := uint64(vm.sel.MaxTraceLen())
+	stops := dispatchStops(vm.sel)
+	pol := codecache.NewPolicy(vm.opts.Policy)
 	for !m.Exited() {
 		if vm.bailed {
 			return vm.interpret() // gave up optimizing: plain interpretation from here on
@@ -48,13 +43,13 @@ func (vm *VM) dispatch() error {
 		if vm.expired() {
 			return ErrTimeout
 		}
-		switch mon.tick(m.Retired(), vm.stats.Traces, vm.stats.CacheInstructions, vm.stats.CapacityFlushes) {
-		case phaseFlush:
-			vm.stats.PhaseFlushes++
+		switch pol.Tick(m.Retired(), vm.ctr.traces, vm.ctr.cacheInstructions, vm.ctr.capacityFlushes) {
+		case codecache.PhaseFlush:
+			vm.ctr.phaseFlushes++
 			vm.flush()
-		case bailOut:
+		case codecache.BailOut:
 			vm.bailed = true
-			vm.stats.BailedOutAt = m.Retired()
+			vm.ctr.bailedOutAt = m.Retired()
 			vm.flush()
 			continue
 		}
@@ -70,7 +65,7 @@ func (vm *VM) dispatch() error {
 			}
 			continue
 		}
-		stop, err := m.RunSlice(min(remaining, slice), true)
+		stop, err := m.RunUntil(min(remaining, slice), stops)
 		if err != nil {
 			return err
 		}
@@ -85,7 +80,7 @@ func (vm *VM) dispatch() error {
 			// cache, Dynamo's policy), and only then.
 			for _, page := range m.TextChanged() {
 				if vm.codePages[page] {
-					vm.stats.FenceIFlushes++
+					vm.ctr.fenceIFlushes++
 					vm.flush()
 					break
 				}
@@ -93,6 +88,13 @@ func (vm *VM) dispatch() error {
 		}
 	}
 	return nil
+}
+
+// dispatchStops are the interpreter stops of a dispatch run: the
+// selector's (trace-head candidates), transfers to fragment entries, and
+// fence.i (stale code).
+func dispatchStops(sel *net.Selector) interp.StopSet {
+	return sel.Stops() | interp.StopOnMarked | interp.StopOnFenceI
 }
 
 // left returns how many more instructions the guest may retire before
@@ -109,13 +111,6 @@ func (vm *VM) left() uint64 {
 	}
 }
 
-func (vm *VM) maxTraceLen() int {
-	if vm.opts.MaxTraceLen > 0 {
-		return vm.opts.MaxTraceLen
-	}
-	return net.DefaultMaxTraceLen
-}
-
 // runNative enters fragment f and handles the exit it returns by.
 func (vm *VM) runNative(f *codecache.Fragment, budget uint64) error {
 	st := vm.st
@@ -124,19 +119,19 @@ func (vm *VM) runNative(f *codecache.Fragment, budget uint64) error {
 	e := vm.cache.Enter(f, st, vm.m.Mem.Base())
 	n := uint64(before - st.Budget)
 	vm.m.AddRetired(n)
-	vm.stats.CacheInstructions += n
+	vm.ctr.cacheInstructions += n
 	if e.Kind != fragment.ExitIndirect { // an indirect exit left its target in PC
 		st.CPU.PC = e.Target
 	}
 	switch {
 	case st.Budget <= 0 && e.Kind != fragment.ExitInterp:
-		vm.stats.ExitsBudget++
+		vm.ctr.exits[ExitBudget]++
 	case e.Kind == fragment.ExitBranch:
-		vm.stats.ExitsBranch++
+		vm.ctr.exits[ExitBranch]++
 	case e.Kind == fragment.ExitIndirect:
-		vm.stats.ExitsIndirect++
+		vm.ctr.exits[ExitIndirect]++
 	default:
-		vm.stats.ExitsInterp++
+		vm.ctr.exits[ExitInterp]++
 		// The instruction native code left to the interpreter: a
 		// faulting access or a jalr whose target is not the recorded one.
 		if _, err := vm.m.Step(); err != nil {
@@ -152,38 +147,19 @@ func (vm *VM) runNative(f *codecache.Fragment, budget uint64) error {
 // candidate counts an execution of the trace-head candidate at pc and, if
 // NET predicts it hot, records, compiles and inserts its trace.
 func (vm *VM) candidate(pc uint64) error {
-	if vm.cache.Lookup(pc) != nil || !vm.counters.Bump(pc) {
+	if vm.cache.Lookup(pc) != nil || !vm.sel.Bump(pc) {
 		return nil
-	}
-	// The recorder executes what it records: it may not step past the
-	// instruction limit.
-	maxLen := vm.maxTraceLen()
-	n := min(uint64(maxLen), vm.left())
-	if n == 0 {
-		return nil // the dispatch loop reports the limit
 	}
 	t0 := time.Now()
-	trace, reason, err := net.Record(vm.m, int(n), func(p uint64) bool { return vm.cache.Lookup(p) != nil })
+	trace, reason, err := vm.sel.Record(vm.m, vm.left(), vm.isFragment)
 	t1 := time.Now()
-	vm.stats.RecordTime += t1.Sub(t0)
-	if err != nil {
-		return err // a guest fault while recording
+	vm.ctr.recordTime += t1.Sub(t0)
+	if err != nil || trace == nil {
+		return err // a guest fault while recording, or nothing worth compiling
 	}
-	if reason == net.EndMaxLen && trace.Len() < maxLen {
-		return nil // cut short by the instruction limit: the run ends here
-	}
-	if trace.Len() == 0 || reason == net.EndStop && trace.Len() < minStopTrace {
-		// Native code would run a few instructions and return to the
-		// dispatcher at the system instruction every time: interpreting
-		// on through this head, without stopping at it, is cheaper.
-		vm.counters.Abandon(pc)
-		vm.m.Quiet(pc)
-		vm.stats.Quieted++
-		return nil
-	}
-	vm.stats.Traces++
-	vm.stats.TraceInstructions += uint64(trace.Len())
-	vm.stats.EndReasons[reason]++
+	vm.ctr.traces++
+	vm.ctr.traceInstructions += uint64(trace.Len())
+	vm.ctr.endReasons[reason]++
 	code, err := fragment.Compile(trace, vm.env, vm.opts.Compile)
 	if err != nil {
 		return fmt.Errorf("compiling trace at 0x%x: %w", pc, err)
@@ -193,14 +169,14 @@ func (vm *VM) candidate(pc uint64) error {
 	}
 	f, err := vm.cache.Insert(code)
 	if errors.Is(err, codecache.ErrFull) {
-		vm.stats.CapacityFlushes++
+		vm.ctr.capacityFlushes++
 		vm.flush()
 		f, err = vm.cache.Insert(code)
 	}
 	if errors.Is(err, codecache.ErrFull) {
 		// Larger than the whole cache: this head stays interpreted.
-		vm.counters.Abandon(pc)
-		vm.stats.TooLarge++
+		vm.sel.Abandon(pc)
+		vm.ctr.tooLarge++
 		return nil
 	}
 	if err != nil {
@@ -210,14 +186,18 @@ func (vm *VM) candidate(pc uint64) error {
 	for _, s := range trace.Steps {
 		vm.codePages[s.PC&^(pageSize-1)] = true
 	}
-	vm.stats.CompileTime += time.Since(t1)
+	vm.ctr.compileTime += time.Since(t1)
 	return nil
 }
+
+// isFragment reports whether pc is the head of a fragment in the cache
+// (where the recorder ends a trace).
+func (vm *VM) isFragment(pc uint64) bool { return vm.cache.Lookup(pc) != nil }
 
 // flush empties the code cache and starts prediction afresh.
 func (vm *VM) flush() {
 	clear(vm.codePages)
 	vm.cache.Flush()
 	vm.m.ClearMarks()
-	vm.counters.Reset()
+	vm.sel.Reset()
 }

@@ -16,8 +16,7 @@ func Example() {
 		panic(err)
 	}
 	count := func(mode rvdyn.Mode) uint64 {
-		opts := rvdyn.DefaultOptions()
-		opts.Mode = mode
+		opts := rvdyn.Options{Mode: mode}    // zero fields: the defaults (prediction delay 50, ...)
 		opts.Args = []string{"nqueens", "8"} // argv
 		opts.Stdout = os.Stdout
 		vm, err := rvdyn.New(image, opts)

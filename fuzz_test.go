@@ -7,7 +7,9 @@ import (
 	"testing"
 
 	"rvdyn"
+	"rvdyn/codecache"
 	"rvdyn/interp"
+	"rvdyn/net"
 )
 
 // Random whole programs, run by the interpreter and by the optimizer in
@@ -149,10 +151,12 @@ var fuzzConfigs = func() []struct {
 		name string
 		opts rvdyn.Options
 	}
-	cfgs := []cfg{{"delay 0", rvdyn.Options{}}, {"delay 1", rvdyn.Options{Delay: 1}}, {"delay 7", rvdyn.Options{Delay: 7}},
-		{"4 KiB cache", rvdyn.Options{Delay: 1, CacheSize: 4096}}, {"short traces", rvdyn.Options{Delay: 2, MaxTraceLen: 5}}}
+	tau := func(d int) net.Options { return net.Options{Delay: net.DelayOf(d)} }
+	cfgs := []cfg{{"delay 0", rvdyn.Options{NET: tau(0)}}, {"delay 1", rvdyn.Options{NET: tau(1)}}, {"delay 7", rvdyn.Options{NET: tau(7)}},
+		{"4 KiB cache", rvdyn.Options{NET: tau(1), Cache: codecache.Options{Size: 4096}}},
+		{"short traces", rvdyn.Options{NET: net.Options{Delay: 2, MaxTraceLen: 5}}}}
 	for _, m := range rvdyn.Mechanisms() {
-		o := rvdyn.Options{Delay: 2}
+		o := rvdyn.Options{NET: tau(2)}
 		if err := o.Disable(m); err != nil {
 			panic(err)
 		}
@@ -247,7 +251,7 @@ func (h *countHook) Event(*interp.Event) { h.n++ }
 // when hooked is false, else the hooked single-step loop with every
 // instruction class selected; with slices > 0 it runs in slices of at most
 // that many instructions that also stop where the dispatcher would
-// (RunSlice with dispatch set), as the optimizer drives the interpreter.
+// (RunUntil with the dispatcher's stops), as the optimizer drives the interpreter.
 func interpFinal(t *testing.T, img []byte, hooked bool, slices uint64) (finalState, uint64) {
 	t.Helper()
 	m, err := interp.Load(img, interp.Config{MemSize: 16 << 20})
@@ -264,7 +268,7 @@ func interpFinal(t *testing.T, img []byte, hooked bool, slices uint64) (finalSta
 		err = m.Run(fzLimit)
 	} else {
 		for !m.Exited() && err == nil && m.Retired() < fzLimit {
-			_, err = m.RunSlice(min(slices, fzLimit-m.Retired()), true)
+			_, err = m.RunUntil(min(slices, fzLimit-m.Retired()), interp.StopsAll)
 		}
 		if err == nil && !m.Exited() {
 			err = interp.ErrLimit

@@ -13,6 +13,7 @@ import (
 
 	"rvdyn"
 	"rvdyn/interp"
+	"rvdyn/net"
 )
 
 // Hand-made guests for the hardening tests: small programs built with
@@ -56,12 +57,12 @@ func cat(parts ...[]I) []I {
 // paths the hardening tests aim at switched off.
 func hardeningConfigs() map[string]rvdyn.Options {
 	cfgs := map[string]rvdyn.Options{
-		"delay 50": {Delay: 50},
-		"delay 0":  {Delay: 0},
-		"delay 3":  {Delay: 3},
+		"delay 50": {NET: net.Options{Delay: 50}},
+		"delay 0":  {NET: net.Options{Delay: net.NoDelay}},
+		"delay 3":  {NET: net.Options{Delay: 3}},
 	}
 	for _, m := range []string{"ibl", "link", "regalloc", "constfold"} {
-		o := rvdyn.Options{Delay: 10}
+		o := rvdyn.Options{NET: net.Options{Delay: 10}}
 		if err := o.Disable(m); err != nil {
 			panic(err)
 		}
@@ -268,7 +269,7 @@ func TestInstructionLimitWhileRecording(t *testing.T) {
 	for _, c := range cases {
 		name := fmt.Sprintf("%s delay %d limit %d", map[bool]string{true: "loop", false: "store"}[&c.img[0] == &loop[0]], c.delay, c.limit)
 		regs := func(mode rvdyn.Mode) ([32]uint64, uint64, error) {
-			vm, err := rvdyn.New(c.img, rvdyn.Options{Mode: mode, Delay: c.delay, MaxInstructions: c.limit})
+			vm, err := rvdyn.New(c.img, rvdyn.Options{Mode: mode, NET: net.Options{Delay: net.DelayOf(c.delay)}, MaxInstructions: c.limit})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -309,7 +310,7 @@ func TestStackOverflow(t *testing.T) {
 	const top = interp.DefaultMemSize - 4096 // the stack top
 	for _, size := range []uint64{0, 64 << 10, 100 << 20} {
 		t.Run(fmt.Sprintf("stack %d", size), func(t *testing.T) {
-			base := rvdyn.Options{StackSize: size}
+			base := rvdyn.Options{Config: interp.Config{StackSize: size}}
 			ref := agreeEverywhere(t, img, base, hardeningConfigs())
 			limit := top - size
 			if size == 0 {
@@ -325,7 +326,7 @@ func TestStackOverflow(t *testing.T) {
 		})
 	}
 	// A stack that does not fit is a load error.
-	if _, err := rvdyn.New(img, rvdyn.Options{StackSize: interp.DefaultMemSize}); err == nil {
+	if _, err := rvdyn.New(img, rvdyn.Options{Config: interp.Config{StackSize: interp.DefaultMemSize}}); err == nil {
 		t.Error("a stack as large as the address space was accepted")
 	}
 }
@@ -378,7 +379,7 @@ func TestSyscallLoopStaysInterpreted(t *testing.T) {
 	if ref.code != 0 || ref.insts != 4*iterations+5 {
 		t.Fatalf("interp: exit %d after %d instructions (%v)", ref.code, ref.insts, ref.err)
 	}
-	got := run(t, img, rvdyn.Options{Delay: 50})
+	got := run(t, img, rvdyn.Options{NET: net.Options{Delay: 50}})
 	if got.stats.CacheExits+got.stats.Traces > 1000 || got.stats.Quieted == 0 {
 		t.Errorf("%d cache exits, %d traces, %d heads given up: a dispatcher round trip per iteration",
 			got.stats.CacheExits, got.stats.Traces, got.stats.Quieted)
@@ -429,7 +430,7 @@ func TestSelfModifyingCode(t *testing.T) {
 		t.Fatalf("interp: exit %d (%v), want %d", ref.code, ref.err, want)
 	}
 	checkQemu(t, img, ref)
-	got := run(t, img, rvdyn.Options{Delay: 0})
+	got := run(t, img, rvdyn.Options{NET: net.Options{Delay: net.NoDelay}})
 	if got.stats.FenceIFlushes == 0 || got.stats.Fragments < 2 {
 		t.Errorf("rewritten code compiled: %d fragments, %d fence.i flushes", got.stats.Fragments, got.stats.FenceIFlushes)
 	}
@@ -437,7 +438,7 @@ func TestSelfModifyingCode(t *testing.T) {
 	loop := interp.MakeELF(words(cat(li(5, 1000), []I{
 		{Op: interp.OpADDI, Rd: 5, Rs1: 5, Imm: -1}, {Op: interp.OpFENCEI},
 		{Op: interp.OpBNE, Rs1: 5, Imm: -8}, {Op: interp.OpADDI, Rd: 10}}, exitWith())...), nil, 4096)
-	if st := run(t, loop, rvdyn.Options{Delay: 0}).stats; st.FenceIFlushes != 0 {
+	if st := run(t, loop, rvdyn.Options{NET: net.Options{Delay: net.NoDelay}}).stats; st.FenceIFlushes != 0 {
 		t.Errorf("unchanged code: %d fence.i flushes", st.FenceIFlushes)
 	}
 }

@@ -1,54 +1,15 @@
+// Tests of the cache policies in whole runs: programs that defeat the code cache -> bail-out, or a head left to the interpreter.
+
 package rvdyn
 
 import (
 	"bytes"
 	"testing"
 
+	"rvdyn/codecache"
 	"rvdyn/interp"
+	"rvdyn/net"
 )
-
-// TestMonitor drives the monitor with synthetic windows.
-func TestMonitor(t *testing.T) {
-	p := Policy{Window: 100, PhaseFactor: 4, PhaseMinBurst: 10, BailShare: 0.5, BailWindows: 3, ThrashWindows: 2}
-	type win struct {
-		frags, cache uint64 // built and run in the cache during the window
-		want         decision
-		full         uint64 // capacity flushes during the window
-	}
-	for _, tc := range []struct {
-		name string
-		p    Policy
-		wins []win
-	}{
-		{"steady", p, []win{{5, 90, keepGoing, 0}, {5, 90, keepGoing, 0}, {5, 90, keepGoing, 0}, {6, 90, keepGoing, 0}}},
-		{"burst after warm-up", p, []win{{5, 90, keepGoing, 0}, {5, 90, keepGoing, 0}, {4, 90, keepGoing, 0}, {40, 90, phaseFlush, 0}, {40, 90, keepGoing, 0}}},
-		{"burst during warm-up", p, []win{{50, 90, keepGoing, 0}, {50, 90, keepGoing, 0}}},
-		{"small burst", p, []win{{1, 90, keepGoing, 0}, {1, 90, keepGoing, 0}, {1, 90, keepGoing, 0}, {9, 90, keepGoing, 0}}},
-		{"no reuse", p, []win{{5, 10, keepGoing, 0}, {5, 10, keepGoing, 0}, {5, 10, keepGoing, 0}, {5, 10, bailOut, 0}}},
-		{"reuse recovers", p, []win{{5, 10, keepGoing, 0}, {5, 10, keepGoing, 0}, {5, 90, keepGoing, 0}, {5, 10, keepGoing, 0}, {5, 10, keepGoing, 0}}},
-		{"no bail-out", Policy{Window: 100, NoBailout: true}, []win{{5, 10, keepGoing, 0}, {5, 10, keepGoing, 0}, {5, 10, keepGoing, 0}, {5, 10, keepGoing, 0}, {5, 10, keepGoing, 0}}},
-		{"no phase flush", Policy{Window: 100, NoPhaseFlush: true}, []win{{5, 90, keepGoing, 0}, {5, 90, keepGoing, 0}, {5, 90, keepGoing, 0}, {80, 90, keepGoing, 0}}},
-		{"thrash", p, []win{{5, 90, keepGoing, 1}, {5, 90, keepGoing, 0}, {5, 90, keepGoing, 2}, {5, 90, bailOut, 1}}},
-		{"thrash, no bail-out", Policy{Window: 100, NoBailout: true, ThrashWindows: 2}, []win{{5, 90, keepGoing, 1}, {5, 90, keepGoing, 1}, {5, 90, keepGoing, 1}}},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			mo := newMonitor(tc.p)
-			var retired, frags, cache, full uint64
-			for i, w := range tc.wins {
-				retired += 100
-				frags += w.frags
-				cache += w.cache
-				full += w.full
-				if got := mo.tick(retired-1, frags, cache, full); got != keepGoing {
-					t.Fatalf("window %d decided %d before it closed", i, got)
-				}
-				if got := mo.tick(retired, frags, cache, full); got != w.want {
-					t.Fatalf("window %d: decision %d, want %d", i, got, w.want)
-				}
-			}
-		})
-	}
-}
 
 // manyLoops returns a program of n distinct loops, each iterating k times,
 // then exit(0): code whose fragments are built and then barely reused.
@@ -69,8 +30,10 @@ func manyLoops(n, k int) []byte {
 
 func TestBailOut(t *testing.T) {
 	img := manyLoops(3000, 60)
-	run := func(p Policy, mode Mode) Stats {
-		vm, err := New(img, Options{Mode: mode, Delay: 50, Policy: p, Stdout: &bytes.Buffer{}})
+	run := func(p codecache.PolicyOptions, mode Mode) Stats {
+		opts := Options{Mode: mode, NET: net.Options{Delay: 50}, Policy: p}
+		opts.Stdout = &bytes.Buffer{}
+		vm, err := New(img, opts)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -80,12 +43,12 @@ func TestBailOut(t *testing.T) {
 		}
 		return vm.Stats()
 	}
-	ref := run(Policy{}, ModeInterp)
-	bail := run(Policy{Window: 20000, BailWindows: 3}, ModeDynamo)
+	ref := run(codecache.PolicyOptions{}, ModeInterp)
+	bail := run(codecache.PolicyOptions{Window: 20000, BailWindows: 3}, ModeDynamo)
 	if bail.BailedOutAt == 0 || bail.BailedOutAt > 5*20000 {
 		t.Errorf("did not bail out early: at %d, cache share %.1f%%", bail.BailedOutAt, bail.CachePercent())
 	}
-	stay := run(Policy{Window: 20000, BailWindows: 3, NoBailout: true}, ModeDynamo)
+	stay := run(codecache.PolicyOptions{Window: 20000, BailWindows: 3, NoBailout: true}, ModeDynamo)
 	if stay.BailedOutAt != 0 || stay.Fragments < 3000 {
 		t.Errorf("NoBailout: bailed out at %d, %d fragments", stay.BailedOutAt, stay.Fragments)
 	}
@@ -110,7 +73,7 @@ func TestFragmentLargerThanCache(t *testing.T) {
 		enc(I{Op: interp.OpADDI, Rd: 5, Rs1: 5, Imm: -1}),
 		enc(I{Op: interp.OpBNE, Rs1: 5, Rs2: 0, Imm: -4 * 801}),
 		enc(I{Op: interp.OpADDI, Rd: 10}), enc(I{Op: interp.OpADDI, Rd: 17, Imm: 93}), enc(I{Op: interp.OpECALL}))
-	vm, err := New(interp.MakeELF(w, nil, 4096), Options{Delay: 2, CacheSize: 4096, MaxTraceLen: 2000})
+	vm, err := New(interp.MakeELF(w, nil, 4096), Options{NET: net.Options{Delay: 2, MaxTraceLen: 2000}, Cache: codecache.Options{Size: 4096}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -12,7 +12,7 @@
 //
 // Typical use:
 //
-//	vm, err := rvdyn.New(image, rvdyn.DefaultOptions())
+//	vm, err := rvdyn.New(image, rvdyn.Options{}) // dynamo mode, defaults
 //	if err != nil { ... }          // *interp.LoadError for a bad ELF
 //	defer vm.Close()
 //	code, err := vm.Run()          // *interp.Fault, interp.ErrLimit, or nil
@@ -31,7 +31,7 @@ import (
 	"rvdyn/net"
 )
 
-// A Mode selects how guest code runs.
+// A Mode selects how guest code runs. The zero value is ModeDynamo.
 type Mode uint8
 
 const (
@@ -53,6 +53,18 @@ func (m Mode) String() string {
 	return fmt.Sprintf("Mode(%d)", uint8(m))
 }
 
+// MarshalText makes a Mode appear by name in JSON.
+func (m Mode) MarshalText() ([]byte, error) { return []byte(m.String()), nil }
+
+// UnmarshalText reads a Mode by name (see ParseMode).
+func (m *Mode) UnmarshalText(b []byte) error {
+	v, err := ParseMode(string(b))
+	if err == nil {
+		*m = v
+	}
+	return err
+}
+
 // ParseMode parses "dynamo" or "interp".
 func ParseMode(s string) (Mode, error) {
 	switch s {
@@ -64,72 +76,69 @@ func ParseMode(s string) (Mode, error) {
 	return 0, fmt.Errorf("unknown mode %q (want dynamo or interp)", s)
 }
 
-// Options configure a run. The zero value is valid: dynamo mode with
-// prediction delay 0; DefaultOptions gives the documented defaults.
+// Options configure a run. They compose the options of each mechanism,
+// and the zero value of every field, theirs included, means its default:
+// Options{} runs dynamo mode with every default below.
+//
+//	field                  default                          documented at
+//	Mode                   ModeDynamo                       Mode
+//	NET.Delay              50 (net.NoDelay for 0)           net.Options
+//	NET.MaxTraceLen        512 guest instructions           net.Options
+//	Cache.Size             32 MiB                           codecache.Options
+//	Cache.NoLink, NoIBL    false: exits linked, IBL on      codecache.Options
+//	Policy.*               flush on phase change, bail out  codecache.PolicyOptions
+//	Compile.No*            false: every pass on             fragment.Options
+//	MemSize                1 GiB                            interp.Config
+//	StackSize              8 MiB                            interp.Config
+//	Args, Env, Std*        {"prog"}, none, discarded        interp.Config
+//	MaxInstructions        0: no limit
+//	Timeout                0: no limit
+//	Listing                nil: none
 type Options struct {
+	// Mode selects interpretation alone or the optimizer.
 	Mode Mode
-	// Delay is NET's prediction delay tau: a trace head is predicted hot
-	// when its counter exceeds Delay (default net.DefaultDelay = 50).
-	Delay int
-	// MaxTraceLen limits the guest instructions in one trace
-	// (0: net.DefaultMaxTraceLen).
-	MaxTraceLen int
+	// NET configures trace selection: the prediction delay tau and the
+	// trace length limit.
+	NET net.Options
+	// Cache configures the code cache: its size, and linking and the
+	// indirect branch lookup, which can be switched off for experiments
+	// (fragments are then compiled with fragment.Options.NoIBL).
+	Cache codecache.Options
+	// Policy tunes the phase-change flush and the bail-out.
+	Policy codecache.PolicyOptions
+	// Compile switches fragment optimizations off, one at a time, for
+	// ablation experiments.
+	Compile fragment.Options
+	// Config is the guest process: argv, environment, standard files,
+	// address space and stack size.
+	interp.Config
+
 	// MaxInstructions stops the guest with interp.ErrLimit after this many
 	// retired instructions (0: no limit).
 	MaxInstructions uint64
 	// Timeout stops the guest with ErrTimeout once it has run this long
 	// (0: no limit). It is checked about every million instructions.
 	Timeout time.Duration
-	// CacheSize is the code cache capacity in bytes (0: codecache.DefaultSize).
-	// A full cache is flushed.
-	CacheSize int
-	// NoLink disables linking of fragment exits, direct and indirect (it
-	// implies NoIBL): every exit returns to the dispatcher. For
-	// experiments.
-	NoLink bool
-	// NoIBL disables the in-cache indirect branch lookup: a jalr whose
-	// target is not the recorded one returns to the dispatcher (native code
-	// does not read the lookup table at all).
-	NoIBL bool
-	// Compile switches fragment optimizations off, one at a time, for
-	// ablation experiments; the zero value enables all.
-	Compile fragment.Options
-	// Policy tunes the phase-change flush and the bail-out (zero value:
-	// DefaultPolicy).
-	Policy Policy
 	// Listing, if set, receives every fragment compiled: its trace and
 	// its machine code (fragment.WriteListing).
 	Listing io.Writer
-	// MemSize is the guest address space size in bytes (0: interp.DefaultMemSize).
-	MemSize uint64
-	// StackSize limits the guest stack in bytes (0: interp.DefaultStackSize,
-	// 8 MiB); an access below the limit is a guest fault (see interp.Load).
-	StackSize uint64
-
-	// Args is the guest's argv (Args[0] is its name); Env its environment.
-	Args []string
-	Env  []string
-	// Stdin, Stdout, Stderr back the guest's file descriptors 0, 1, 2.
-	Stdin          io.Reader
-	Stdout, Stderr io.Writer
 }
 
-// DefaultOptions returns dynamo mode with the default prediction delay.
-func DefaultOptions() Options {
-	return Options{Mode: ModeDynamo, Delay: net.DefaultDelay}
-}
+// DefaultOptions returns the default options, the zero Options: dynamo
+// mode with the default prediction delay.
+func DefaultOptions() Options { return Options{} }
 
 // A VM is one loaded guest program and the optimizer state around it.
 type VM struct {
-	opts     Options
-	m        *interp.Machine
-	st       *fragment.State
-	cache    *codecache.Cache
-	counters *net.Counters
-	env      fragment.Env
-	stats    Stats
-	ran      bool
-	bailed   bool // optimization given up: interpreting to the end
+	opts   Options
+	m      *interp.Machine
+	st     *fragment.State
+	cache  *codecache.Cache
+	sel    *net.Selector
+	env    fragment.Env
+	ctr    counters
+	ran    bool
+	bailed bool // optimization given up: interpreting to the end
 	// codePages holds the guest text pages the fragments in the cache were
 	// built from: a fence.i after the guest rewrote one flushes the cache.
 	codePages map[uint64]bool
@@ -164,7 +173,7 @@ func (vm *VM) interpret() error {
 			}
 			n = min(n, lim-m.Retired())
 		}
-		if _, err := m.RunSlice(n, false); err != nil {
+		if _, err := m.RunUntil(n, 0); err != nil {
 			return err
 		}
 		if vm.expired() {
@@ -177,8 +186,7 @@ func (vm *VM) interpret() error {
 // New loads an ELF image (a static RV64IM executable) and prepares it to
 // run. A bad image gives a *interp.LoadError.
 func New(image []byte, opts Options) (*VM, error) {
-	m, err := interp.Load(image, interp.Config{Args: opts.Args, Env: opts.Env,
-		Stdin: opts.Stdin, Stdout: opts.Stdout, Stderr: opts.Stderr, MemSize: opts.MemSize, StackSize: opts.StackSize})
+	m, err := interp.Load(image, opts.Config)
 	if err != nil {
 		return nil, err
 	}
@@ -188,16 +196,18 @@ func New(image []byte, opts Options) (*VM, error) {
 			m.Close()
 			return nil, fmt.Errorf("dynamo mode needs an amd64 host; use interp mode")
 		}
-		c, err := codecache.New(codecache.Options{Size: opts.CacheSize, NoLink: opts.NoLink, NoIBL: opts.NoIBL})
+		c, err := codecache.New(opts.Cache)
 		if err != nil {
 			m.Close()
 			return nil, err
 		}
 		vm.cache = c
-		vm.opts.Compile.NoIBL = opts.NoIBL || opts.NoLink
+		// Without linking there is no indirect linking either: fragments
+		// must not read the lookup table the cache leaves empty.
+		vm.opts.Compile.NoIBL = opts.Compile.NoIBL || opts.Cache.NoIBL || opts.Cache.NoLink
 		vm.st = new(fragment.State)
 		m.UseCPU(&vm.st.CPU)
-		vm.counters = net.NewCounters(opts.Delay)
+		vm.sel = net.NewSelector(opts.NET)
 		vm.env = fragment.EnvOf(m)
 	}
 	return vm, nil
@@ -238,11 +248,11 @@ func (vm *VM) Run() (int, error) {
 	} else {
 		err = vm.dispatch()
 	}
-	vm.stats.Wall = time.Since(start)
+	vm.ctr.wall = time.Since(start)
 	code := vm.m.ExitCode()
 	if f, ok := err.(*interp.Fault); ok {
 		code = 128 + f.Kind.Signal()
 	}
-	vm.stats.ExitCode = code
+	vm.ctr.exitCode = code
 	return code, err
 }

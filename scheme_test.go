@@ -14,6 +14,8 @@ import (
 
 	"rvdyn"
 	"rvdyn/bench"
+	"rvdyn/interp"
+	"rvdyn/net"
 )
 
 // schemeImage returns the embedded Scheme guest.
@@ -62,12 +64,12 @@ func runQEMU(t *testing.T, name string, args []string, stdin string) (out string
 func agree(t *testing.T, image []byte, args []string, stdin string) outcome {
 	t.Helper()
 	argv := append([]string{"scheme"}, args...)
-	ref := runStdin(t, image, rvdyn.Options{Mode: rvdyn.ModeInterp, Args: argv}, stdin)
+	ref := runStdin(t, image, rvdyn.Options{Mode: rvdyn.ModeInterp, Config: interp.Config{Args: argv}}, stdin)
 	if ref.err != nil {
 		t.Fatalf("interp %v: %v", args, ref.err)
 	}
 	for _, d := range []int{0, 50, 1000} {
-		got := runStdin(t, image, rvdyn.Options{Mode: rvdyn.ModeDynamo, Delay: d, Args: argv}, stdin)
+		got := runStdin(t, image, rvdyn.Options{Mode: rvdyn.ModeDynamo, NET: net.Options{Delay: net.DelayOf(d)}, Config: interp.Config{Args: argv}}, stdin)
 		if got.err != nil || got.code != ref.code || got.stdout != ref.stdout || got.stderr != ref.stderr {
 			t.Errorf("%v: dynamo delay %d: exit %d (%v), stdout %q stderr %q; interp: exit %d, stdout %q stderr %q",
 				args, d, got.code, got.err, got.stdout, got.stderr, ref.code, ref.stdout, ref.stderr)
@@ -86,7 +88,7 @@ func agree(t *testing.T, image []byte, args []string, stdin string) outcome {
 // schemePrograms lists the benchmark programs built into the guest.
 func schemePrograms(t *testing.T, image []byte) []string {
 	t.Helper()
-	o := run(t, image, rvdyn.Options{Mode: rvdyn.ModeInterp, Args: []string{"scheme", "list"}})
+	o := run(t, image, rvdyn.Options{Mode: rvdyn.ModeInterp, Config: interp.Config{Args: []string{"scheme", "list"}}})
 	if o.err != nil || o.code != 0 {
 		t.Fatalf("scheme list: exit %d, %v, %q", o.code, o.err, o.stderr)
 	}

@@ -1,86 +1,130 @@
-// Run statistics: counters gathered by the dispatcher -> a table or JSON for the user.
+// Run statistics: the dispatcher's counters, the machine's, the selector's and the cache's -> one Stats snapshot -> a table or JSON for the user.
 
 package rvdyn
 
 import (
+	"bytes"
+	"encoding/json"
 	"fmt"
 	"io"
-	"sort"
+	"slices"
+	"strings"
 	"text/tabwriter"
 	"time"
 
 	"rvdyn/net"
 )
 
-// Stats describe one run. Instruction counts are exact: GuestInstructions
-// is the same in every mode for the same program and input.
+// An ExitReason says why native code returned to the dispatcher.
+type ExitReason uint8
+
+// The exit reasons.
+const (
+	ExitBranch   ExitReason = iota // through an exit stub not linked to a fragment
+	ExitBudget                     // the instruction budget ran out at a poll point
+	ExitInterp                     // to interpret one instruction (a faulting access, a jalr off its recorded target without lookup)
+	ExitIndirect                   // an indirect jump missed the lookup table
+	NumExitReasons
+)
+
+// exitReasons is the table of exit reasons: the key names the reason in
+// JSON ("exits_" + key), the text in the --stats table.
+var exitReasons = [NumExitReasons]struct{ key, text string }{
+	ExitBranch:   {"branch", "unlinked branch"},
+	ExitBudget:   {"budget", "budget (poll)"},
+	ExitInterp:   {"interp", "to interpreter"},
+	ExitIndirect: {"indirect", "indirect miss"},
+}
+
+// String describes the reason.
+func (r ExitReason) String() string {
+	if r < NumExitReasons {
+		return exitReasons[r].text
+	}
+	return fmt.Sprintf("ExitReason(%d)", uint8(r))
+}
+
+// counters are the dispatcher's own tallies of a run; Stats adds those of
+// the machine, the selector and the code cache.
+type counters struct {
+	exitCode          int
+	cacheInstructions uint64
+	traces            uint64
+	traceInstructions uint64
+	endReasons        [net.NumEndReasons]uint64
+	tooLarge          uint64
+	exits             [NumExitReasons]uint64
+	phaseFlushes      uint64
+	capacityFlushes   uint64
+	fenceIFlushes     uint64
+	bailedOutAt       uint64
+	wall              time.Duration
+	recordTime        time.Duration
+	compileTime       time.Duration
+}
+
+// Stats describe one run: a snapshot taken by VM.Stats. Instruction
+// counts are exact: GuestInstructions is the same in every mode for the
+// same program and input. In JSON (MarshalJSON) field names are
+// snake_case and durations are seconds.
 type Stats struct {
-	Mode     string `json:"mode"`
-	Delay    int    `json:"delay"`
-	ExitCode int    `json:"exit_code"`
+	Mode     Mode
+	Delay    int // the prediction delay tau the run used
+	ExitCode int // the guest's status (128+signal after a fault)
 
-	GuestInstructions       uint64 `json:"guest_instructions"`       // retired guest instructions
-	CacheInstructions       uint64 `json:"cache_instructions"`       // of which retired in native code
-	InterpretedInstructions uint64 `json:"interpreted_instructions"` // of which interpreted (including recording)
+	GuestInstructions       uint64 // retired guest instructions
+	CacheInstructions       uint64 // of which retired in native code
+	InterpretedInstructions uint64 // of which interpreted (including recording)
 
-	Traces            uint64                    `json:"traces"`             // traces recorded and compiled
-	TraceInstructions uint64                    `json:"trace_instructions"` // guest instructions in them
-	EndReasons        [net.NumEndReasons]uint64 `json:"-"`
-	EndReasonCounts   map[string]uint64         `json:"trace_end_reasons"`
-	TraceHeads        uint64                    `json:"trace_heads"`         // distinct candidates counted (NET counter space)
-	Fragments         uint64                    `json:"fragments"`           // fragments inserted into the code cache
-	TooLarge          uint64                    `json:"fragments_too_large"` // traces whose code did not fit in the empty cache (left interpreted)
-	Quieted           uint64                    `json:"heads_interpreted"`   // trace heads given up: the trace ends at a system instruction too soon to pay
-	CodeBytes         uint64                    `json:"code_bytes"`          // bytes of native code generated
-	CacheExits        uint64                    `json:"cache_exits"`         // returns from native code to the dispatcher
-	ExitsBranch       uint64                    `json:"exits_branch"`        // ... through an unlinked branch exit
-	ExitsBudget       uint64                    `json:"exits_budget"`        // ... because the budget (poll point) tripped
-	ExitsInterp       uint64                    `json:"exits_interp"`        // ... to interpret one instruction
-	ExitsIndirect     uint64                    `json:"exits_indirect"`      // ... after an indirect jump missed the lookup table
-	Links             uint64                    `json:"links"`               // exit stubs linked to fragments
-	PhaseFlushes      uint64                    `json:"phase_flushes"`       // ... because the prediction rate jumped (a new phase)
-	CapacityFlushes   uint64                    `json:"capacity_flushes"`    // ... because the cache was full
-	FenceIFlushes     uint64                    `json:"fencei_flushes"`      // ... because of a fence.i after the guest rewrote compiled code
-	BailedOutAt       uint64                    `json:"bailed_out_at"`       // guest instructions retired when rvdyn gave up optimizing (0: never)
-	Flushes           uint64                    `json:"flushes"`             // code cache flushes
-	Syscalls          uint64                    `json:"syscalls"`            // system calls made
-	UnknownSyscalls   map[string]uint64         `json:"unknown_syscalls"`    // -ENOSYS answers, by number
+	Traces            uint64                    // traces recorded and compiled
+	TraceInstructions uint64                    // guest instructions in them
+	EndReasons        [net.NumEndReasons]uint64 // traces by the reason they ended
+	TraceHeads        uint64                    // distinct candidates counted (NET counter space)
+	Quieted           uint64                    // trace heads given up: the trace ends at a system instruction too soon to pay
+	Fragments         uint64                    // fragments inserted into the code cache
+	TooLarge          uint64                    // traces whose code did not fit in the empty cache (left interpreted)
+	CodeBytes         uint64                    // bytes of native code generated
+	Links             uint64                    // exit stubs linked to fragments
+	CacheExits        uint64                    // returns from native code to the dispatcher
+	Exits             [NumExitReasons]uint64    // the same by reason
+	Flushes           uint64                    // code cache flushes
+	PhaseFlushes      uint64                    // ... because the prediction rate jumped (a new phase)
+	CapacityFlushes   uint64                    // ... because the cache was full
+	FenceIFlushes     uint64                    // ... because of a fence.i after the guest rewrote compiled code
+	BailedOutAt       uint64                    // guest instructions retired when rvdyn gave up optimizing (0: never)
+	Syscalls          uint64                    // system calls made
+	UnknownSyscalls   map[uint64]uint64         // calls answered -ENOSYS, by number
 
-	Wall           time.Duration `json:"-"`
-	RecordTime     time.Duration `json:"-"`
-	CompileTime    time.Duration `json:"-"`
-	WallSeconds    float64       `json:"wall_seconds"`
-	RecordSeconds  float64       `json:"record_seconds"`
-	CompileSeconds float64       `json:"compile_seconds"`
+	Wall        time.Duration // wall time of Run
+	RecordTime  time.Duration // of which spent recording traces
+	CompileTime time.Duration // of which spent compiling and inserting fragments
 }
 
 // Stats returns the statistics of the run so far.
 func (vm *VM) Stats() Stats {
-	s := vm.stats
-	s.Mode = vm.opts.Mode.String()
-	s.Delay = vm.opts.Delay
-	s.GuestInstructions = vm.m.Retired()
+	c := &vm.ctr
+	s := Stats{
+		Mode: vm.opts.Mode, Delay: vm.opts.NET.Tau(), ExitCode: c.exitCode,
+		GuestInstructions: vm.m.Retired(), CacheInstructions: c.cacheInstructions,
+		Traces: c.traces, TraceInstructions: c.traceInstructions, EndReasons: c.endReasons,
+		TooLarge: c.tooLarge, Exits: c.exits,
+		PhaseFlushes: c.phaseFlushes, CapacityFlushes: c.capacityFlushes, FenceIFlushes: c.fenceIFlushes,
+		BailedOutAt: c.bailedOutAt,
+		Wall:        c.wall, RecordTime: c.recordTime, CompileTime: c.compileTime,
+	}
 	s.InterpretedInstructions = s.GuestInstructions - s.CacheInstructions
 	sc := vm.m.Syscalls()
 	s.Syscalls = sc.Calls
-	s.UnknownSyscalls = map[string]uint64{}
-	for n, c := range sc.Unknown {
-		s.UnknownSyscalls[fmt.Sprint(n)] = c
-	}
-	s.EndReasonCounts = map[string]uint64{}
-	for r, c := range s.EndReasons {
-		if c > 0 {
-			s.EndReasonCounts[net.EndReason(r).String()] = c
-		}
+	s.UnknownSyscalls = make(map[uint64]uint64, len(sc.Unknown))
+	for n, k := range sc.Unknown {
+		s.UnknownSyscalls[n] = k
 	}
 	if vm.cache != nil {
 		cs := vm.cache.Stats()
 		s.Fragments, s.CodeBytes, s.Links, s.Flushes, s.CacheExits = cs.Fragments, cs.CodeBytes, cs.Links, cs.Flushes, cs.ExitsTaken
-		s.TraceHeads = vm.counters.Stats().Heads
+		ss := vm.sel.Stats()
+		s.TraceHeads, s.Quieted = ss.Heads, ss.Quieted
 	}
-	s.WallSeconds = s.Wall.Seconds()
-	s.RecordSeconds = s.RecordTime.Seconds()
-	s.CompileSeconds = s.CompileTime.Seconds()
 	return s
 }
 
@@ -93,28 +137,113 @@ func (s *Stats) CachePercent() float64 {
 	return 100 * float64(s.CacheInstructions) / float64(s.GuestInstructions)
 }
 
+// MarshalJSON writes the statistics as one JSON object, in the order of
+// the fields: trace end reasons as an object by reason, exits as
+// "exits_branch", "exits_budget", ... (keys from the exit reason table),
+// durations as "wall_seconds", "record_seconds", "compile_seconds".
+func (s Stats) MarshalJSON() ([]byte, error) {
+	var o jsonObject
+	o.add("mode", s.Mode)
+	o.add("delay", s.Delay)
+	o.add("exit_code", s.ExitCode)
+	o.add("guest_instructions", s.GuestInstructions)
+	o.add("cache_instructions", s.CacheInstructions)
+	o.add("interpreted_instructions", s.InterpretedInstructions)
+	o.add("traces", s.Traces)
+	o.add("trace_instructions", s.TraceInstructions)
+	ends := map[string]uint64{}
+	for r, n := range s.EndReasons {
+		if n > 0 {
+			ends[net.EndReason(r).String()] = n
+		}
+	}
+	o.add("trace_end_reasons", ends)
+	o.add("trace_heads", s.TraceHeads)
+	o.add("fragments", s.Fragments)
+	o.add("fragments_too_large", s.TooLarge)
+	o.add("heads_interpreted", s.Quieted)
+	o.add("code_bytes", s.CodeBytes)
+	o.add("cache_exits", s.CacheExits)
+	for r, n := range s.Exits {
+		o.add("exits_"+exitReasons[r].key, n)
+	}
+	o.add("links", s.Links)
+	o.add("phase_flushes", s.PhaseFlushes)
+	o.add("capacity_flushes", s.CapacityFlushes)
+	o.add("fencei_flushes", s.FenceIFlushes)
+	o.add("bailed_out_at", s.BailedOutAt)
+	o.add("flushes", s.Flushes)
+	o.add("syscalls", s.Syscalls)
+	unknown := s.UnknownSyscalls
+	if unknown == nil {
+		unknown = map[uint64]uint64{} // {} rather than null, as the field always was
+	}
+	o.add("unknown_syscalls", unknown)
+	o.add("wall_seconds", s.Wall.Seconds())
+	o.add("record_seconds", s.RecordTime.Seconds())
+	o.add("compile_seconds", s.CompileTime.Seconds())
+	return o.bytes()
+}
+
+// jsonObject writes a JSON object whose keys keep the order they were
+// added in (a Go map would sort them).
+type jsonObject struct {
+	b   bytes.Buffer
+	err error
+}
+
+func (o *jsonObject) add(key string, v any) {
+	if o.b.Len() == 0 {
+		o.b.WriteByte('{')
+	} else {
+		o.b.WriteByte(',')
+	}
+	k, _ := json.Marshal(key)
+	o.b.Write(k)
+	o.b.WriteByte(':')
+	val, err := json.Marshal(v)
+	if err != nil && o.err == nil {
+		o.err = fmt.Errorf("stats field %s: %w", key, err)
+	}
+	o.b.Write(val)
+}
+
+func (o *jsonObject) bytes() ([]byte, error) {
+	if o.err != nil {
+		return nil, o.err
+	}
+	if o.b.Len() == 0 {
+		return []byte("{}"), nil
+	}
+	o.b.WriteByte('}')
+	return o.b.Bytes(), nil
+}
+
 // WriteTable writes the statistics as a readable two-column table.
 func (s *Stats) WriteTable(w io.Writer) error {
 	tw := tabwriter.NewWriter(w, 0, 8, 2, ' ', tabwriter.AlignRight)
 	row := func(k string, v any) { fmt.Fprintf(tw, "%s\t%v\t\n", k, v) }
 	row("mode", s.Mode)
-	if s.Mode == "dynamo" {
+	if s.Mode == ModeDynamo {
 		row("prediction delay", s.Delay)
 	}
 	row("exit code", s.ExitCode)
 	row("guest instructions", s.GuestInstructions)
-	if s.Mode == "dynamo" {
+	if s.Mode == ModeDynamo {
 		row("  from code cache", fmt.Sprintf("%d (%.2f%%)", s.CacheInstructions, s.CachePercent()))
 		row("  interpreted", s.InterpretedInstructions)
 		row("trace heads counted", s.TraceHeads)
 		row("traces recorded", s.Traces)
-		keys := make([]string, 0, len(s.EndReasonCounts))
-		for k := range s.EndReasonCounts {
-			keys = append(keys, k)
+		// By name, as the table always listed them.
+		reasons := make([]net.EndReason, 0, net.NumEndReasons)
+		for r, n := range s.EndReasons {
+			if n > 0 {
+				reasons = append(reasons, net.EndReason(r))
+			}
 		}
-		sort.Strings(keys)
-		for _, k := range keys {
-			row("  ended by "+k, s.EndReasonCounts[k])
+		slices.SortFunc(reasons, func(a, b net.EndReason) int { return strings.Compare(a.String(), b.String()) })
+		for _, r := range reasons {
+			row("  ended by "+r.String(), s.EndReasons[r])
 		}
 		row("fragments", s.Fragments)
 		if s.TooLarge > 0 {
@@ -126,10 +255,9 @@ func (s *Stats) WriteTable(w io.Writer) error {
 		row("code bytes", s.CodeBytes)
 		row("links", s.Links)
 		row("cache exits", s.CacheExits)
-		row("  unlinked branch", s.ExitsBranch)
-		row("  budget (poll)", s.ExitsBudget)
-		row("  to interpreter", s.ExitsInterp)
-		row("  indirect miss", s.ExitsIndirect)
+		for r, n := range s.Exits {
+			row("  "+ExitReason(r).String(), n)
+		}
 		row("flushes", s.Flushes)
 		row("  phase change", s.PhaseFlushes)
 		row("  cache full", s.CapacityFlushes)
@@ -141,8 +269,13 @@ func (s *Stats) WriteTable(w io.Writer) error {
 		row("compile time", s.CompileTime.Round(time.Microsecond))
 	}
 	row("system calls", s.Syscalls)
-	for n, c := range s.UnknownSyscalls {
-		row("  unknown syscall "+n, c)
+	nums := make([]uint64, 0, len(s.UnknownSyscalls))
+	for n := range s.UnknownSyscalls {
+		nums = append(nums, n)
+	}
+	slices.Sort(nums)
+	for _, n := range nums {
+		row(fmt.Sprintf("  unknown syscall %d", n), s.UnknownSyscalls[n])
 	}
 	row("wall time", s.Wall.Round(time.Microsecond))
 	if s.Wall > 0 {

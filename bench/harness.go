@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"rvdyn"
+	"rvdyn/net"
 )
 
 // The modes a guest can be measured in.
@@ -269,7 +270,7 @@ func runRvdyn(cfg Config, image []byte, args []string, m *Measurement, run int) 
 	if cfg.Options != nil {
 		opts = *cfg.Options
 	}
-	opts.Mode, opts.Delay, opts.Args = rvdyn.ModeDynamo, m.Delay, args
+	opts.Mode, opts.NET.Delay, opts.Args = rvdyn.ModeDynamo, net.DelayOf(m.Delay), args
 	if err := opts.Disable(m.Disabled); err != nil {
 		return err
 	}
@@ -295,7 +296,7 @@ func runRvdyn(cfg Config, image []byte, args []string, m *Measurement, run int) 
 	m.Instructions, m.CachePercent = st.GuestInstructions, st.CachePercent()
 	m.Fragments, m.CodeBytes, m.Flushes = st.Fragments, st.CodeBytes, st.Flushes
 	if run == 0 || secs <= median(m.Seconds) {
-		m.CompileSecs = st.RecordSeconds + st.CompileSeconds
+		m.CompileSecs = (st.RecordTime + st.CompileTime).Seconds()
 	}
 	return nil
 }

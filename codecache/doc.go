@@ -17,5 +17,7 @@
 // generates no code (package fragment does). It follows the code cache of
 // Dynamo (section 6 of papers/net-hot-path-prediction.txt): fragments are
 // linked to each other, and the whole cache is flushed when it fills up or
-// when the dispatcher detects a phase change.
+// when the cache policy (policy.go) sees a phase change; the same policy
+// decides the bail-out to the interpreter when flushes come too often. The
+// dispatcher applies the policy's decisions.
 package codecache

@@ -26,7 +26,7 @@ func guestTraces(b testing.TB, name, size string, n int) ([]*interp.Trace, fragm
 	seen := map[uint64]bool{}
 	var traces []*interp.Trace
 	for len(traces) < n && !m.Exited() {
-		stop, err := m.RunSlice(1<<20, true)
+		stop, err := m.RunUntil(1<<20, interp.StopsAll)
 		if err != nil {
 			b.Fatal(err)
 		}

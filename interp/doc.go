@@ -6,11 +6,11 @@
 // A Machine is one guest process. Load checks a static RV64IM ELF
 // executable, copies its segments into a fresh address space, decodes the
 // executable segments once, and lays out argc, argv, envp and auxv on the
-// stack as Linux does. Run (or RunSlice) interprets with a loop that has
-// no hooks and allocates nothing; Step executes one instruction and
-// describes it in an Event, which is what trace recording (package net)
-// and profilers (SetHook, package profhw) use, so the fast loop pays
-// nothing for them.
+// stack as Linux does. Run (or RunUntil, with a StopSet) interprets with
+// a loop that has no hooks and allocates nothing; Step executes one
+// instruction and describes it in an Event, which is what trace
+// recording (package net) and profilers (SetHook, package profhw) use, so
+// the fast loop pays nothing for them.
 //
 // Invariants: x0 reads as zero; every load, store and jump target is
 // checked (the null page and everything below the first segment fault, and

@@ -31,7 +31,7 @@ func TestGuardGap(t *testing.T) {
 			m.CPU.PC, m.CPU.X[11] = MakeELFText, tc.addr
 			var err error
 			if fast {
-				_, err = m.RunSlice(2, false)
+				_, err = m.RunUntil(2, 0)
 			} else if _, err = m.Step(); err == nil {
 				_, err = m.Step()
 			}

@@ -134,8 +134,8 @@ const (
 	markQuiet             // no stop on a backward transfer here (see Quiet)
 )
 
-// Mark sets or clears the mark at pc: a dispatch run (RunSlice with
-// dispatch set) stops when a control transfer lands on a marked pc. The
+// Mark sets or clears the mark at pc: a run with StopOnMarked (see
+// RunUntil) stops when a control transfer lands on a marked pc. The
 // dispatcher marks the entries of fragments in the code cache. Marks
 // outside the text are ignored.
 func (m *Machine) Mark(pc uint64, on bool) {
@@ -159,8 +159,8 @@ func (m *Machine) ClearMarks() {
 	m.marked = m.marked[:0]
 }
 
-// Quiet makes dispatch runs stop no more at a taken backward branch or
-// jump to pc: the dispatcher has given up on pc as a trace head, and
+// Quiet makes runs with StopOnBackward stop no more at a taken backward
+// branch or jump to pc: the trace selector has given up on pc as a head, and
 // interpreting on through it is cheaper than stopping. pcs outside the
 // text are ignored.
 func (m *Machine) Quiet(pc uint64) {

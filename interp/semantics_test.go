@@ -62,7 +62,7 @@ func TestInstructionSemantics(t *testing.T) {
 			}
 			for _, step := range []func() error{
 				func() error { _, err := m.Step(); return err },
-				func() error { _, err := m.RunSlice(1, false); return err },
+				func() error { _, err := m.RunUntil(1, 0); return err },
 			} {
 				m.CPU.PC = T
 				copy(m.Mem.Bytes(D, 16), data)
@@ -113,7 +113,7 @@ func TestFaultsLeaveStateUnchanged(t *testing.T) {
 				}
 				m.CPU.X[5], m.CPU.X[7], m.CPU.X[10], m.CPU.X[1] = MakeELFText, MakeELFText+6, 42, 43
 				if fast {
-					_, err = m.RunSlice(10, false)
+					_, err = m.RunUntil(10, 0)
 				} else {
 					_, err = m.Step()
 				}

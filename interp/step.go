@@ -118,9 +118,9 @@ func (m *Machine) Step() (*Event, error) {
 	return e, nil
 }
 
-// runHooked is RunSlice with a hook attached: it steps one instruction at a
-// time and reports the selected classes.
-func (m *Machine) runHooked(budget uint64, dispatch bool) (Stop, error) {
+// runHooked is RunUntil with a hook attached: it steps one instruction at
+// a time and reports the selected classes.
+func (m *Machine) runHooked(budget uint64, stops StopSet) (Stop, error) {
 	for n := uint64(0); n < budget; n++ {
 		e, err := m.Step()
 		if err != nil {
@@ -132,19 +132,19 @@ func (m *Machine) runHooked(budget uint64, dispatch bool) (Stop, error) {
 		if m.exited {
 			return StopExit, nil
 		}
-		if dispatch && e.Taken {
+		if stops&(StopOnBackward|StopOnMarked) != 0 && e.Taken {
 			var mark uint8
 			if off := e.Next - m.codeLo; off < 4*uint64(len(m.code)) {
 				mark = m.marks[off>>2]
 			}
-			if e.Next <= e.PC && mark&markQuiet == 0 {
+			if stops&StopOnBackward != 0 && Backward(e.PC, e.Next) && mark&markQuiet == 0 {
 				return StopBackward, nil
 			}
-			if mark&markEntry != 0 {
+			if stops&StopOnMarked != 0 && mark&markEntry != 0 {
 				return StopMarked, nil
 			}
 		}
-		if dispatch && e.Inst.Op == OpFENCEI {
+		if stops&StopOnFenceI != 0 && e.Inst.Op == OpFENCEI {
 			return StopFenceI, nil
 		}
 	}

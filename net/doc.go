@@ -8,10 +8,14 @@
 // counter exceeds tau the head is predicted hot and the very next path
 // executed from it is recorded: that path is the prediction. No other
 // profiling is done, which is the point of the scheme ("less is more").
+// The Selector (select.go) owns that rule, the counters and when
+// recording starts and stops; Options configures it (zero values mean
+// the defaults); record.go holds the end-of-trace rules.
 //
 // The package also holds the paper's offline experiment (sections 3 to 5):
 // a path profiler over interpreted runs (paths.go), path profile based
-// prediction as the baseline, a replay of NET over the same paths, and the
+// prediction as the baseline, a replay of NET over the same paths (with
+// the same Selector), and the
 // metrics hit rate, noise, missed-opportunity cost, profiled flow and
 // counter space (metrics.go, predict.go, report.go; docs/prediction.md).
 //

@@ -135,12 +135,12 @@ func TestPaperFormulas(t *testing.T) {
 	}
 }
 
-// TestNETMatchesCounters checks that the NET replay predicts exactly when
-// the dispatcher's Counters would: a head's uncaptured executions bump
+// TestNETMatchesSelector checks that the NET replay predicts exactly when
+// the dispatcher's Selector would: a head's uncaptured executions bump
 // its counter, and Bump reports hot at the predicting execution.
-func TestNETMatchesCounters(t *testing.T) {
+func TestNETMatchesSelector(t *testing.T) {
 	for _, tau := range []int{0, 1, 2, 3, 5} {
-		n, c := NewNETPredictor(tau), NewCounters(tau)
+		n, c := NewNETPredictor(tau), NewSelector(Options{Delay: DelayOf(tau)})
 		for i, p := range seqOrder {
 			h := seqHeads[p]
 			before := len(n.Captured()) > int(p) && n.Captured()[p] > 0
@@ -150,7 +150,7 @@ func TestNETMatchesCounters(t *testing.T) {
 			}
 			want := c.Bump(0x1000 * uint64(h+1))
 			if got := n.Captured()[p] > 0; got != want {
-				t.Fatalf("tau %d execution %d (path %d): NET predicted %v, Counters.Bump %v", tau, i, p, got, want)
+				t.Fatalf("tau %d execution %d (path %d): NET predicted %v, Selector.Bump %v", tau, i, p, got, want)
 			}
 		}
 	}

@@ -1,45 +1,156 @@
+// Tests of trace selection: options, the Selector's counters, stops and recording rules, and the end-of-trace rules.
+
 package net
 
 import (
+	"slices"
 	"testing"
 
 	"rvdyn/interp"
 )
 
-func TestCounters(t *testing.T) {
+func TestOptionsDefaults(t *testing.T) {
 	for _, tc := range []struct {
-		delay int
+		o           Options
+		tau, maxLen int
+	}{
+		{Options{}, DefaultDelay, DefaultMaxTraceLen},
+		{Options{Delay: NoDelay}, 0, DefaultMaxTraceLen},
+		{Options{Delay: -7, MaxTraceLen: -1}, 0, DefaultMaxTraceLen},
+		{Options{Delay: DelayOf(0)}, 0, DefaultMaxTraceLen},
+		{Options{Delay: DelayOf(3), MaxTraceLen: 9}, 3, 9},
+	} {
+		if got, gotLen := tc.o.Tau(), tc.o.TraceLimit(); got != tc.tau || gotLen != tc.maxLen {
+			t.Errorf("%+v: tau %d, trace limit %d; want %d, %d", tc.o, got, gotLen, tc.tau, tc.maxLen)
+		}
+		s := NewSelector(tc.o)
+		if s.Delay() != tc.tau || s.MaxTraceLen() != tc.maxLen {
+			t.Errorf("%+v: selector tau %d, trace limit %d", tc.o, s.Delay(), s.MaxTraceLen())
+		}
+	}
+}
+
+func TestSelectorCounts(t *testing.T) {
+	for _, tc := range []struct {
+		delay int // Options.Delay
 		hotAt int // the bump that first reports hot
-	}{{0, 1}, {1, 2}, {50, 51}, {-3, 1}} {
-		c := NewCounters(tc.delay)
+	}{{NoDelay, 1}, {1, 2}, {0, DefaultDelay + 1}, {50, 51}, {-3, 1}} {
+		s := NewSelector(Options{Delay: tc.delay})
 		for i := 1; i <= tc.hotAt; i++ {
-			if hot := c.Bump(0x1000); hot != (i == tc.hotAt) {
+			if hot := s.Bump(0x1000); hot != (i == tc.hotAt) {
 				t.Fatalf("delay %d: bump %d hot=%v", tc.delay, i, hot)
 			}
 		}
 		// The counter restarts after a prediction.
-		if tc.hotAt > 1 && c.Bump(0x1000) {
+		if tc.hotAt > 1 && s.Bump(0x1000) {
 			t.Errorf("delay %d: hot again right after a prediction", tc.delay)
 		}
 	}
-	c := NewCounters(2)
-	c.Bump(0x10)
-	c.Bump(0x20)
-	c.Abandon(0x20)
+	s := NewSelector(Options{Delay: 2})
+	s.Bump(0x10)
+	s.Bump(0x20)
+	s.Abandon(0x20)
 	for i := 0; i < 10; i++ {
-		if c.Bump(0x20) {
+		if s.Bump(0x20) {
 			t.Fatal("abandoned head predicted hot")
 		}
 	}
-	c.Reset()
+	s.Reset()
 	// Three bumps after the reset: with delay 2 only the third predicts.
-	first, second, third := c.Bump(0x10), c.Bump(0x10), c.Bump(0x10)
+	first, second, third := s.Bump(0x10), s.Bump(0x10), s.Bump(0x10)
 	if first || second || !third {
 		t.Error("Reset did not restart the count")
 	}
-	st := c.Stats()
-	if st.Heads != 2 || st.Abandoned != 1 || st.Predictions != 1 {
+	if s.Bump(0x20) {
+		t.Error("Reset revived an abandoned head")
+	}
+	st := s.Stats()
+	if st.Heads != 2 || st.Abandoned != 1 || st.Predictions != 1 || st.Bumps != 5 {
 		t.Errorf("stats %+v", st)
+	}
+}
+
+// TestStopsFollowHeadRule runs programs as the dispatcher drives the
+// interpreter, with the selector's stops, and as the path profiler sees
+// them: every dispatch stop lands on the head of the next path, and every
+// path after the first starts at such a stop. One rule, seen from the
+// online and the offline side.
+func TestStopsFollowHeadRule(t *testing.T) {
+	for name, prog := range map[string][]I{"loop": loopProgram(), "call": callProgram()} {
+		t.Run(name, func(t *testing.T) {
+			m, err := interp.Load(assemble(prog), interp.Config{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer m.Close()
+			sel := NewSelector(Options{})
+			var stops []uint64
+			for !m.Exited() {
+				stop, err := m.RunUntil(1000, sel.Stops())
+				if err != nil {
+					t.Fatal(err)
+				}
+				if stop == interp.StopBackward {
+					stops = append(stops, m.CPU.PC)
+				}
+			}
+			prof := profileProgram(t, prog)
+			var heads []uint64
+			for _, p := range prof.Order[1:] {
+				heads = append(heads, prof.Paths[p].Start)
+			}
+			if !slices.Equal(stops, heads) {
+				t.Errorf("dispatch stops %#x, path heads %#x", stops, heads)
+			}
+		})
+	}
+}
+
+// TestSelectorRecord checks the selection rules around the recorder: a
+// budget shorter than the trace drops it, and a head whose trace ends at
+// a system instruction too soon is given up and made quiet.
+func TestSelectorRecord(t *testing.T) {
+	const T = interp.MakeELFText
+	never := func(uint64) bool { return false }
+	load := func(pc, a1 uint64) *interp.Machine {
+		m, err := interp.Load(interp.MakeELF(program(), nil, 4096), interp.Config{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { m.Close() })
+		m.CPU.PC, m.CPU.X[11] = pc, a1
+		return m
+	}
+	s := NewSelector(Options{})
+	tr, why, err := s.Record(load(T, 5), 100, never)
+	if err != nil || tr == nil || why != EndBackward || tr.Len() != 4 {
+		t.Fatalf("full trace: %v %v %+v", err, why, tr)
+	}
+	m := load(T, 5)
+	if tr, why, err := s.Record(m, 2, never); err != nil || tr != nil || why != EndMaxLen || m.Retired() != 2 {
+		t.Fatalf("budget 2: %v %v %+v after %d instructions", err, why, tr, m.Retired())
+	}
+	if tr, _, err := s.Record(load(T, 5), 0, never); err != nil || tr != nil {
+		t.Fatalf("budget 0: %v %+v", err, tr)
+	}
+	m = load(T+8, 0)
+	if tr, why, err := s.Record(m, 100, never); err != nil || tr != nil || why != EndStop {
+		t.Fatalf("short trace to ecall: %v %v %+v", err, why, tr)
+	}
+	if st := s.Stats(); st.Quieted != 1 || st.Abandoned != 1 {
+		t.Errorf("stats after giving up a head: %+v", st)
+	}
+	if s.Bump(T + 8) {
+		t.Error("a head given up is still counted")
+	}
+	// Quiet: a dispatch run no longer stops at a backward transfer to it
+	// (the return at 0x14 to 0x08), but still at others (0x08 to 0x00).
+	m.CPU.PC, m.CPU.X[1], m.CPU.X[10], m.CPU.X[11] = T+0x14, T+8, 0, 1
+	if stop, err := m.RunUntil(1, s.Stops()); err != nil || stop != interp.StopBudget || m.CPU.PC != T+8 {
+		t.Errorf("return to a quiet head: stop %v at %#x, %v", stop, m.CPU.PC, err)
+	}
+	if stop, err := m.RunUntil(1, s.Stops()); err != nil || stop != interp.StopBackward || m.CPU.PC != T {
+		t.Errorf("branch to a counted head: stop %v at %#x, %v", stop, m.CPU.PC, err)
 	}
 }
 

@@ -134,7 +134,7 @@ func (p *Profiler) Event(e *interp.Event) {
 	p.h0 = bits.RotateLeft64(p.h0, 23) + mix(x^sigSeed0)
 	p.h1 = bits.RotateLeft64(p.h1, 41) ^ mix(x+sigSeed1)
 	p.n++
-	if e.Next <= e.PC {
+	if headAfter(e.PC, e.Next) {
 		p.end()
 		p.begin(e.Next)
 	}

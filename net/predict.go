@@ -15,32 +15,33 @@ import (
 var DefaultDelays = []int{1, 10, 50, 100, 1000, 10000, 100000}
 
 // A NETPredictor replays NET prediction (section 4.1) over path executions
-// as they happen, with prediction delay tau. It keeps one counter per path
-// head and the set of predicted paths:
+// as they happen, with prediction delay tau. It counts path heads with a
+// Selector, the dispatcher's own trace selection (keyed by HeadID), and
+// keeps the set of predicted paths:
 //
 //   - an execution of a predicted path is captured (it runs as a
 //     fragment) and touches no counter;
-//   - any other execution from head h bumps h's counter; when the count
-//     exceeds tau the path executing now, the next executing tail, is
-//     predicted, this execution is its first captured one, and the
-//     counter restarts (as Counters.Bump does), so another path from h
-//     can be predicted after tau more uncaptured executions from h.
+//   - any other execution from head h is a Selector.Bump of h; when that
+//     predicts h hot, the path executing now, the next executing tail, is
+//     predicted and this execution is its first captured one; the
+//     counter restarts, so another path from h can be predicted after
+//     tau more uncaptured executions from h.
 //
 // The rule that the predicting execution is captured makes a lone path
 // through a loop capture freq(p) - tau under both schemes.
 type NETPredictor struct {
-	tau         uint64
-	count       []uint64 // by HeadID
-	captured    []uint64 // by PathID; > 0 once predicted
-	predictions int
+	sel      *Selector
+	captured []uint64 // by PathID; > 0 once predicted
 }
 
-// NewNETPredictor returns a NET predictor with delay tau (negative values
-// count as 0).
-func NewNETPredictor(tau int) *NETPredictor { return &NETPredictor{tau: uint64(max(tau, 0))} }
+// NewNETPredictor returns a NET predictor with delay tau (values below 1
+// mean 0: the offline sweep counts tau plainly, see DelayOf).
+func NewNETPredictor(tau int) *NETPredictor {
+	return &NETPredictor{sel: NewSelector(Options{Delay: DelayOf(tau)})}
+}
 
 // Delay returns tau.
-func (n *NETPredictor) Delay() int { return int(n.tau) }
+func (n *NETPredictor) Delay() int { return n.sel.Delay() }
 
 // PathExecuted consumes one path execution (PathSink).
 func (n *NETPredictor) PathExecuted(p PathID, h HeadID) {
@@ -51,14 +52,8 @@ func (n *NETPredictor) PathExecuted(p PathID, h HeadID) {
 		n.captured[p]++
 		return
 	}
-	if int(h) >= len(n.count) {
-		n.count = append(n.count, make([]uint64, int(h)+1-len(n.count))...)
-	}
-	n.count[h]++
-	if n.count[h] > n.tau {
-		n.count[h] = 0
+	if n.sel.Bump(uint64(h)) {
 		n.captured[p] = 1
-		n.predictions++
 	}
 }
 

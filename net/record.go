@@ -8,10 +8,6 @@ import (
 	"rvdyn/interp"
 )
 
-// DefaultMaxTraceLen is the default limit on the guest instructions in one
-// trace.
-const DefaultMaxTraceLen = 512
-
 // An EndReason says why a trace ended.
 type EndReason uint8
 
@@ -46,7 +42,9 @@ func stops(in interp.Inst) bool {
 }
 
 // Record executes the machine from its current pc, the trace head, and
-// records the path it takes until an end condition holds. isHead reports
+// records the path it takes until an end condition holds; the dispatcher
+// records through Selector.Record, which adds the selection rules around
+// it (the length limit, heads not worth a trace). isHead reports
 // whether a pc is the head of an existing fragment. The recorded
 // instructions are executed (and counted) by the interpreter as usual, and
 // Record executes no more than maxLen of them: a caller with an
@@ -77,7 +75,7 @@ func Record(m *interp.Machine, maxLen int, isHead func(pc uint64) bool) (*interp
 		t.Steps = append(t.Steps, interp.TraceStep{PC: e.PC, Inst: e.Inst, Next: e.Next, Addr: e.Addr})
 		t.End = e.Next
 		switch {
-		case e.Taken && e.Next <= e.PC:
+		case e.Taken && headAfter(e.PC, e.Next):
 			return t, EndBackward, nil
 		case e.Next == head:
 			return t, EndCycle, nil

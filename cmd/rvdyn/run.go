@@ -14,6 +14,7 @@ import (
 
 	"rvdyn"
 	"rvdyn/bench"
+	"rvdyn/codecache"
 	"rvdyn/interp"
 	"rvdyn/net"
 )
@@ -87,8 +88,9 @@ func runCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return exitUsage
 	}
 
-	opts := rvdyn.Options{Mode: m, Delay: *delay, MaxTraceLen: *maxTrace, MaxInstructions: *maxInsts, Timeout: *timeout,
-		CacheSize: *cacheSize, MemSize: *memSize, StackSize: *stackSize, Args: gargs, Stdin: stdin, Stdout: stdout, Stderr: stderr}
+	opts := rvdyn.Options{Mode: m, NET: net.Options{Delay: net.DelayOf(*delay), MaxTraceLen: *maxTrace},
+		Cache: codecache.Options{Size: *cacheSize}, MaxInstructions: *maxInsts, Timeout: *timeout,
+		Config: interp.Config{Args: gargs, Stdin: stdin, Stdout: stdout, Stderr: stderr, MemSize: *memSize, StackSize: *stackSize}}
 	if err := opts.Disable(*disable); err != nil {
 		fmt.Fprintf(stderr, "rvdyn: --disable: %v\n", err)
 		return exitUsage

@@ -1,0 +1,163 @@
+// Cache policies: the prediction rate and cache share per window of guest instructions -> phase-change flushes and bail-out.
+
+package codecache
+
+import "fmt"
+
+// DefaultPolicy returns the policy parameters that the zero fields of a
+// PolicyOptions stand for.
+func DefaultPolicy() PolicyOptions {
+	return PolicyOptions{Window: 1 << 24, PhaseFactor: 4, PhaseMinBurst: 16, BailShare: 0.5, BailWindows: 8, ThrashWindows: 4}
+}
+
+// PolicyOptions tune the code cache's reactions to program behaviour,
+// after section 6.1 of papers/net-hot-path-prediction.txt (Dynamo's
+// flushing heuristic) and Dynamo's bail-out. The prediction rate is
+// measured in windows of Window retired guest instructions. The zero value
+// of every field means its default:
+//
+//	field          default     meaning
+//	NoPhaseFlush   false       the phase-change flush is on
+//	NoBailout      false       bailing out to the interpreter is on
+//	Window         16M         guest instructions per measuring window
+//	PhaseFactor    4           a new phase builds more than this times the usual fragments per window...
+//	PhaseMinBurst  16          ...and at least this many
+//	BailShare      0.5         bail out below this share of instructions run in the cache...
+//	BailWindows    8           ...in this many consecutive windows
+//	ThrashWindows  4           or after this many consecutive windows each with a capacity flush
+type PolicyOptions struct {
+	// NoPhaseFlush disables the phase-change flush.
+	NoPhaseFlush bool
+	// NoBailout disables bailing out to the interpreter.
+	NoBailout bool
+	// Window is the measuring window, in guest instructions.
+	Window uint64
+	// PhaseFactor and PhaseMinBurst define a "sudden and sharp increase
+	// in the prediction rate" (the paper gives no numbers): a window that
+	// creates at least PhaseMinBurst fragments and more than PhaseFactor
+	// times the running average of earlier windows starts a new phase,
+	// and the cache is flushed so that the fragments of the old phase
+	// (phase-induced noise) go. The traces of the new phase are then
+	// predicted afresh.
+	PhaseFactor   float64
+	PhaseMinBurst int
+	// BailShare and BailWindows define a program whose fragments are not
+	// reused: if fewer than BailShare of the instructions of BailWindows
+	// consecutive windows ran in the code cache, rvdyn gives up
+	// optimizing and interprets the rest of the run (Dynamo bails out to
+	// native execution for such programs, e.g. go and gcc in the paper).
+	BailShare   float64
+	BailWindows int
+	// ThrashWindows defines a code cache too small for the program's
+	// working set: if each of ThrashWindows consecutive windows had to
+	// flush the full cache, rvdyn bails out as above. Such a run keeps a
+	// high cache share, but re-records and recompiles its traces over and
+	// over, and can run many times slower than the interpreter (the
+	// Scheme guest in a 16 KiB cache: 410 s against 13.8 s interpreted).
+	ThrashWindows int
+}
+
+// withDefaults returns o with every zero field set to its default.
+func (o PolicyOptions) withDefaults() PolicyOptions {
+	d := DefaultPolicy()
+	if o.Window == 0 {
+		o.Window = d.Window
+	}
+	if o.PhaseFactor == 0 {
+		o.PhaseFactor = d.PhaseFactor
+	}
+	if o.PhaseMinBurst == 0 {
+		o.PhaseMinBurst = d.PhaseMinBurst
+	}
+	if o.BailShare == 0 {
+		o.BailShare = d.BailShare
+	}
+	if o.BailWindows == 0 {
+		o.BailWindows = d.BailWindows
+	}
+	if o.ThrashWindows == 0 {
+		o.ThrashWindows = d.ThrashWindows
+	}
+	return o
+}
+
+// A Decision is what a Policy asks the dispatcher to do.
+type Decision uint8
+
+// The decisions.
+const (
+	KeepGoing  Decision = iota // nothing to do
+	PhaseFlush                 // a new phase began: flush the cache
+	BailOut                    // optimizing does not pay: flush the cache and interpret the rest of the run
+)
+
+var decisionNames = [...]string{"keep going", "phase flush", "bail out"}
+
+// String names the decision.
+func (d Decision) String() string {
+	if int(d) < len(decisionNames) {
+		return decisionNames[d]
+	}
+	return fmt.Sprintf("Decision(%d)", uint8(d))
+}
+
+// A Policy applies PolicyOptions over one run: the dispatcher calls Tick
+// whenever it regains control, and the policy closes windows as
+// instructions accumulate. It watches how many traces are built, not
+// which code is hot: that is package net's business.
+type Policy struct {
+	o           PolicyOptions
+	windowEnd   uint64  // retired count at which the current window closes
+	fragsAtOpen uint64  // fragments built when the window opened
+	cacheAtOpen uint64  // cache instructions when the window opened
+	fullAtOpen  uint64  // capacity flushes when the window opened
+	avg         float64 // running average of fragments per window (EMA, 1/4)
+	windows     int     // windows closed since the start or the last phase flush
+	lowShare    int     // consecutive windows with a low cache share
+	thrashing   int     // consecutive windows with a capacity flush
+}
+
+// NewPolicy returns a policy at the start of a run.
+func NewPolicy(o PolicyOptions) *Policy {
+	o = o.withDefaults()
+	return &Policy{o: o, windowEnd: o.Window}
+}
+
+// Tick is called with the counts of the run so far: retired guest
+// instructions, traces built (the paper's prediction activity),
+// instructions run in the cache and capacity flushes. It decides only
+// when a window closes, and KeepGoing otherwise.
+func (p *Policy) Tick(retired, traces, cache, full uint64) Decision {
+	if retired < p.windowEnd {
+		return KeepGoing
+	}
+	built := float64(traces - p.fragsAtOpen)
+	share := float64(cache-p.cacheAtOpen) / float64(retired-(p.windowEnd-p.o.Window))
+	p.windowEnd = retired + p.o.Window
+	flushed := full > p.fullAtOpen
+	p.fragsAtOpen, p.cacheAtOpen, p.fullAtOpen = traces, cache, full
+	p.windows++
+
+	d := KeepGoing
+	if !p.o.NoPhaseFlush && p.windows > 2 && built >= float64(p.o.PhaseMinBurst) && built > p.o.PhaseFactor*p.avg {
+		d = PhaseFlush
+	}
+	p.avg = 0.75*p.avg + 0.25*built
+	if share < p.o.BailShare && p.windows > 1 {
+		p.lowShare++
+	} else {
+		p.lowShare = 0
+	}
+	if flushed {
+		p.thrashing++
+	} else {
+		p.thrashing = 0
+	}
+	if !p.o.NoBailout && (p.lowShare >= p.o.BailWindows || p.thrashing >= p.o.ThrashWindows) {
+		return BailOut
+	}
+	if d == PhaseFlush {
+		p.windows, p.avg = 0, built
+	}
+	return d
+}

@@ -1,0 +1,63 @@
+// Tests of the cache policies: synthetic windows of prediction activity, cache share and capacity flushes -> the decisions.
+
+package codecache
+
+import "testing"
+
+// TestPolicy drives a Policy with synthetic windows.
+func TestPolicy(t *testing.T) {
+	p := PolicyOptions{Window: 100, PhaseFactor: 4, PhaseMinBurst: 10, BailShare: 0.5, BailWindows: 3, ThrashWindows: 2}
+	type win struct {
+		frags, cache uint64 // built and run in the cache during the window
+		want         Decision
+		full         uint64 // capacity flushes during the window
+	}
+	for _, tc := range []struct {
+		name string
+		p    PolicyOptions
+		wins []win
+	}{
+		{"steady", p, []win{{5, 90, KeepGoing, 0}, {5, 90, KeepGoing, 0}, {5, 90, KeepGoing, 0}, {6, 90, KeepGoing, 0}}},
+		{"burst after warm-up", p, []win{{5, 90, KeepGoing, 0}, {5, 90, KeepGoing, 0}, {4, 90, KeepGoing, 0}, {40, 90, PhaseFlush, 0}, {40, 90, KeepGoing, 0}}},
+		{"burst during warm-up", p, []win{{50, 90, KeepGoing, 0}, {50, 90, KeepGoing, 0}}},
+		{"small burst", p, []win{{1, 90, KeepGoing, 0}, {1, 90, KeepGoing, 0}, {1, 90, KeepGoing, 0}, {9, 90, KeepGoing, 0}}},
+		{"no reuse", p, []win{{5, 10, KeepGoing, 0}, {5, 10, KeepGoing, 0}, {5, 10, KeepGoing, 0}, {5, 10, BailOut, 0}}},
+		{"reuse recovers", p, []win{{5, 10, KeepGoing, 0}, {5, 10, KeepGoing, 0}, {5, 90, KeepGoing, 0}, {5, 10, KeepGoing, 0}, {5, 10, KeepGoing, 0}}},
+		{"no bail-out", PolicyOptions{Window: 100, NoBailout: true}, []win{{5, 10, KeepGoing, 0}, {5, 10, KeepGoing, 0}, {5, 10, KeepGoing, 0}, {5, 10, KeepGoing, 0}, {5, 10, KeepGoing, 0}}},
+		{"no phase flush", PolicyOptions{Window: 100, NoPhaseFlush: true}, []win{{5, 90, KeepGoing, 0}, {5, 90, KeepGoing, 0}, {5, 90, KeepGoing, 0}, {80, 90, KeepGoing, 0}}},
+		{"thrash", p, []win{{5, 90, KeepGoing, 1}, {5, 90, KeepGoing, 0}, {5, 90, KeepGoing, 2}, {5, 90, BailOut, 1}}},
+		{"thrash, no bail-out", PolicyOptions{Window: 100, NoBailout: true, ThrashWindows: 2}, []win{{5, 90, KeepGoing, 1}, {5, 90, KeepGoing, 1}, {5, 90, KeepGoing, 1}}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			pol := NewPolicy(tc.p)
+			var retired, frags, cache, full uint64
+			for i, w := range tc.wins {
+				retired += 100
+				frags += w.frags
+				cache += w.cache
+				full += w.full
+				if got := pol.Tick(retired-1, frags, cache, full); got != KeepGoing {
+					t.Fatalf("window %d decided %v before it closed", i, got)
+				}
+				if got := pol.Tick(retired, frags, cache, full); got != w.want {
+					t.Fatalf("window %d: decision %v, want %v", i, got, w.want)
+				}
+			}
+		})
+	}
+}
+
+func TestPolicyDefaults(t *testing.T) {
+	if got, want := (PolicyOptions{}).withDefaults(), DefaultPolicy(); got != want {
+		t.Errorf("zero options: %+v, want %+v", got, want)
+	}
+	o := PolicyOptions{NoBailout: true, Window: 7, BailShare: 0.25}
+	if got := o.withDefaults(); got.Window != 7 || got.BailShare != 0.25 || !got.NoBailout || got.PhaseFactor != DefaultPolicy().PhaseFactor {
+		t.Errorf("set fields must stay: %+v", got)
+	}
+	for d, want := range map[Decision]string{KeepGoing: "keep going", PhaseFlush: "phase flush", BailOut: "bail out", 9: "Decision(9)"} {
+		if d.String() != want {
+			t.Errorf("Decision(%d).String() = %q", d, d.String())
+		}
+	}
+}

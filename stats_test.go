@@ -1,0 +1,89 @@
+// Tests of the statistics snapshot: a Stats value -> its JSON object (keys, order, units) and the reason tables' names.
+
+package rvdyn
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+
+	"rvdyn/net"
+)
+
+// statsKeys are the keys of the --stats-json object, in order: the files
+// written before Stats became a snapshot had these, and readers of saved
+// results rely on them.
+var statsKeys = []string{"mode", "delay", "exit_code", "guest_instructions", "cache_instructions",
+	"interpreted_instructions", "traces", "trace_instructions", "trace_end_reasons", "trace_heads",
+	"fragments", "fragments_too_large", "heads_interpreted", "code_bytes", "cache_exits",
+	"exits_branch", "exits_budget", "exits_interp", "exits_indirect", "links", "phase_flushes",
+	"capacity_flushes", "fencei_flushes", "bailed_out_at", "flushes", "syscalls", "unknown_syscalls",
+	"wall_seconds", "record_seconds", "compile_seconds"}
+
+func TestStatsJSON(t *testing.T) {
+	s := Stats{Mode: ModeInterp, Delay: 7, Exits: [NumExitReasons]uint64{1, 2, 3, 4},
+		Wall: 1500 * time.Millisecond, CompileTime: 250 * time.Millisecond}
+	s.EndReasons[net.EndCycle] = 5
+	b, err := json.Marshal(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dec := json.NewDecoder(strings.NewReader(string(b)))
+	var keys []string
+	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
+		t.Fatalf("not an object: %s", b)
+	}
+	for dec.More() {
+		k, err := dec.Token()
+		if err != nil {
+			t.Fatal(err)
+		}
+		keys = append(keys, k.(string))
+		var v json.RawMessage
+		if err := dec.Decode(&v); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if strings.Join(keys, " ") != strings.Join(statsKeys, " ") {
+		t.Errorf("keys\n %v\nwant\n %v", keys, statsKeys)
+	}
+	var m map[string]any
+	if err := json.Unmarshal(b, &m); err != nil {
+		t.Fatal(err)
+	}
+	for k, want := range map[string]any{"mode": "interp", "delay": 7.0, "exits_branch": 1.0, "exits_budget": 2.0,
+		"exits_interp": 3.0, "exits_indirect": 4.0, "wall_seconds": 1.5, "compile_seconds": 0.25, "record_seconds": 0.0} {
+		if m[k] != want {
+			t.Errorf("%s = %v, want %v", k, m[k], want)
+		}
+	}
+	if ends, ok := m["trace_end_reasons"].(map[string]any); !ok || len(ends) != 1 || ends["cycle"] != 5.0 {
+		t.Errorf("trace_end_reasons = %v", m["trace_end_reasons"])
+	}
+	if u, ok := m["unknown_syscalls"].(map[string]any); !ok || len(u) != 0 {
+		t.Errorf("unknown_syscalls = %v, want {}", m["unknown_syscalls"])
+	}
+	// An indented copy (rvdyn run --stats-json) is the same object.
+	if _, err := json.MarshalIndent(s, "", "  "); err != nil {
+		t.Error(err)
+	}
+}
+
+func TestReasonNames(t *testing.T) {
+	for r := ExitReason(0); r < NumExitReasons; r++ {
+		if exitReasons[r].key == "" || exitReasons[r].text == "" || r.String() != exitReasons[r].text {
+			t.Errorf("exit reason %d: %+v", r, exitReasons[r])
+		}
+	}
+	if got := NumExitReasons.String(); got != "ExitReason(4)" {
+		t.Errorf("out of range: %q", got)
+	}
+	var m Mode
+	if err := m.UnmarshalText([]byte("interp")); err != nil || m != ModeInterp {
+		t.Errorf("UnmarshalText: %v %v", m, err)
+	}
+	if err := m.UnmarshalText([]byte("qemu")); err == nil {
+		t.Error("UnmarshalText accepted an unknown mode")
+	}
+}
