@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"rvdyn/internal/rvtest"
 	"rvdyn/interp"
 )
 
@@ -26,7 +27,7 @@ import (
 //	0x10024  jalr zero, 0(ra)      ; f: return
 func loopProgram() []byte {
 	I := func(op interp.Op, rd, rs1, rs2 uint8, imm int64) uint32 {
-		return interp.Encode(interp.Inst{Op: op, Rd: rd, Rs1: rs1, Rs2: rs2, Imm: imm})
+		return rvtest.Encode(interp.Inst{Op: op, Rd: rd, Rs1: rs1, Rs2: rs2, Imm: imm})
 	}
 	text := []uint32{
 		I(interp.OpADDI, 10, 0, 0, 5),
@@ -41,7 +42,7 @@ func loopProgram() []byte {
 		I(interp.OpJALR, 0, 1, 0, 0),
 	}
 	data := []byte{42, 0, 0, 0, 0, 0, 0, 0}
-	return interp.MakeELF(text, data, 4096)
+	return rvtest.MakeELF(text, data, 4096)
 }
 
 func TestGuestSourceSelectsTuples(t *testing.T) {

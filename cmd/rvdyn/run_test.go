@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"rvdyn/internal/rvtest"
 	"rvdyn/interp"
 )
 
@@ -21,13 +22,13 @@ func runMain(t *testing.T, args ...string) (code int, stdout, stderr string) {
 func writeELF(t *testing.T, words []uint32) string {
 	t.Helper()
 	p := filepath.Join(t.TempDir(), "prog.elf")
-	if err := os.WriteFile(p, interp.MakeELF(words, nil, 4096), 0o644); err != nil {
+	if err := os.WriteFile(p, rvtest.MakeELF(words, nil, 4096), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	return p
 }
 
-var enc = interp.Encode
+var enc = rvtest.Encode
 
 type I = interp.Inst
 
