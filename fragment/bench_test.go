@@ -1,10 +1,9 @@
 package fragment_test
 
 import (
-	"os"
-	"path/filepath"
 	"testing"
 
+	"rvdyn/bench/corpus"
 	"rvdyn/codecache"
 	"rvdyn/fragment"
 	"rvdyn/internal/rvtest"
@@ -15,9 +14,9 @@ import (
 // guestTraces records the first n traces of a guest the way the dispatcher
 // would (every backward-branch target is a head).
 func guestTraces(b *testing.B, name, size string, n int) ([]*interp.Trace, fragment.Env) {
-	img, err := os.ReadFile(filepath.Join("..", "bench", "guests", name+".elf"))
+	img, err := corpus.ELF(name)
 	if err != nil {
-		b.Skip(err)
+		b.Fatal(err)
 	}
 	m, err := interp.Load(img, interp.Config{Args: []string{name, size}})
 	if err != nil {

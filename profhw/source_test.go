@@ -5,10 +5,9 @@ package profhw
 import (
 	"bytes"
 	"errors"
-	"os"
-	"path/filepath"
 	"testing"
 
+	"rvdyn/bench/corpus"
 	"rvdyn/internal/rvtest"
 	"rvdyn/interp"
 )
@@ -113,9 +112,9 @@ func TestGuestSourceLimitAndErrors(t *testing.T) {
 // TestGuestStreamReplaysExactly records a real guest's stream and checks
 // that an experiment on the replay gives the same rows.
 func TestGuestStreamReplaysExactly(t *testing.T) {
-	image, err := os.ReadFile(filepath.Join("..", "bench", "guests", "qsort.elf"))
+	image, err := corpus.ELF("qsort")
 	if err != nil {
-		t.Skip("bench/guests/qsort.elf not built")
+		t.Fatal(err)
 	}
 	g := &GuestSource{Image: image, Args: []string{"qsort", "200"}, Kinds: KindSet(0).With(KindValue).With(KindEdge)}
 	cfgs, _ := ParseConfigs("R64;H[P64]256;tag2-64-256;multihash:tables=2,entries=256,interval=5000")

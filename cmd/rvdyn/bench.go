@@ -12,6 +12,7 @@ import (
 
 	"rvdyn"
 	"rvdyn/bench"
+	"rvdyn/bench/corpus"
 )
 
 func benchCmd(args []string, stdout, stderr io.Writer) int {
@@ -29,7 +30,7 @@ func benchCmd(args []string, stdout, stderr io.Writer) int {
 	quiet := fs.Bool("q", false, "no progress lines")
 	from := fs.String("from", "", "do not run anything: print the tables (and --plot) of a report saved with --json")
 	fs.Usage = func() {
-		fmt.Fprintf(stderr, "usage: rvdyn bench [flags]\n\nRuns every guest in bench/guests under each mode, several interleaved runs, and\nprints medians and ratios: speedup = interp time / dynamo time; dyn/qemu and\ndyn/native are time ratios (below 1: dynamo is faster).\n\nflags:\n")
+		fmt.Fprintf(stderr, "usage: rvdyn bench [flags]\n\nRuns every guest in bench/corpus under each mode, several interleaved runs, and\nprints medians and ratios: speedup = interp time / dynamo time; dyn/qemu and\ndyn/native are time ratios (below 1: dynamo is faster).\n\nflags:\n")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
@@ -39,7 +40,7 @@ func benchCmd(args []string, stdout, stderr io.Writer) int {
 		return exitUsage
 	}
 	if *list {
-		for _, g := range bench.Guests() {
+		for _, g := range corpus.Names() {
 			fmt.Fprintln(stdout, g)
 		}
 		return 0

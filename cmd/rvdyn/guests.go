@@ -8,7 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"rvdyn/bench"
+	"rvdyn/bench/corpus"
 )
 
 // A guestRun is one program to run: a display name, its ELF image, argv.
@@ -34,24 +34,23 @@ func selectGuests(files []string, list string, small bool) ([]guestRun, error) {
 		}
 		return []guestRun{{filepath.Base(files[0]), image, files}}, nil
 	}
-	names := []string{bench.DefaultGuest}
+	names := []string{corpus.Default}
 	if list == "all" {
-		names = bench.Guests()
+		names = corpus.Names()
 	} else if list != "" {
 		names = strings.Split(list, ",")
 	}
-	smallArgs := bench.SmallArgs()
+	size := corpus.Full
+	if small {
+		size = corpus.Small
+	}
 	var runs []guestRun
 	for _, name := range names {
-		image, err := bench.GuestELF(name)
+		image, err := corpus.ELF(name)
 		if err != nil {
-			return nil, fmt.Errorf("no embedded guest %q (have %v)", name, bench.Guests())
+			return nil, err
 		}
-		args := []string{name}
-		if small {
-			args = append(args, smallArgs[name]...)
-		}
-		runs = append(runs, guestRun{name, image, args})
+		runs = append(runs, guestRun{name, image, corpus.Args(name, size)})
 	}
 	return runs, nil
 }

@@ -21,7 +21,7 @@ import (
 	"gonum.org/v1/plot/vg/vgimg"
 	"gonum.org/v1/plot/vg/vgsvg"
 
-	"rvdyn/bench"
+	"rvdyn/bench/corpus"
 	"rvdyn/interp"
 	"rvdyn/net"
 )
@@ -55,7 +55,7 @@ func predictCmd(args []string, stdout, stderr io.Writer) int {
 	delayList := fs.String("delays", joinInts(net.DefaultDelays), "prediction delays tau to evaluate, comma-separated")
 	hotFlag := fs.String("hot", "0.1%", "hot threshold h: a path is hot if its frequency exceeds this share of all path executions")
 	guest := fs.String("guest", "", "run these embedded guests (comma-separated; 'all' for every one) instead of a file")
-	small := fs.Bool("small", false, "run embedded guests at their small size (bench/guests/sizes.txt) instead of the default")
+	small := fs.Bool("small", false, "run embedded guests at their small size (bench/corpus/sizes.txt) instead of the default")
 	jsonOut := fs.String("json", "", "write the results as a JSON list (one object per guest) to this file")
 	plotOut := fs.String("plot", "", "draw hit rate vs profiled flow (Figure 2) to this .svg or .png file")
 	maxInsts := fs.Uint64("max-instructions", 0, "stop each guest after this many instructions (0 = run to exit)")
@@ -63,7 +63,7 @@ func predictCmd(args []string, stdout, stderr io.Writer) int {
 	fs.Usage = func() {}
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
-			fmt.Fprintf(stderr, predictUsage, bench.DefaultGuest)
+			fmt.Fprintf(stderr, predictUsage, corpus.Default)
 			fs.PrintDefaults()
 			return 0
 		}

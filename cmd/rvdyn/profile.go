@@ -14,7 +14,7 @@ import (
 	"strconv"
 	"strings"
 
-	"rvdyn/bench"
+	"rvdyn/bench/corpus"
 	"rvdyn/profhw"
 )
 
@@ -81,7 +81,7 @@ func profileCmd(args []string, stdout, stderr io.Writer) int {
 	mcEst := fs.String("mc-estimator", "ratio", "Monte Carlo: estimator for samplers with a counter: ratio or sum (see docs)")
 	workers := fs.Int("workers", 0, "Monte Carlo: goroutines (0 = GOMAXPROCS)")
 	fs.Usage = func() {
-		fmt.Fprintf(stderr, profileUsage, bench.DefaultGuest, presetNames())
+		fmt.Fprintf(stderr, profileUsage, corpus.Default, presetNames())
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {

@@ -13,12 +13,12 @@ import (
 	"strings"
 
 	"rvdyn"
-	"rvdyn/bench"
+	"rvdyn/bench/corpus"
 	"rvdyn/interp"
 	"rvdyn/net"
 )
 
-const defaultGuest = bench.DefaultGuest
+const defaultGuest = corpus.Default
 
 // Exit statuses of rvdyn itself (a guest's own status passes through).
 const (
@@ -76,10 +76,7 @@ func runCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		if name == "" {
 			name = defaultGuest
 		}
-		image, err = bench.GuestELF(name)
-		if err != nil {
-			err = fmt.Errorf("no embedded guest %q (have %v)", name, bench.Guests())
-		}
+		image, err = corpus.ELF(name)
 		gargs = []string{name}
 	}
 	if err != nil {
