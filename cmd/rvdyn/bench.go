@@ -7,7 +7,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"strconv"
 	"strings"
 
 	"rvdyn"
@@ -49,14 +48,11 @@ func benchCmd(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "rvdyn bench: unexpected argument %q\n", fs.Arg(0))
 		return exitUsage
 	}
-	cfg := bench.Config{Runs: *runs, Small: *small, Guests: split(*guestList), Modes: split(*modes), Ablation: *ablation}
-	for _, d := range split(*delays) {
-		n, err := strconv.Atoi(d)
-		if err != nil || n < 0 {
-			fmt.Fprintf(stderr, "rvdyn bench: bad delay %q\n", d)
-			return exitUsage
-		}
-		cfg.Delays = append(cfg.Delays, n)
+	cfg := bench.Config{Runs: *runs, Small: *small, Guests: splitList(*guestList, ","), Modes: splitList(*modes, ","), Ablation: *ablation}
+	var err error
+	if cfg.Delays, err = parseInts(*delays, 0); err != nil {
+		fmt.Fprintf(stderr, "rvdyn bench: --delays: %v\n", err)
+		return exitUsage
 	}
 	if len(cfg.Delays) > 1 && len(cfg.Modes) == 0 {
 		cfg.Modes = []string{bench.ModeInterp, bench.ModeDynamo}
@@ -66,7 +62,6 @@ func benchCmd(args []string, stdout, stderr io.Writer) int {
 		log = nil
 	}
 	var rep *bench.Report
-	var err error
 	if *from != "" {
 		rep, err = bench.ReadJSON(*from)
 	} else {
@@ -98,14 +93,4 @@ func benchCmd(args []string, stdout, stderr io.Writer) int {
 		}
 	}
 	return 0
-}
-
-func split(s string) []string {
-	var out []string
-	for _, f := range strings.Split(s, ",") {
-		if f = strings.TrimSpace(f); f != "" {
-			out = append(out, f)
-		}
-	}
-	return out
 }

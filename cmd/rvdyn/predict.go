@@ -65,7 +65,10 @@ func predictCmd(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "rvdyn: predict: "+format+"\n", a...)
 		return exitUsage
 	}
-	delays, err := parseDelays(*delayList)
+	delays, err := parseInts(*delayList, 0)
+	if err == nil && len(delays) == 0 {
+		err = fmt.Errorf("no delays in %q", *delayList)
+	}
 	if err != nil {
 		return fail("--delays: %v", err)
 	}
@@ -79,7 +82,7 @@ func predictCmd(args []string, stdout, stderr io.Writer) int {
 		}
 	}
 
-	jobs, err := selectGuests(fs.Args(), *guest, *small)
+	jobs, err := selectGuests(fs.Args(), *guest, *small, 0)
 	if err != nil {
 		return fail("%v", err)
 	}
@@ -124,19 +127,6 @@ func predictCmd(args []string, stdout, stderr io.Writer) int {
 	return status
 }
 
-// parseDelays parses a comma-separated list of delays >= 0.
-func parseDelays(s string) ([]int, error) {
-	var out []int
-	for _, f := range strings.Split(s, ",") {
-		n, err := strconv.Atoi(strings.TrimSpace(f))
-		if err != nil || n < 0 {
-			return nil, fmt.Errorf("bad delay %q in %q (want integers >= 0)", f, s)
-		}
-		out = append(out, n)
-	}
-	return out, nil
-}
-
 // parseShare parses "0.1%" (a percentage) or "0.001" (a fraction) into a
 // fraction in [0, 1).
 func parseShare(s string) (float64, error) {
@@ -150,12 +140,4 @@ func parseShare(s string) (float64, error) {
 		return 0, fmt.Errorf("bad threshold %q (want e.g. 0.1%% or 0.001)", s)
 	}
 	return v * scale, nil
-}
-
-func joinInts(v []int) string {
-	s := make([]string, len(v))
-	for i, n := range v {
-		s[i] = strconv.Itoa(n)
-	}
-	return strings.Join(s, ",")
 }

@@ -73,6 +73,8 @@ func TestRunFaults(t *testing.T) {
 		{"bad mode", []string{"run", "--mode=fast"}, 2, `unknown mode "fast"`},
 		{"bad flag", []string{"run", "--frobnicate"}, 2, "flag provided but not defined"},
 		{"bad guest", []string{"run", "--guest=nope"}, 2, `no embedded guest "nope"`},
+		{"two guests", []string{"run", "--guest=sieve,qsort"}, 2, "run takes one guest, not 2"},
+		{"guest and file", []string{"run", "--guest=sieve", "prog.elf"}, 2, "not both"},
 		{"unknown command", []string{"frob"}, 2, `unknown command "frob"`},
 		{"limit", []string{"run", "--max-instructions=100", wild}, 124, "instruction limit reached after 100 guest instructions"},
 		{"timeout dynamo", []string{"run", "--timeout=200ms", loop}, 124, "time limit reached (--timeout 200ms)"},
