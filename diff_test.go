@@ -6,24 +6,30 @@ import (
 	"flag"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"testing"
 
 	"rvdyn"
-	"rvdyn/bench"
+	"rvdyn/bench/corpus"
 	"rvdyn/codecache"
 	"rvdyn/interp"
 	"rvdyn/net"
 )
 
-// fullSize reports whether the differential test runs every guest at its
-// default (benchmark) size instead of its small size: set RVDYN_FULL=1.
-var fullSize = os.Getenv("RVDYN_FULL") != ""
+// diffSize is the size the differential test runs every guest at: small,
+// or its benchmark size with RVDYN_FULL=1.
+var diffSize = corpus.Small
 
-// updateGolden rewrites testdata/guests/*.out from the interpreter's output,
-// but only for guests whose output qemu-riscv64 confirms.
-var updateGolden = flag.Bool("update-golden", false, "rewrite testdata/guests/*.out (needs qemu-riscv64)")
+func init() {
+	if os.Getenv("RVDYN_FULL") != "" {
+		diffSize = corpus.Full
+	}
+}
+
+// updateGolden rewrites the corpus's expected outputs
+// (bench/corpus/testdata/*.out) from the interpreter's output, but only
+// for guests whose output qemu-riscv64 confirms.
+var updateGolden = flag.Bool("update-golden", false, "rewrite bench/corpus/testdata/*.out (needs qemu-riscv64)")
 
 type outcome struct {
 	stdout, stderr string
@@ -46,25 +52,6 @@ func run(t *testing.T, image []byte, opts rvdyn.Options) outcome {
 	code, err := vm.Run()
 	st := vm.Stats()
 	return outcome{out.String(), errb.String(), code, st.GuestInstructions, err, st, *vm.Machine().CPU}
-}
-
-// goldenPath is the file holding a guest's expected output at the size
-// the test runs it: stdout, then a last line "# exit status N".
-func goldenPath(name string) string {
-	size := "small"
-	if fullSize {
-		size = "full"
-	}
-	return filepath.Join("testdata", "guests", name+"."+size+".out")
-}
-
-func goldenText(o outcome) string { return fmt.Sprintf("%s# exit status %d\n", o.stdout, o.code) }
-
-func guestArgs(name string) []string {
-	if fullSize {
-		return []string{name}
-	}
-	return append([]string{name}, bench.SmallArgs()[name]...)
 }
 
 // dynamoConfigs are the optimizer configurations every guest must agree
@@ -90,30 +77,30 @@ func dynamoConfigs(t *testing.T) map[string]rvdyn.Options {
 // optimizer in every configuration of dynamoConfigs, and (when installed)
 // under qemu-riscv64, and requires identical output and exit status
 // everywhere, identical retired instruction counts and final registers
-// across rvdyn's modes, and the output recorded in testdata/guests (so a
-// bug shared by the interpreter and the optimizer is caught without qemu).
+// across rvdyn's modes, and the output recorded in the corpus (so a bug
+// shared by the interpreter and the optimizer is caught without qemu).
 func TestGuestsAgree(t *testing.T) {
-	names := bench.Guests()
+	names := corpus.Names()
 	if len(names) < 8 {
 		t.Fatalf("only %d guests embedded: %v", len(names), names)
 	}
-	qemu, _ := exec.LookPath("qemu-riscv64")
 	cfgs := dynamoConfigs(t)
 	for _, name := range names {
 		t.Run(name, func(t *testing.T) {
-			image, err := bench.GuestELF(name)
+			image, err := corpus.ELF(name)
 			if err != nil {
 				t.Fatal(err)
 			}
-			args := guestArgs(name)
+			args := corpus.Args(name, diffSize)
 			ref := run(t, image, rvdyn.Options{Mode: rvdyn.ModeInterp, Config: interp.Config{Args: args}})
 			if ref.err != nil || ref.code != 0 {
 				t.Fatalf("interp: exit %d, %v, stderr %q", ref.code, ref.err, ref.stderr)
 			}
-			if want, err := os.ReadFile(goldenPath(name)); err != nil && !*updateGolden {
+			golden := corpus.Outcome(ref.stdout, ref.code)
+			if want, err := corpus.Expected(name, diffSize); err != nil && !*updateGolden {
 				t.Errorf("no expected output: %v (make it with -update-golden)", err)
-			} else if err == nil && string(want) != goldenText(ref) {
-				t.Errorf("interp output differs from %s:\n got: %q\nwant: %q", goldenPath(name), goldenText(ref), want)
+			} else if err == nil && string(want) != golden {
+				t.Errorf("interp output differs from %s:\n got: %q\nwant: %q", corpus.ExpectedFile(name, diffSize), golden, want)
 			}
 			for cname, opts := range cfgs {
 				opts.Mode, opts.Args = rvdyn.ModeDynamo, args
@@ -139,29 +126,23 @@ func TestGuestsAgree(t *testing.T) {
 					t.Errorf("dynamo %s: %d code bytes but no capacity flush", cname, got.stats.CodeBytes)
 				}
 			}
-			if qemu == "" {
+			out, code, ok := runQEMU(t, name, args[1:], "")
+			if !ok {
 				t.Log("qemu-riscv64 not installed: skipping the qemu comparison")
 				return
 			}
-			path, _ := filepath.Abs(filepath.Join("bench", "guests", name+".elf"))
-			cmd := exec.Command(qemu, append([]string{path}, args[1:]...)...)
-			var out bytes.Buffer
-			cmd.Stdout = &out
-			err = cmd.Run()
-			code := 0
-			var ee *exec.ExitError
-			if errors.As(err, &ee) {
-				code = ee.ExitCode()
-			} else if err != nil {
-				t.Fatal(err)
-			}
-			if code != ref.code || out.String() != ref.stdout {
-				t.Errorf("qemu-riscv64: exit %d, output %q; rvdyn: exit %d, output %q", code, out.String(), ref.code, ref.stdout)
+			if code != ref.code || out != ref.stdout {
+				t.Errorf("qemu-riscv64: exit %d, output %q; rvdyn: exit %d, output %q", code, out, ref.code, ref.stdout)
 			} else if *updateGolden {
-				if err := os.MkdirAll(filepath.Dir(goldenPath(name)), 0o755); err != nil {
+				dir, err := corpus.Dir()
+				if err != nil {
 					t.Fatal(err)
 				}
-				if err := os.WriteFile(goldenPath(name), []byte(goldenText(ref)), 0o644); err != nil {
+				path := filepath.Join(dir, corpus.ExpectedFile(name, diffSize))
+				if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.WriteFile(path, []byte(golden), 0o644); err != nil {
 					t.Fatal(err)
 				}
 			}
@@ -172,7 +153,7 @@ func TestGuestsAgree(t *testing.T) {
 // TestInstructionLimit checks that --max-instructions stops both modes at
 // exactly the limit.
 func TestInstructionLimit(t *testing.T) {
-	image, err := bench.GuestELF(bench.DefaultGuest)
+	image, err := corpus.ELF(corpus.Default)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -5,13 +5,13 @@ import (
 	"os"
 
 	"rvdyn"
-	"rvdyn/bench"
+	"rvdyn/bench/corpus"
 )
 
 // Run a guest program through the optimizer and compare its instruction
 // count with plain interpretation.
 func Example() {
-	image, err := bench.GuestELF("nqueens") // or os.ReadFile("prog.elf")
+	image, err := corpus.ELF("nqueens") // or os.ReadFile("prog.elf")
 	if err != nil {
 		panic(err)
 	}

@@ -8,6 +8,7 @@ import (
 
 	"rvdyn"
 	"rvdyn/codecache"
+	"rvdyn/internal/rvtest"
 	"rvdyn/interp"
 	"rvdyn/net"
 )
@@ -79,7 +80,7 @@ func fuzzBody(rng *rand.Rand, n int) []I {
 	body := make([]I, 0, n)
 	for len(body) < n {
 		op := ops[rng.IntN(len(ops))]
-		in := interp.RandomInst(rng, op)
+		in := rvtest.RandomInst(rng, op)
 		in.Rd = fuzzDest(rng)
 		switch c := op.Class(); {
 		case c == interp.ClassLoad || c == interp.ClassStore:
@@ -116,10 +117,10 @@ func fuzzProgram(rng *rand.Rand) []byte {
 		}
 		prog = append(prog, fuzzLoad(r, v)...)
 	}
-	prog = append(prog, li(fzData, interp.MakeELFData+2048)...)
-	data2 := uint64(interp.MakeELFData + 6144)
+	prog = append(prog, li(fzData, rvtest.MakeELFData+2048)...)
+	data2 := uint64(rvtest.MakeELFData + 6144)
 	if rng.IntN(5) == 0 {
-		data2 = []uint64{0, 8, interp.MakeELFText, 16<<20 - 4096 - 4<<20 - 1<<20 + 64, 1 << 40}[rng.IntN(5)]
+		data2 = []uint64{0, 8, rvtest.MakeELFText, 16<<20 - 4096 - 4<<20 - 1<<20 + 64, 1 << 40}[rng.IntN(5)]
 	}
 	prog = append(prog, fuzzLoad(fzData2, data2)...)
 	prog = append(prog, li(fzOuter, int64(1+rng.IntN(80)))...)
@@ -138,7 +139,7 @@ func fuzzProgram(rng *rand.Rand) []byte {
 	for i := range data {
 		data[i] = byte(rng.Uint32())
 	}
-	return interp.MakeELF(words(prog...), data, fzSize)
+	return rvtest.MakeELF(words(prog...), data, fzSize)
 }
 
 // fuzzConfigs are the optimizer configurations a random program runs
@@ -186,7 +187,7 @@ func runFinal(t *testing.T, img []byte, opts rvdyn.Options) finalState {
 	code, err := vm.Run()
 	m := vm.Machine()
 	s := finalState{code: code, insts: m.Retired(), regs: m.CPU.X, pc: m.CPU.PC,
-		data: bytes.Clone(m.Mem.Bytes(interp.MakeELFData, 2*fzSize))}
+		data: bytes.Clone(m.Mem.Bytes(rvtest.MakeELFData, 2*fzSize))}
 	if err != nil {
 		s.err = err.Error()
 	}
@@ -275,7 +276,7 @@ func interpFinal(t *testing.T, img []byte, hooked bool, slices uint64) (finalSta
 		}
 	}
 	s := finalState{code: m.ExitCode(), insts: m.Retired(), regs: m.CPU.X, pc: m.CPU.PC,
-		data: bytes.Clone(m.Mem.Bytes(interp.MakeELFData, 2*fzSize))}
+		data: bytes.Clone(m.Mem.Bytes(rvtest.MakeELFData, 2*fzSize))}
 	if err != nil {
 		s.err = err.Error()
 	}

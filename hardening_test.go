@@ -12,12 +12,13 @@ import (
 	"testing"
 
 	"rvdyn"
+	"rvdyn/internal/rvtest"
 	"rvdyn/interp"
 	"rvdyn/net"
 )
 
 // Hand-made guests for the hardening tests: small programs built with
-// interp.MakeELF that provoke one corner each, run under the interpreter,
+// rvtest.MakeELF that provoke one corner each, run under the interpreter,
 // under the optimizer in several configurations and (when installed)
 // under qemu-riscv64, which must all agree.
 
@@ -27,7 +28,7 @@ type I = interp.Inst
 func words(prog ...I) []uint32 {
 	w := make([]uint32, len(prog))
 	for i, in := range prog {
-		w[i] = interp.Encode(in)
+		w[i] = rvtest.Encode(in)
 	}
 	return w
 }
@@ -174,7 +175,7 @@ func checkQemu(t *testing.T, img []byte, ref outcome) {
 // set, the pointer is loaded from a two-entry table {f, 0} in the data
 // segment instead of masked.
 func nullCall(table bool) []byte {
-	const T = interp.MakeELFText
+	const T = rvtest.MakeELFText
 	const fOff = 0x50 // f's offset in the text
 	var pick []I
 	if table {
@@ -209,7 +210,7 @@ func nullCall(table bool) []byte {
 	prog = append(prog, I{Op: interp.OpADDI, Rd: 10, Rs1: 10, Imm: 1}, I{Op: interp.OpJALR, Rs1: 1}) // f: a0++; ret
 	data := make([]byte, 16)
 	binary.LittleEndian.PutUint64(data, T+fOff)
-	return interp.MakeELF(words(prog...), data, 4096)
+	return rvtest.MakeELF(words(prog...), data, 4096)
 }
 
 // TestNullCallInCompiledCode: an indirect call to address 0 from native
@@ -238,12 +239,12 @@ func TestNullCallInCompiledCode(t *testing.T) {
 // at exactly the limit, with the interpreter's registers, and report the
 // limit, not the fault beyond it.
 func TestInstructionLimitWhileRecording(t *testing.T) {
-	loop := interp.MakeELF(words(
+	loop := rvtest.MakeELF(words(
 		I{Op: interp.OpADDI, Rd: 10, Rs1: 10, Imm: 1}, // loop: a0++
 		I{Op: interp.OpXOR, Rd: 11, Rs1: 11, Rs2: 10}, //       a1 ^= a0
 		I{Op: interp.OpJAL, Imm: -8},                  //       j loop
 	), nil, 4096)
-	store := interp.MakeELF(words(
+	store := rvtest.MakeELF(words(
 		I{Op: interp.OpADDI, Rd: 5, Imm: 2},          //       t0 = 2
 		I{Op: interp.OpADDI, Rd: 5, Rs1: 5, Imm: -1}, // loop: t0--
 		I{Op: interp.OpBNE, Rs1: 5, Imm: -4},         //       bnez t0, loop
@@ -291,7 +292,7 @@ func TestInstructionLimitWhileRecording(t *testing.T) {
 
 // recursion calls itself forever, pushing a 32-byte frame each time.
 func recursion() []byte {
-	return interp.MakeELF(words(
+	return rvtest.MakeELF(words(
 		I{Op: interp.OpADDI, Rd: 10},                  //    a0 = 0
 		I{Op: interp.OpADDI, Rd: 2, Rs1: 2, Imm: -32}, // f: sp -= 32
 		I{Op: interp.OpSD, Rs1: 2, Rs2: 1, Imm: 24},   //    sd ra, 24(sp)
@@ -317,7 +318,7 @@ func TestStackOverflow(t *testing.T) {
 				limit = top - interp.DefaultStackSize
 			}
 			f := faultOf(ref.err)
-			if f == nil || f.Kind != interp.FaultStore || f.PC != interp.MakeELFText+8 || f.Addr >= limit || f.Addr < limit-32 || ref.code != 139 {
+			if f == nil || f.Kind != interp.FaultStore || f.PC != rvtest.MakeELFText+8 || f.Addr >= limit || f.Addr < limit-32 || ref.code != 139 {
 				t.Fatalf("interp: exit %d, %v; want a bad store address just below the stack limit %#x", ref.code, ref.err, limit)
 			}
 			if size == 0 {
@@ -336,12 +337,12 @@ func TestStackOverflow(t *testing.T) {
 // with -a0), and a jump into the zero padding after the text, on the
 // text's last page, is an illegal instruction (SIGILL, 132).
 func TestQemuCorners(t *testing.T) {
-	writev := interp.MakeELF(words(cat(
+	writev := rvtest.MakeELF(words(cat(
 		[]I{{Op: interp.OpADDI, Rd: 10, Imm: 1}, {Op: interp.OpADDI, Rd: 11}, {Op: interp.OpADDI, Rd: 12, Imm: 1},
 			{Op: interp.OpADDI, Rd: 17, Imm: interp.SysWritev}, {Op: interp.OpECALL},
 			{Op: interp.OpSUB, Rd: 10, Rs1: 0, Rs2: 10}}, // a0 = -a0
 		exitWith())...), nil, 4096)
-	padding := interp.MakeELF(words(
+	padding := rvtest.MakeELF(words(
 		I{Op: interp.OpADDI, Rd: 5, Imm: 100},        //       t0 = 100
 		I{Op: interp.OpADDI, Rd: 5, Rs1: 5, Imm: -1}, // loop: t0--
 		I{Op: interp.OpBNE, Rs1: 5, Imm: -4},         //       bnez t0, loop
@@ -369,7 +370,7 @@ func TestQemuCorners(t *testing.T) {
 // per iteration, and counts stay exact.
 func TestSyscallLoopStaysInterpreted(t *testing.T) {
 	const iterations = 100000
-	img := interp.MakeELF(words(cat(li(5, iterations), []I{
+	img := rvtest.MakeELF(words(cat(li(5, iterations), []I{
 		{Op: interp.OpADDI, Rd: 17, Imm: interp.SysGetpid}, // loop: getpid
 		{Op: interp.OpECALL},
 		{Op: interp.OpADDI, Rd: 5, Rs1: 5, Imm: -1}, //       t0--
@@ -390,11 +391,11 @@ func TestSyscallLoopStaysInterpreted(t *testing.T) {
 // the loop, with fence.i after each rewrite: "addi a0,a0,1" becomes
 // "addi a0,a0,2", then 3. The text segment is writable and executable.
 func selfModifying() []byte {
-	const T = interp.MakeELFText
+	const T = rvtest.MakeELFText
 	site := I{Op: interp.OpADDI, Rd: 10, Rs1: 10, Imm: 1}
 	prog := cat(
 		li(8, T+0x30),                             // s0 = &site
-		li(9, int64(interp.Encode(site))),         // s1 = the site's word
+		li(9, int64(rvtest.Encode(site))),         // s1 = the site's word
 		li(18, 3),                                 // s2 = rewrites left
 		[]I{{Op: interp.OpADDI, Rd: 10}},          // a0 = 0
 		[]I{{Op: interp.OpADDI, Rd: 5, Imm: 100}}, // outer: t0 = 100
@@ -414,7 +415,7 @@ func selfModifying() []byte {
 		I{Op: interp.OpBNE, Rs1: 18, Imm: -4 * 9}, //       again, from site
 		I{Op: interp.OpANDI, Rd: 10, Rs1: 10, Imm: 0xff})
 	prog = append(prog, exitWith()...)
-	img := interp.MakeELF(words(prog...), nil, 4096)
+	img := rvtest.MakeELF(words(prog...), nil, 4096)
 	binary.LittleEndian.PutUint32(img[64+4:], 7) // the text: read, write, execute
 	return img
 }
@@ -435,7 +436,7 @@ func TestSelfModifyingCode(t *testing.T) {
 		t.Errorf("rewritten code compiled: %d fragments, %d fence.i flushes", got.stats.Fragments, got.stats.FenceIFlushes)
 	}
 	// fence.i in a loop, code unchanged: no flush, and the loop compiles.
-	loop := interp.MakeELF(words(cat(li(5, 1000), []I{
+	loop := rvtest.MakeELF(words(cat(li(5, 1000), []I{
 		{Op: interp.OpADDI, Rd: 5, Rs1: 5, Imm: -1}, {Op: interp.OpFENCEI},
 		{Op: interp.OpBNE, Rs1: 5, Imm: -8}, {Op: interp.OpADDI, Rd: 10}}, exitWith())...), nil, 4096)
 	if st := run(t, loop, rvdyn.Options{NET: net.Options{Delay: net.NoDelay}}).stats; st.FenceIFlushes != 0 {

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"rvdyn/codecache"
+	"rvdyn/internal/rvtest"
 	"rvdyn/interp"
 	"rvdyn/net"
 )
@@ -14,7 +15,7 @@ import (
 // manyLoops returns a program of n distinct loops, each iterating k times,
 // then exit(0): code whose fragments are built and then barely reused.
 func manyLoops(n, k int) []byte {
-	enc := interp.Encode
+	enc := rvtest.Encode
 	type I = interp.Inst
 	var w []uint32
 	for i := 0; i < n; i++ {
@@ -25,7 +26,7 @@ func manyLoops(n, k int) []byte {
 			enc(I{Op: interp.OpBNE, Rs1: 5, Rs2: 0, Imm: -8})) //       bnez t0, loop
 	}
 	w = append(w, enc(I{Op: interp.OpADDI, Rd: 10}), enc(I{Op: interp.OpADDI, Rd: 17, Imm: 93}), enc(I{Op: interp.OpECALL}))
-	return interp.MakeELF(w, nil, 4096)
+	return rvtest.MakeELF(w, nil, 4096)
 }
 
 func TestBailOut(t *testing.T) {
@@ -63,7 +64,7 @@ func TestBailOut(t *testing.T) {
 // code than the whole cache holds: the head stays interpreted and the run
 // still ends normally.
 func TestFragmentLargerThanCache(t *testing.T) {
-	enc := interp.Encode
+	enc := rvtest.Encode
 	type I = interp.Inst
 	w := []uint32{enc(I{Op: interp.OpADDI, Rd: 5, Imm: 100})}
 	for i := 0; i < 400; i++ { // loop body: 400 loads and adds
@@ -73,7 +74,7 @@ func TestFragmentLargerThanCache(t *testing.T) {
 		enc(I{Op: interp.OpADDI, Rd: 5, Rs1: 5, Imm: -1}),
 		enc(I{Op: interp.OpBNE, Rs1: 5, Rs2: 0, Imm: -4 * 801}),
 		enc(I{Op: interp.OpADDI, Rd: 10}), enc(I{Op: interp.OpADDI, Rd: 17, Imm: 93}), enc(I{Op: interp.OpECALL}))
-	vm, err := New(interp.MakeELF(w, nil, 4096), Options{NET: net.Options{Delay: 2, MaxTraceLen: 2000}, Cache: codecache.Options{Size: 4096}})
+	vm, err := New(rvtest.MakeELF(w, nil, 4096), Options{NET: net.Options{Delay: 2, MaxTraceLen: 2000}, Cache: codecache.Options{Size: 4096}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -13,7 +13,7 @@ import (
 	"testing"
 
 	"rvdyn"
-	"rvdyn/bench"
+	"rvdyn/bench/corpus"
 	"rvdyn/interp"
 	"rvdyn/net"
 )
@@ -21,7 +21,7 @@ import (
 // schemeImage returns the embedded Scheme guest.
 func schemeImage(t *testing.T) []byte {
 	t.Helper()
-	image, err := bench.GuestELF("scheme")
+	image, err := corpus.ELF("scheme")
 	if err != nil {
 		t.Fatalf("the Scheme guest is not embedded: %v", err)
 	}
@@ -35,15 +35,18 @@ func runStdin(t *testing.T, image []byte, opts rvdyn.Options, stdin string) outc
 	return run(t, image, opts)
 }
 
-// runQEMU runs bench/guests/NAME.elf under qemu-riscv64 with args and
-// stdin; ok is false when qemu-riscv64 is not installed.
+// runQEMU runs the corpus's NAME.elf file under qemu-riscv64 with args
+// and stdin; ok is false when qemu-riscv64 is not installed.
 func runQEMU(t *testing.T, name string, args []string, stdin string) (out string, code int, ok bool) {
 	t.Helper()
 	qemu, err := exec.LookPath("qemu-riscv64")
 	if err != nil {
 		return "", 0, false
 	}
-	path, _ := filepath.Abs(filepath.Join("bench", "guests", name+".elf"))
+	path, err := corpus.ELFFile(name)
+	if err != nil {
+		t.Fatal(err)
+	}
 	cmd := exec.Command(qemu, append([]string{path}, args...)...)
 	var b bytes.Buffer
 	cmd.Stdout, cmd.Stdin = &b, strings.NewReader(stdin)

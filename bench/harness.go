@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"rvdyn"
+	"rvdyn/bench/corpus"
 	"rvdyn/net"
 )
 
@@ -28,15 +29,15 @@ const (
 
 // Config selects what to measure.
 type Config struct {
-	// Guests to run (default: every embedded guest).
+	// Guests to run (default: every guest of the corpus).
 	Guests []string
 	// Modes to run them in (default: interp, dynamo, and qemu and native
 	// where available).
 	Modes []string
 	// Runs per guest and mode (default 3); the harness reports medians.
 	Runs int
-	// Small runs every guest at its small size (sizes.txt) instead of its
-	// benchmark size.
+	// Small runs every guest at its small size (corpus.Small) instead of
+	// its benchmark size.
 	Small bool
 	// Delays are the prediction delays dynamo mode is run at (default
 	// {50}); more than one makes a delay sweep.
@@ -47,8 +48,9 @@ type Config struct {
 	// Ablation adds dynamo runs with each mechanism of rvdyn.Mechanisms()
 	// switched off in turn (at the first delay).
 	Ablation bool
-	// Dir holds the guests' .elf and .native files (default bench/guests,
-	// found relative to the working directory or its parents).
+	// Dir holds the guests' host builds, NAME.native (default
+	// bench/guests, found relative to the working directory or its
+	// parents). qemu-riscv64 runs the ELF files of corpus.Dir.
 	Dir string
 }
 
@@ -114,22 +116,18 @@ func (r *Report) Guests() []string {
 	return names
 }
 
-// GuestDir returns the directory holding the guests' files: dir if set,
-// else bench/guests under the working directory or one of its parents.
+// GuestDir returns the directory holding the guests' host builds: dir if
+// set, else bench/guests, the sibling of the corpus directory
+// (corpus.Dir), or that path relative to the working directory when there
+// is no corpus directory.
 func GuestDir(dir string) string {
 	if dir != "" {
 		return dir
 	}
-	wd, _ := os.Getwd()
-	for d := wd; ; d = filepath.Dir(d) {
-		p := filepath.Join(d, "bench", "guests")
-		if st, err := os.Stat(p); err == nil && st.IsDir() {
-			return p
-		}
-		if filepath.Dir(d) == d {
-			return filepath.Join("bench", "guests")
-		}
+	if c, err := corpus.Dir(); err == nil {
+		return filepath.Join(filepath.Dir(c), "guests")
 	}
+	return filepath.Join("bench", "guests")
 }
 
 // Available reports which optional modes can run here, with a reason for
@@ -138,6 +136,8 @@ func Available(cfg Config) map[string]string {
 	why := map[string]string{}
 	if _, err := exec.LookPath("qemu-riscv64"); err != nil {
 		why[ModeQEMU] = "qemu-riscv64 not installed (apt-get install qemu-user)"
+	} else if _, err := corpus.Dir(); err != nil {
+		why[ModeQEMU] = fmt.Sprintf("qemu-riscv64 runs ELF files: %v", err)
 	}
 	dir := GuestDir(cfg.Dir)
 	for _, g := range cfg.guests() {
@@ -153,7 +153,7 @@ func (cfg Config) guests() []string {
 	if len(cfg.Guests) > 0 {
 		return cfg.Guests
 	}
-	return Guests()
+	return corpus.Names()
 }
 
 // Run measures the configured guests and modes. Runs are interleaved
@@ -195,9 +195,9 @@ func Run(cfg Config, log io.Writer) (*Report, error) {
 	rep := &Report{Runs: cfg.Runs, Small: cfg.Small, Modes: cfg.Modes, Delays: cfg.Delays, Ablation: cfg.Ablation}
 	images := map[string][]byte{}
 	for _, g := range cfg.guests() {
-		img, err := GuestELF(g)
+		img, err := corpus.ELF(g)
 		if err != nil {
-			return nil, fmt.Errorf("no guest %q (have %v)", g, Guests())
+			return nil, err
 		}
 		images[g] = img
 		for _, mode := range cfg.Modes {
@@ -216,19 +216,22 @@ func Run(cfg Config, log io.Writer) (*Report, error) {
 		}
 	}
 	dir := GuestDir(cfg.Dir)
-	small := SmallArgs()
+	size := corpus.Full
+	if cfg.Small {
+		size = corpus.Small
+	}
 	for r := 0; r < cfg.Runs; r++ {
 		for _, m := range rep.Measurements {
-			args := []string{m.Guest}
-			if cfg.Small {
-				args = append(args, small[m.Guest]...)
-			}
+			args := corpus.Args(m.Guest, size)
 			var err error
 			switch m.Mode {
 			case ModeInterp, ModeDynamo:
 				err = runRvdyn(cfg, images[m.Guest], args, m, r)
 			case ModeQEMU:
-				err = runCommand("qemu-riscv64", append([]string{filepath.Join(dir, m.Guest+".elf")}, args[1:]...), m)
+				var elf string
+				if elf, err = corpus.ELFFile(m.Guest); err == nil {
+					err = runCommand("qemu-riscv64", append([]string{elf}, args[1:]...), m)
+				}
 			case ModeNative:
 				err = runCommand(filepath.Join(dir, m.Guest+".native"), args[1:], m)
 			}

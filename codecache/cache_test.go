@@ -8,6 +8,7 @@ import (
 
 	"rvdyn/codecache"
 	"rvdyn/fragment"
+	"rvdyn/internal/rvtest"
 	"rvdyn/interp"
 	"rvdyn/net"
 )
@@ -18,9 +19,9 @@ import (
 //	0x00 addi a0,a0,1 ; 0x04 bne a0,a1,-4 (A loops)
 //	0x08 addi a2,a2,1 ; 0x0c bne a2,a3,-4 (B loops) ; 0x10 jal -0x10 (to A)
 func twoLoops() []byte {
-	e := interp.Encode
+	e := rvtest.Encode
 	type I = interp.Inst
-	return interp.MakeELF([]uint32{
+	return rvtest.MakeELF([]uint32{
 		e(I{Op: interp.OpADDI, Rd: 10, Rs1: 10, Imm: 1}),
 		e(I{Op: interp.OpBNE, Rs1: 10, Rs2: 11, Imm: -4}),
 		e(I{Op: interp.OpADDI, Rd: 12, Rs1: 12, Imm: 1}),
@@ -45,7 +46,7 @@ func build(t *testing.T, m *interp.Machine, pc uint64) *fragment.Code {
 }
 
 func TestLinkAndFlush(t *testing.T) {
-	const T = interp.MakeELFText
+	const T = rvtest.MakeELFText
 	m, err := interp.Load(twoLoops(), interp.Config{})
 	if err != nil {
 		t.Fatal(err)
@@ -99,7 +100,7 @@ func TestFull(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer m.Close()
-	code := build(t, m, interp.MakeELFText)
+	code := build(t, m, rvtest.MakeELFText)
 	c, err := codecache.New(codecache.Options{Size: 4096})
 	if err != nil {
 		t.Fatal(err)
@@ -107,7 +108,7 @@ func TestFull(t *testing.T) {
 	defer c.Close()
 	n := 0
 	for ; n < 1000; n++ {
-		code.Head = interp.MakeELFText + 4*uint64(n) // distinct tags, same code
+		code.Head = rvtest.MakeELFText + 4*uint64(n) // distinct tags, same code
 		if _, err = c.Insert(code); err != nil {
 			break
 		}
@@ -130,7 +131,7 @@ func TestWX(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer c.Close()
-	if _, err := c.Insert(build(t, m, interp.MakeELFText)); err != nil {
+	if _, err := c.Insert(build(t, m, rvtest.MakeELFText)); err != nil {
 		t.Fatal(err)
 	}
 	maps, err := os.ReadFile("/proc/self/maps")

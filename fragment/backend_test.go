@@ -10,6 +10,7 @@ import (
 	"rvdyn/codecache"
 	"rvdyn/fragment"
 	"rvdyn/fragment/amd64"
+	"rvdyn/internal/rvtest"
 	"rvdyn/interp"
 	"rvdyn/net"
 )
@@ -75,9 +76,9 @@ func TestExitPatchFields(t *testing.T) {
 // spent; a probe reading any other slot would find an empty or foreign tag
 // and leave through the indirect exit.
 func TestIBLSlotsAgree(t *testing.T) {
-	const T = interp.MakeELFText
-	enc := interp.Encode
-	img := interp.MakeELF([]uint32{
+	const T = rvtest.MakeELFText
+	enc := rvtest.Encode
+	img := rvtest.MakeELF([]uint32{
 		enc(interp.Inst{Op: interp.OpADDI, Rd: 10, Rs1: 10, Imm: 1}),
 		enc(interp.Inst{Op: interp.OpJALR, Rd: 0, Rs1: 8}),
 		enc(interp.Inst{Op: interp.OpECALL}),

@@ -1,12 +1,12 @@
 package fragment_test
 
 import (
-	"os"
-	"path/filepath"
 	"testing"
 
+	"rvdyn/bench/corpus"
 	"rvdyn/codecache"
 	"rvdyn/fragment"
+	"rvdyn/internal/rvtest"
 	"rvdyn/interp"
 	"rvdyn/net"
 )
@@ -14,9 +14,9 @@ import (
 // guestTraces records the first n traces of a guest the way the dispatcher
 // would (every backward-branch target is a head).
 func guestTraces(b testing.TB, name, size string, n int) ([]*interp.Trace, fragment.Env) {
-	img, err := os.ReadFile(filepath.Join("..", "bench", "guests", name+".elf"))
+	img, err := corpus.ELF(name)
 	if err != nil {
-		b.Skip(err)
+		b.Fatal(err)
 	}
 	m, err := interp.Load(img, interp.Config{Args: []string{name, size}})
 	if err != nil {
@@ -69,7 +69,7 @@ func BenchmarkCompile(b *testing.B) {
 // singleFragment compiles words (recorded from the entry with regs) into
 // a cache and returns everything needed to enter it.
 func singleFragment(b *testing.B, words []uint32, regs map[int]uint64) (*codecache.Cache, *codecache.Fragment, *interp.Machine, *fragment.State) {
-	img := interp.MakeELF(words, nil, 4096)
+	img := rvtest.MakeELF(words, nil, 4096)
 	m, err := interp.Load(img, interp.Config{})
 	if err != nil {
 		b.Fatal(err)
@@ -107,7 +107,7 @@ func singleFragment(b *testing.B, words []uint32, regs map[int]uint64) (*codecac
 // through the trampoline, run one instruction, leave through an unlinked
 // exit stub.
 func BenchmarkRoundTrip(b *testing.B) {
-	enc := interp.Encode
+	enc := rvtest.Encode
 	c, f, m, st := singleFragment(b, []uint32{
 		enc(interp.Inst{Op: interp.OpADDI, Rd: 10, Rs1: 10, Imm: 1}),
 		enc(interp.Inst{Op: interp.OpECALL}),
@@ -123,8 +123,8 @@ func BenchmarkRoundTrip(b *testing.B) {
 // through a register back to its own entry, so each iteration is one
 // table hit, until the budget runs out.
 func BenchmarkIndirectLookup(b *testing.B) {
-	const T = interp.MakeELFText
-	enc := interp.Encode
+	const T = rvtest.MakeELFText
+	enc := rvtest.Encode
 	// Recorded with s0 pointing at the ecall; run with s0 = T, so the jalr
 	// misses its inline check and looks T up in the table every time.
 	c, f, m, st := singleFragment(b, []uint32{

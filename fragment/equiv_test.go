@@ -9,6 +9,7 @@ import (
 
 	"rvdyn/codecache"
 	"rvdyn/fragment"
+	"rvdyn/internal/rvtest"
 	"rvdyn/interp"
 	"rvdyn/net"
 )
@@ -43,13 +44,13 @@ func randomProgram(rng *rand.Rand, n int) []uint32 {
 		if rng.IntN(3) == 0 {
 			if seq := idiom(rng); len(seq) <= n-i {
 				for _, in := range seq {
-					words = append(words, interp.Encode(in))
+					words = append(words, rvtest.Encode(in))
 				}
 				continue
 			}
 		}
 		op := straightOps[rng.IntN(len(straightOps))]
-		in := interp.RandomInst(rng, op)
+		in := rvtest.RandomInst(rng, op)
 		in.Rd = scratchReg(rng, in.Rd)
 		switch c := op.Class(); {
 		case c == interp.ClassLoad || c == interp.ClassStore:
@@ -59,10 +60,10 @@ func randomProgram(rng *rand.Rand, n int) []uint32 {
 		case op == interp.OpJALR:
 			in.Rs1, in.Imm = regJump, 0
 		}
-		words = append(words, interp.Encode(in))
+		words = append(words, rvtest.Encode(in))
 	}
-	return append(words, interp.Encode(interp.Inst{Op: interp.OpADDI, Rd: 17, Imm: 93}),
-		interp.Encode(interp.Inst{Op: interp.OpECALL}))
+	return append(words, rvtest.Encode(interp.Inst{Op: interp.OpADDI, Rd: 17, Imm: 93}),
+		rvtest.Encode(interp.Inst{Op: interp.OpECALL}))
 }
 
 // scratchReg returns r, or another register if r is one of the base
@@ -95,7 +96,7 @@ func idiom(rng *rand.Rand) []interp.Inst {
 	case 0: // a constant, then used
 		return append(lui(d, int64(int32(rng.Uint32()))), I{Op: interp.OpADD, Rd: s, Rs1: d, Rs2: t})
 	case 1: // a constant address, in or out of bounds
-		addr := []int64{interp.MakeELFData + int64(rng.IntN(dataSize)), interp.MakeELFData + 8, interp.MakeELFText, 8}[rng.IntN(4)]
+		addr := []int64{rvtest.MakeELFData + int64(rng.IntN(dataSize)), rvtest.MakeELFData + 8, rvtest.MakeELFText, 8}[rng.IntN(4)]
 		seq := lui(d, addr)
 		if rng.IntN(2) == 0 {
 			seq = append(seq, I{Op: stores[rng.IntN(4)], Rs1: d, Rs2: s, Imm: off()})
@@ -147,11 +148,11 @@ func randomState(rng *rand.Rand, x *[32]uint64, n int, wild bool) {
 			x[i] = rng.Uint64() >> (rng.IntN(4) * 16)
 		}
 	}
-	x[regBase] = interp.MakeELFData + 2048 + uint64(rng.IntN(64))
-	x[regBase2] = []uint64{interp.MakeELFData + 4096, stackData}[rng.IntN(2)] + uint64(rng.IntN(64))
-	x[regJump] = interp.MakeELFText + 4*uint64(n)
+	x[regBase] = rvtest.MakeELFData + 2048 + uint64(rng.IntN(64))
+	x[regBase2] = []uint64{rvtest.MakeELFData + 4096, stackData}[rng.IntN(2)] + uint64(rng.IntN(64))
+	x[regJump] = rvtest.MakeELFText + 4*uint64(n)
 	if wild {
-		x[regBase2] = []uint64{0, 8, interp.MakeELFText, 1 << 40, ^uint64(0), guardGap, guardGap + 1<<20 - 8, stackData - 4096}[rng.IntN(8)]
+		x[regBase2] = []uint64{0, 8, rvtest.MakeELFText, 1 << 40, ^uint64(0), guardGap, guardGap + 1<<20 - 8, stackData - 4096}[rng.IntN(8)]
 		x[regJump] += []uint64{0, 4, 2}[rng.IntN(3)]
 	}
 }
@@ -267,13 +268,13 @@ func checkRandomTrace(t *testing.T, cache *codecache.Cache, rng *rand.Rand, opts
 	n := 1 + rng.IntN(60)
 	words := randomProgram(rng, n)
 	data := randomData(rng)
-	img := interp.MakeELF(words, data, dataSize)
+	img := rvtest.MakeELF(words, data, dataSize)
 
 	// Machines are closed per program: a test makes thousands of them.
 	rec := loadSmall(t, img)
 	defer rec.Close()
 	randomState(rng, &rec.CPU.X, n, false)
-	rec.CPU.PC = interp.MakeELFText
+	rec.CPU.PC = rvtest.MakeELFText
 	trace, _, err := net.Record(rec, 1000, func(uint64) bool { return false })
 	if err != nil {
 		// A constant address out of bounds faults in every state: such a
@@ -299,7 +300,7 @@ func checkRandomTrace(t *testing.T, cache *codecache.Cache, rng *rand.Rand, opts
 	st := new(fragment.State)
 	native.UseCPU(&st.CPU)
 	randomState(rng, &st.CPU.X, n, rng.IntN(4) == 0)
-	st.CPU.PC = interp.MakeELFText
+	st.CPU.PC = rvtest.MakeELFText
 	*ref.CPU = st.CPU
 
 	st.Budget = 1 << 40
@@ -325,7 +326,7 @@ func checkRandomTrace(t *testing.T, cache *codecache.Cache, rng *rand.Rand, opts
 			t.Fatalf("%s: x%d native %#x interpreter %#x after %d instructions\n%s", what, r, st.CPU.X[r], ref.CPU.X[r], retired, dump(trace))
 		}
 	}
-	if !bytes.Equal(native.Mem.Bytes(interp.MakeELFData, 2*dataSize), ref.Mem.Bytes(interp.MakeELFData, 2*dataSize)) {
+	if !bytes.Equal(native.Mem.Bytes(rvtest.MakeELFData, 2*dataSize), ref.Mem.Bytes(rvtest.MakeELFData, 2*dataSize)) {
 		t.Fatalf("%s: data memory differs\n%s", what, dump(trace))
 	}
 	if !bytes.Equal(native.Mem.Bytes(stackData-4096, 8192), ref.Mem.Bytes(stackData-4096, 8192)) {

@@ -6,6 +6,7 @@ import (
 	"rvdyn/codecache"
 	"rvdyn/fragment"
 	"rvdyn/fragment/amd64"
+	"rvdyn/internal/rvtest"
 	"rvdyn/interp"
 	"rvdyn/net"
 )
@@ -17,14 +18,14 @@ import (
 // with the target in PC). No target, 0 included, may select an empty
 // slot's entry address.
 func TestIndirectLookupMisses(t *testing.T) {
-	const T = interp.MakeELFText
-	enc := interp.Encode
+	const T = rvtest.MakeELFText
+	enc := rvtest.Encode
 	words := []uint32{
 		enc(interp.Inst{Op: interp.OpADDI, Rd: 10, Rs1: 10, Imm: 1}), // T:   a0++
 		enc(interp.Inst{Op: interp.OpJALR, Rd: 0, Rs1: 8}),           // T+4: jr s0
 		enc(interp.Inst{Op: interp.OpECALL}),                         // T+8
 	}
-	img := interp.MakeELF(words, nil, 4096)
+	img := rvtest.MakeELF(words, nil, 4096)
 	for _, noIBL := range []bool{false, true} {
 		rec := load(t, img)
 		rec.CPU.X[8] = T + 8

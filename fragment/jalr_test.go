@@ -5,6 +5,7 @@ import (
 
 	"rvdyn/codecache"
 	"rvdyn/fragment"
+	"rvdyn/internal/rvtest"
 	"rvdyn/interp"
 	"rvdyn/net"
 )
@@ -13,8 +14,8 @@ import (
 // and replays with the register pointing elsewhere: the fragment must
 // leave to the interpreter at the jalr, without writing its link register.
 func TestIndirectJumpCheck(t *testing.T) {
-	const T = interp.MakeELFText
-	enc := interp.Encode
+	const T = rvtest.MakeELFText
+	enc := rvtest.Encode
 	words := []uint32{
 		enc(interp.Inst{Op: interp.OpADDI, Rd: 10, Rs1: 10, Imm: 1}), // 0x00
 		enc(interp.Inst{Op: interp.OpJALR, Rd: 1, Rs1: 8, Imm: 0}),   // 0x04: jump through s0
@@ -22,7 +23,7 @@ func TestIndirectJumpCheck(t *testing.T) {
 		enc(interp.Inst{Op: interp.OpADDI, Rd: 12, Rs1: 12, Imm: 1}), // 0x0c
 		enc(interp.Inst{Op: interp.OpECALL}),                         // 0x10
 	}
-	img := interp.MakeELF(words, nil, 4096)
+	img := rvtest.MakeELF(words, nil, 4096)
 	rec := load(t, img)
 	rec.CPU.X[8] = T + 0x0c
 	trace, _, err := net.Record(rec, 100, func(uint64) bool { return false })

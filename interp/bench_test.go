@@ -1,18 +1,18 @@
 package interp
 
 import (
-	"os"
-	"path/filepath"
 	"testing"
+
+	"rvdyn/bench/corpus"
 )
 
 // BenchmarkInterpreter measures the fast interpreter loop on the loop-heavy
 // guests at their small sizes, reporting guest instructions per second.
 func BenchmarkInterpreter(b *testing.B) {
 	for _, g := range []struct{ name, size string }{{"sieve", "3000000"}, {"matmul", "200"}, {"crc32", "1024"}, {"sha256", "384"}} {
-		img, err := os.ReadFile(filepath.Join("..", "bench", "guests", g.name+".elf"))
+		img, err := corpus.ELF(g.name)
 		if err != nil {
-			b.Skip(err)
+			b.Fatal(err)
 		}
 		b.Run(g.name, func(b *testing.B) {
 			var insts uint64
@@ -38,7 +38,7 @@ func BenchmarkInterpreter(b *testing.B) {
 // checks on each taken transfer shows against BenchmarkInterpreter.
 func BenchmarkInterpreterDispatch(b *testing.B) {
 	for _, g := range []struct{ name, size string }{{"sieve", "3000000"}, {"matmul", "200"}, {"crc32", "1024"}, {"sha256", "384"}} {
-		img, err := os.ReadFile(filepath.Join("..", "bench", "guests", g.name+".elf"))
+		img, err := corpus.ELF(g.name)
 		if err != nil {
 			b.Skip(err)
 		}

@@ -1,13 +1,16 @@
-package interp
+package interp_test
 
 import (
 	"bytes"
 	"errors"
 	"testing"
+
+	"rvdyn/internal/rvtest"
+	"rvdyn/interp"
 )
 
 func TestLoadRejects(t *testing.T) {
-	good := MakeELF([]uint32{Encode(Inst{Op: OpECALL})}, nil, 4096)
+	good := rvtest.MakeELF([]uint32{rvtest.Encode(interp.Inst{Op: interp.OpECALL})}, nil, 4096)
 	patch := func(off int, b ...byte) []byte {
 		img := bytes.Clone(good)
 		copy(img[off:], b)
@@ -31,8 +34,8 @@ func TestLoadRejects(t *testing.T) {
 		{"writable below the text", patch(64+56+16, 0, 0x80, 0), "writable segment below or inside the read-only program text"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			m, err := Load(tc.img, Config{})
-			var le *LoadError
+			m, err := interp.Load(tc.img, interp.Config{})
+			var le *interp.LoadError
 			if err == nil {
 				m.Close()
 				t.Fatal("loaded")
@@ -45,8 +48,8 @@ func TestLoadRejects(t *testing.T) {
 }
 
 func TestStackLayout(t *testing.T) {
-	m, err := Load(MakeELF([]uint32{Encode(Inst{Op: OpECALL})}, nil, 4096),
-		Config{Args: []string{"prog", "arg1"}, Env: []string{"A=B"}})
+	m, err := interp.Load(rvtest.MakeELF([]uint32{rvtest.Encode(interp.Inst{Op: interp.OpECALL})}, nil, 4096),
+		interp.Config{Args: []string{"prog", "arg1"}, Env: []string{"A=B"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -67,16 +70,16 @@ func TestStackLayout(t *testing.T) {
 	for i := uint64(6); word(i) != 0; i += 2 {
 		aux[word(i)] = word(i + 1)
 	}
-	if aux[atPagesz] != 4096 || aux[atEntry] != MakeELFText || aux[atRandom] == 0 || aux[atPhnum] != 2 {
+	if aux[interp.AtPagesz] != 4096 || aux[interp.AtEntry] != rvtest.MakeELFText || aux[interp.AtRandom] == 0 || aux[interp.AtPhnum] != 2 {
 		t.Errorf("auxv %v", aux)
 	}
 }
 
 func FuzzLoad(f *testing.F) {
-	f.Add(MakeELF([]uint32{Encode(Inst{Op: OpADDI, Rd: 17, Imm: 93}), Encode(Inst{Op: OpECALL})}, nil, 4096))
-	f.Add(MakeELF([]uint32{0xffffffff}, []byte{1, 2, 3}, 100))
+	f.Add(rvtest.MakeELF([]uint32{rvtest.Encode(interp.Inst{Op: interp.OpADDI, Rd: 17, Imm: 93}), rvtest.Encode(interp.Inst{Op: interp.OpECALL})}, nil, 4096))
+	f.Add(rvtest.MakeELF([]uint32{0xffffffff}, []byte{1, 2, 3}, 100))
 	f.Fuzz(func(t *testing.T, img []byte) {
-		m, err := Load(img, Config{MemSize: 1 << 24})
+		m, err := interp.Load(img, interp.Config{MemSize: 1 << 24})
 		if err != nil {
 			return
 		}

@@ -1,16 +1,19 @@
-package interp
+package interp_test
 
 import (
 	"encoding/binary"
 	"runtime"
 	"testing"
 	"time"
+
+	"rvdyn/internal/rvtest"
+	"rvdyn/interp"
 )
 
 // hugeText returns a one-segment image whose text claims memsz bytes of
 // memory but holds two instructions in the file: "li a7,93; ecall".
 func hugeText(memsz uint64) []byte {
-	img := MakeELF([]uint32{Encode(Inst{Op: OpADDI, Rd: 17, Imm: 93}), Encode(Inst{Op: OpECALL})}, nil, 0)
+	img := rvtest.MakeELF([]uint32{rvtest.Encode(interp.Inst{Op: interp.OpADDI, Rd: 17, Imm: 93}), rvtest.Encode(interp.Inst{Op: interp.OpECALL})}, nil, 0)
 	binary.LittleEndian.PutUint16(img[56:], 1)        // one program header: the text
 	binary.LittleEndian.PutUint64(img[64+40:], memsz) // its memsz
 	return img
@@ -23,7 +26,7 @@ func TestHugeTextIsCheap(t *testing.T) {
 		var before, after runtime.MemStats
 		runtime.ReadMemStats(&before)
 		start := time.Now()
-		m, err := Load(hugeText(memsz), Config{})
+		m, err := interp.Load(hugeText(memsz), interp.Config{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -45,11 +48,11 @@ func TestHugeTextIsCheap(t *testing.T) {
 func TestZeroPaddingIsIllegal(t *testing.T) {
 	for _, tc := range []struct {
 		target int64
-		kind   FaultKind
-	}{{8, FaultIllegal}, {4092, FaultIllegal}, {4096, FaultFetch}} {
-		img := MakeELF([]uint32{Encode(Inst{Op: OpJAL, Imm: tc.target}), Encode(Inst{Op: OpECALL})}, nil, 4096)
+		kind   interp.FaultKind
+	}{{8, interp.FaultIllegal}, {4092, interp.FaultIllegal}, {4096, interp.FaultFetch}} {
+		img := rvtest.MakeELF([]uint32{rvtest.Encode(interp.Inst{Op: interp.OpJAL, Imm: tc.target}), rvtest.Encode(interp.Inst{Op: interp.OpECALL})}, nil, 4096)
 		for _, step := range []bool{false, true} {
-			m, err := Load(img, Config{})
+			m, err := interp.Load(img, interp.Config{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -59,8 +62,8 @@ func TestZeroPaddingIsIllegal(t *testing.T) {
 			} else {
 				err = m.Run(10)
 			}
-			f, ok := err.(*Fault)
-			if !ok || f.Kind != tc.kind || f.PC != MakeELFText+uint64(tc.target) {
+			f, ok := err.(*interp.Fault)
+			if !ok || f.Kind != tc.kind || f.PC != rvtest.MakeELFText+uint64(tc.target) {
 				t.Errorf("jump to text+%d (step %v): %v, want %v", tc.target, step, err, tc.kind)
 			}
 			m.Close()

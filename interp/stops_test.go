@@ -1,11 +1,14 @@
 // Tests of the stop set: a program with a backward branch, a fence.i and a marked entry -> the stops each StopSet asks for, in both interpreter loops.
 
-package interp
+package interp_test
 
 import (
 	"fmt"
 	"slices"
 	"testing"
+
+	"rvdyn/internal/rvtest"
+	"rvdyn/interp"
 )
 
 // stopsProgram runs the body twice:
@@ -19,44 +22,44 @@ import (
 //	0x18 addi a7,zero,93
 //	0x1c ecall             exit(a0 = 0)
 func stopsProgram() []byte {
-	return MakeELF([]uint32{
-		Encode(Inst{Op: OpADDI, Rd: 10, Imm: 2}),
-		Encode(Inst{Op: OpFENCEI}),
-		Encode(Inst{Op: OpJAL, Imm: 8}),
-		Encode(Inst{Op: OpEBREAK}),
-		Encode(Inst{Op: OpADDI, Rd: 10, Rs1: 10, Imm: -1}),
-		Encode(Inst{Op: OpBNE, Rs1: 10, Imm: -16}),
-		Encode(Inst{Op: OpADDI, Rd: 17, Imm: 93}),
-		Encode(Inst{Op: OpECALL}),
+	return rvtest.MakeELF([]uint32{
+		rvtest.Encode(interp.Inst{Op: interp.OpADDI, Rd: 10, Imm: 2}),
+		rvtest.Encode(interp.Inst{Op: interp.OpFENCEI}),
+		rvtest.Encode(interp.Inst{Op: interp.OpJAL, Imm: 8}),
+		rvtest.Encode(interp.Inst{Op: interp.OpEBREAK}),
+		rvtest.Encode(interp.Inst{Op: interp.OpADDI, Rd: 10, Rs1: 10, Imm: -1}),
+		rvtest.Encode(interp.Inst{Op: interp.OpBNE, Rs1: 10, Imm: -16}),
+		rvtest.Encode(interp.Inst{Op: interp.OpADDI, Rd: 17, Imm: 93}),
+		rvtest.Encode(interp.Inst{Op: interp.OpECALL}),
 	}, nil, 4096)
 }
 
 type stopAt struct {
-	stop    Stop
+	stop    interp.Stop
 	pc      uint64
 	retired uint64
 }
 
 func TestStopSet(t *testing.T) {
-	const T = MakeELFText
+	const T = rvtest.MakeELFText
 	all := []stopAt{
-		{StopFenceI, T + 8, 2}, {StopMarked, T + 0x10, 3}, {StopBackward, T + 4, 5},
-		{StopFenceI, T + 8, 6}, {StopMarked, T + 0x10, 7}, {StopExit, T + 0x20, 11},
+		{interp.StopFenceI, T + 8, 2}, {interp.StopMarked, T + 0x10, 3}, {interp.StopBackward, T + 4, 5},
+		{interp.StopFenceI, T + 8, 6}, {interp.StopMarked, T + 0x10, 7}, {interp.StopExit, T + 0x20, 11},
 	}
-	want := func(s StopSet, quiet bool) []stopAt {
+	want := func(s interp.StopSet, quiet bool) []stopAt {
 		var w []stopAt
 		for _, a := range all {
 			switch a.stop {
-			case StopFenceI:
-				if s&StopOnFenceI == 0 {
+			case interp.StopFenceI:
+				if s&interp.StopOnFenceI == 0 {
 					continue
 				}
-			case StopMarked:
-				if s&StopOnMarked == 0 {
+			case interp.StopMarked:
+				if s&interp.StopOnMarked == 0 {
 					continue
 				}
-			case StopBackward:
-				if s&StopOnBackward == 0 || quiet {
+			case interp.StopBackward:
+				if s&interp.StopOnBackward == 0 || quiet {
 					continue
 				}
 			}
@@ -64,11 +67,11 @@ func TestStopSet(t *testing.T) {
 		}
 		return w
 	}
-	for s := StopSet(0); s <= StopOnBackward|StopOnMarked|StopOnFenceI; s++ {
+	for s := interp.StopSet(0); s <= interp.StopOnBackward|interp.StopOnMarked|interp.StopOnFenceI; s++ {
 		for _, hooked := range []bool{false, true} {
 			for _, quiet := range []bool{false, true} {
 				t.Run(fmt.Sprintf("set %03b hooked %v quiet %v", s, hooked, quiet), func(t *testing.T) {
-					m, err := Load(stopsProgram(), Config{})
+					m, err := interp.Load(stopsProgram(), interp.Config{})
 					if err != nil {
 						t.Fatal(err)
 					}
@@ -78,7 +81,7 @@ func TestStopSet(t *testing.T) {
 						m.Quiet(T + 4)
 					}
 					if hooked {
-						m.SetHook(MaskOf(ClassBranch, ClassJump), HookFunc(func(*Event) {}))
+						m.SetHook(interp.MaskOf(interp.ClassBranch, interp.ClassJump), interp.HookFunc(func(*interp.Event) {}))
 					}
 					var got []stopAt
 					for !m.Exited() && len(got) < 20 {
@@ -102,7 +105,7 @@ func TestBackward(t *testing.T) {
 		pc, target uint64
 		want       bool
 	}{{0x100, 0x100, true}, {0x100, 0xfc, true}, {0x100, 0x104, false}, {0, 0, true}} {
-		if got := Backward(tc.pc, tc.target); got != tc.want {
+		if got := interp.Backward(tc.pc, tc.target); got != tc.want {
 			t.Errorf("Backward(%#x, %#x) = %v", tc.pc, tc.target, got)
 		}
 	}

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"testing"
 
+	"rvdyn/internal/rvtest"
 	"rvdyn/interp"
 )
 
@@ -110,10 +111,10 @@ func TestStopsFollowHeadRule(t *testing.T) {
 // budget shorter than the trace drops it, and a head whose trace ends at
 // a system instruction too soon is given up and made quiet.
 func TestSelectorRecord(t *testing.T) {
-	const T = interp.MakeELFText
+	const T = rvtest.MakeELFText
 	never := func(uint64) bool { return false }
 	load := func(pc, a1 uint64) *interp.Machine {
-		m, err := interp.Load(interp.MakeELF(program(), nil, 4096), interp.Config{})
+		m, err := interp.Load(rvtest.MakeELF(program(), nil, 4096), interp.Config{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -163,7 +164,7 @@ func TestSelectorRecord(t *testing.T) {
 //	0x10 addi a2,a2,1      callee
 //	0x14 jalr zero,0(ra)   return (forward... to 0x08, a backward jump)
 func program() []uint32 {
-	e := interp.Encode
+	e := rvtest.Encode
 	type I = interp.Inst
 	return []uint32{
 		e(I{Op: interp.OpADDI, Rd: 10, Rs1: 10, Imm: 1}),
@@ -176,7 +177,7 @@ func program() []uint32 {
 }
 
 func TestRecordEnds(t *testing.T) {
-	const T = interp.MakeELFText
+	const T = rvtest.MakeELFText
 	for _, tc := range []struct {
 		name   string
 		start  uint64
@@ -195,7 +196,7 @@ func TestRecordEnds(t *testing.T) {
 		{"empty at ecall", T + 0xc, 0, 100, nil, EndStop, 0, T + 0xc},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			m, err := interp.Load(interp.MakeELF(program(), nil, 4096), interp.Config{})
+			m, err := interp.Load(rvtest.MakeELF(program(), nil, 4096), interp.Config{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -222,16 +223,16 @@ func TestRecordEnds(t *testing.T) {
 func TestRecordCycle(t *testing.T) {
 	// jal forward to a jal that jumps back exactly to the head: the
 	// second jump is backward, so use a head reached by a forward jump.
-	e := interp.Encode
+	e := rvtest.Encode
 	type I = interp.Inst
-	const T = interp.MakeELFText
+	const T = rvtest.MakeELFText
 	words := []uint32{
 		e(I{Op: interp.OpJAL, Imm: 8}),                   // 0x00: j 0x08
 		e(I{Op: interp.OpECALL}),                         // 0x04
 		e(I{Op: interp.OpADDI, Rd: 10, Rs1: 10, Imm: 1}), // 0x08: head
 		e(I{Op: interp.OpJAL, Imm: -4}),                  // 0x0c: j 0x08 (backward to the head)
 	}
-	m, err := interp.Load(interp.MakeELF(words, nil, 4096), interp.Config{})
+	m, err := interp.Load(rvtest.MakeELF(words, nil, 4096), interp.Config{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -244,8 +245,8 @@ func TestRecordCycle(t *testing.T) {
 }
 
 func TestRecordFault(t *testing.T) {
-	e := interp.Encode
-	m, err := interp.Load(interp.MakeELF([]uint32{e(interp.Inst{Op: interp.OpLD, Rd: 10})}, nil, 4096), interp.Config{})
+	e := rvtest.Encode
+	m, err := interp.Load(rvtest.MakeELF([]uint32{e(interp.Inst{Op: interp.OpLD, Rd: 10})}, nil, 4096), interp.Config{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"testing"
 
+	"rvdyn/internal/rvtest"
 	"rvdyn/interp"
 )
 
@@ -71,9 +72,9 @@ func callProgram() []I {
 func assemble(prog []I) []byte {
 	words := make([]uint32, len(prog))
 	for i, in := range prog {
-		words[i] = interp.Encode(in)
+		words[i] = rvtest.Encode(in)
 	}
-	return interp.MakeELF(words, nil, 4096)
+	return rvtest.MakeELF(words, nil, 4096)
 }
 
 // profileProgram runs prog to exit with an order-keeping Profiler.
@@ -94,7 +95,7 @@ func profileProgram(t *testing.T, prog []I) *Profile {
 }
 
 func TestProfilerPaths(t *testing.T) {
-	const T = interp.MakeELFText
+	const T = rvtest.MakeELFText
 	for _, tc := range []struct {
 		name  string
 		prog  []I

@@ -7,7 +7,7 @@ import (
 	"slices"
 	"testing"
 
-	"rvdyn/bench"
+	"rvdyn/bench/corpus"
 	"rvdyn/interp"
 	"rvdyn/net"
 )
@@ -51,11 +51,11 @@ func (b both) Event(e *interp.Event) { b[0].Event(e); b[1].Event(e) }
 func TestSignaturesAreExact(t *testing.T) {
 	for _, g := range []string{"bytecode", "strings"} {
 		t.Run(g, func(t *testing.T) {
-			image, err := bench.GuestELF(g)
+			image, err := corpus.ELF(g)
 			if err != nil {
 				t.Fatal(err)
 			}
-			m, err := interp.Load(image, interp.Config{Args: append([]string{g}, bench.SmallArgs()[g]...)})
+			m, err := interp.Load(image, interp.Config{Args: corpus.Args(g, corpus.Small)})
 			if err != nil {
 				t.Fatal(err)
 			}

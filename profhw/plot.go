@@ -4,18 +4,14 @@ package profhw
 
 import (
 	"fmt"
-	"io"
-	"os"
-	"path/filepath"
-	"strings"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/plotutil"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
-	"gonum.org/v1/plot/vg/vgimg"
-	"gonum.org/v1/plot/vg/vgsvg"
+
+	"rvdyn/internal/figure"
 )
 
 // PlotExperiment draws res to path, as SVG or PNG by the file extension
@@ -204,50 +200,11 @@ func PlotMonteCarlo(rows []MCRow, path string) error {
 	return saveGrid([][]*plot.Plot{{p}}, path)
 }
 
-// saveGrid draws a grid of plots onto one canvas and writes it.
+// saveGrid draws a grid of plots onto one canvas (5 by 4 inches a tile)
+// and writes it to path (.svg or .png).
 func saveGrid(grid [][]*plot.Plot, path string) error {
-	cols := 0
-	for _, row := range grid {
-		cols = max(cols, len(row))
-	}
-	w, h := vg.Length(cols)*5*vg.Inch, vg.Length(len(grid))*4*vg.Inch
-	var c interface {
-		vg.CanvasSizer
-		io.WriterTo
-	}
-	switch strings.ToLower(filepath.Ext(path)) {
-	case ".svg":
-		c = vgsvg.New(w, h)
-	case ".png":
-		c = vgimg.PngCanvas{Canvas: vgimg.New(w, h)}
-	default:
-		return fmt.Errorf("profhw: plot file %q: want a .svg or .png name", path)
-	}
-	padded := make([][]*plot.Plot, len(grid))
-	for j, row := range grid {
-		padded[j] = make([]*plot.Plot, cols)
-		copy(padded[j], row)
-	}
-	tiles := draw.Tiles{Rows: len(grid), Cols: cols,
-		PadX: vg.Millimeter * 4, PadY: vg.Millimeter * 4,
-		PadTop: vg.Millimeter * 2, PadBottom: vg.Millimeter * 2,
-		PadLeft: vg.Millimeter * 2, PadRight: vg.Millimeter * 2}
-	dc := draw.New(c)
-	canvases := plot.Align(padded, tiles, dc)
-	for j := range padded {
-		for i, p := range padded[j] {
-			if p != nil {
-				p.Draw(canvases[j][i])
-			}
-		}
-	}
-	f, err := os.Create(path)
-	if err != nil {
+	if err := (figure.Grid{Plots: grid}).Save(path); err != nil {
 		return fmt.Errorf("profhw: %w", err)
 	}
-	if _, err := c.WriteTo(f); err != nil {
-		f.Close()
-		return fmt.Errorf("profhw: writing %s: %w", path, err)
-	}
-	return f.Close()
+	return nil
 }

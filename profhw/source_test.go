@@ -5,10 +5,10 @@ package profhw
 import (
 	"bytes"
 	"errors"
-	"os"
-	"path/filepath"
 	"testing"
 
+	"rvdyn/bench/corpus"
+	"rvdyn/internal/rvtest"
 	"rvdyn/interp"
 )
 
@@ -26,7 +26,7 @@ import (
 //	0x10024  jalr zero, 0(ra)      ; f: return
 func loopProgram() []byte {
 	I := func(op interp.Op, rd, rs1, rs2 uint8, imm int64) uint32 {
-		return interp.Encode(interp.Inst{Op: op, Rd: rd, Rs1: rs1, Rs2: rs2, Imm: imm})
+		return rvtest.Encode(interp.Inst{Op: op, Rd: rd, Rs1: rs1, Rs2: rs2, Imm: imm})
 	}
 	text := []uint32{
 		I(interp.OpADDI, 10, 0, 0, 5),
@@ -41,7 +41,7 @@ func loopProgram() []byte {
 		I(interp.OpJALR, 0, 1, 0, 0),
 	}
 	data := []byte{42, 0, 0, 0, 0, 0, 0, 0}
-	return interp.MakeELF(text, data, 4096)
+	return rvtest.MakeELF(text, data, 4096)
 }
 
 func TestGuestSourceSelectsTuples(t *testing.T) {
@@ -112,9 +112,9 @@ func TestGuestSourceLimitAndErrors(t *testing.T) {
 // TestGuestStreamReplaysExactly records a real guest's stream and checks
 // that an experiment on the replay gives the same rows.
 func TestGuestStreamReplaysExactly(t *testing.T) {
-	image, err := os.ReadFile(filepath.Join("..", "bench", "guests", "qsort.elf"))
+	image, err := corpus.ELF("qsort")
 	if err != nil {
-		t.Skip("bench/guests/qsort.elf not built")
+		t.Fatal(err)
 	}
 	g := &GuestSource{Image: image, Args: []string{"qsort", "200"}, Kinds: KindSet(0).With(KindValue).With(KindEdge)}
 	cfgs, _ := ParseConfigs("R64;H[P64]256;tag2-64-256;multihash:tables=2,entries=256,interval=5000")

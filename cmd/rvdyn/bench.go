@@ -7,11 +7,11 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"strconv"
 	"strings"
 
 	"rvdyn"
 	"rvdyn/bench"
+	"rvdyn/bench/corpus"
 )
 
 func benchCmd(args []string, stdout, stderr io.Writer) int {
@@ -29,7 +29,7 @@ func benchCmd(args []string, stdout, stderr io.Writer) int {
 	quiet := fs.Bool("q", false, "no progress lines")
 	from := fs.String("from", "", "do not run anything: print the tables (and --plot) of a report saved with --json")
 	fs.Usage = func() {
-		fmt.Fprintf(stderr, "usage: rvdyn bench [flags]\n\nRuns every guest in bench/guests under each mode, several interleaved runs, and\nprints medians and ratios: speedup = interp time / dynamo time; dyn/qemu and\ndyn/native are time ratios (below 1: dynamo is faster).\n\nflags:\n")
+		fmt.Fprintf(stderr, "usage: rvdyn bench [flags]\n\nRuns every guest in bench/corpus under each mode, several interleaved runs, and\nprints medians and ratios: speedup = interp time / dynamo time; dyn/qemu and\ndyn/native are time ratios (below 1: dynamo is faster).\n\nflags:\n")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
@@ -39,7 +39,7 @@ func benchCmd(args []string, stdout, stderr io.Writer) int {
 		return exitUsage
 	}
 	if *list {
-		for _, g := range bench.Guests() {
+		for _, g := range corpus.Names() {
 			fmt.Fprintln(stdout, g)
 		}
 		return 0
@@ -48,14 +48,11 @@ func benchCmd(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "rvdyn bench: unexpected argument %q\n", fs.Arg(0))
 		return exitUsage
 	}
-	cfg := bench.Config{Runs: *runs, Small: *small, Guests: split(*guestList), Modes: split(*modes), Ablation: *ablation}
-	for _, d := range split(*delays) {
-		n, err := strconv.Atoi(d)
-		if err != nil || n < 0 {
-			fmt.Fprintf(stderr, "rvdyn bench: bad delay %q\n", d)
-			return exitUsage
-		}
-		cfg.Delays = append(cfg.Delays, n)
+	cfg := bench.Config{Runs: *runs, Small: *small, Guests: splitList(*guestList, ","), Modes: splitList(*modes, ","), Ablation: *ablation}
+	var err error
+	if cfg.Delays, err = parseInts(*delays, 0); err != nil {
+		fmt.Fprintf(stderr, "rvdyn bench: --delays: %v\n", err)
+		return exitUsage
 	}
 	if len(cfg.Delays) > 1 && len(cfg.Modes) == 0 {
 		cfg.Modes = []string{bench.ModeInterp, bench.ModeDynamo}
@@ -65,7 +62,6 @@ func benchCmd(args []string, stdout, stderr io.Writer) int {
 		log = nil
 	}
 	var rep *bench.Report
-	var err error
 	if *from != "" {
 		rep, err = bench.ReadJSON(*from)
 	} else {
@@ -97,14 +93,4 @@ func benchCmd(args []string, stdout, stderr io.Writer) int {
 		}
 	}
 	return 0
-}
-
-func split(s string) []string {
-	var out []string
-	for _, f := range strings.Split(s, ",") {
-		if f = strings.TrimSpace(f); f != "" {
-			out = append(out, f)
-		}
-	}
-	return out
 }

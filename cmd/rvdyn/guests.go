@@ -4,11 +4,12 @@ package main
 
 import (
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
-	"strings"
 
-	"rvdyn/bench"
+	"rvdyn/bench/corpus"
+	"rvdyn/interp"
 )
 
 // A guestRun is one program to run: a display name, its ELF image, argv.
@@ -19,39 +20,65 @@ type guestRun struct {
 }
 
 // selectGuests returns the programs a command was asked to run: the ELF
-// file and arguments given on the command line (files), or the embedded
-// guests named in list ("all" for every one, "" for the default guest),
-// with their small size argument when small is set. Giving both is an
-// error.
-func selectGuests(files []string, list string, small bool) ([]guestRun, error) {
+// file and arguments given on the command line (files; read by
+// readProgram, which memSize bounds, 0 meaning the default address
+// space), or the embedded guests named in list (comma-separated, "all"
+// for every one, "" for the default guest), at their small size when
+// small is set. Giving both is an error.
+func selectGuests(files []string, list string, small bool, memSize uint64) ([]guestRun, error) {
 	switch {
 	case len(files) > 0 && list != "":
 		return nil, fmt.Errorf("give either a program file or --guest, not both")
 	case len(files) > 0:
-		image, err := os.ReadFile(files[0])
+		image, err := readProgram(files[0], memSize)
 		if err != nil {
 			return nil, err
 		}
 		return []guestRun{{filepath.Base(files[0]), image, files}}, nil
 	}
-	names := []string{bench.DefaultGuest}
+	names := []string{corpus.Default}
 	if list == "all" {
-		names = bench.Guests()
+		names = corpus.Names()
 	} else if list != "" {
-		names = strings.Split(list, ",")
+		names = splitList(list, ",")
 	}
-	smallArgs := bench.SmallArgs()
+	size := corpus.Full
+	if small {
+		size = corpus.Small
+	}
 	var runs []guestRun
 	for _, name := range names {
-		image, err := bench.GuestELF(name)
+		image, err := corpus.ELF(name)
 		if err != nil {
-			return nil, fmt.Errorf("no embedded guest %q (have %v)", name, bench.Guests())
+			return nil, err
 		}
-		args := []string{name}
-		if small {
-			args = append(args, smallArgs[name]...)
-		}
-		runs = append(runs, guestRun{name, image, args})
+		runs = append(runs, guestRun{name, image, corpus.Args(name, size)})
 	}
 	return runs, nil
+}
+
+// readProgram reads a program file. It refuses what is not a regular file
+// (a device such as /dev/zero, a pipe, a directory: reading those need not
+// end) and a file larger than the guest address space (memSize bytes, 0
+// for interp.DefaultMemSize), which could not be loaded anyway, so a file
+// costs rvdyn at most its size to read.
+func readProgram(path string, memSize uint64) ([]byte, error) {
+	if memSize == 0 {
+		memSize = interp.DefaultMemSize
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	switch {
+	case err != nil:
+		return nil, err
+	case !fi.Mode().IsRegular():
+		return nil, fmt.Errorf("%s: not a regular file", path)
+	case uint64(fi.Size()) > memSize:
+		return nil, fmt.Errorf("%s: %d bytes, larger than the guest address space (--mem-size %d)", path, fi.Size(), memSize)
+	}
+	return io.ReadAll(io.LimitReader(f, int64(memSize)+1))
 }

@@ -13,6 +13,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+
+	"rvdyn/bench/corpus"
 )
 
 const usage = `rvdyn: a dynamic binary optimizer for RISC-V RV64IM programs
@@ -33,7 +35,7 @@ func main() {
 
 func realMain(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if len(args) == 0 {
-		fmt.Fprintf(stderr, usage, defaultGuest)
+		fmt.Fprintf(stderr, usage, corpus.Default)
 		return 2
 	}
 	switch args[0] {
@@ -46,7 +48,7 @@ func realMain(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	case "predict":
 		return predictCmd(args[1:], stdout, stderr)
 	case "help", "-h", "--help", "-help":
-		fmt.Fprintf(stdout, usage, defaultGuest)
+		fmt.Fprintf(stdout, usage, corpus.Default)
 		return 0
 	}
 	fmt.Fprintf(stderr, "rvdyn: unknown command %q (want run, bench, profile, predict or help)\n", args[0])

@@ -8,20 +8,12 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 
-	"gonum.org/v1/plot"
-	"gonum.org/v1/plot/plotter"
-	"gonum.org/v1/plot/plotutil"
-	"gonum.org/v1/plot/vg"
-	"gonum.org/v1/plot/vg/draw"
-	"gonum.org/v1/plot/vg/vgimg"
-	"gonum.org/v1/plot/vg/vgsvg"
-
 	"rvdyn/bench"
+	"rvdyn/bench/corpus"
+	"rvdyn/internal/figure"
 	"rvdyn/interp"
 	"rvdyn/net"
 )
@@ -55,7 +47,7 @@ func predictCmd(args []string, stdout, stderr io.Writer) int {
 	delayList := fs.String("delays", joinInts(net.DefaultDelays), "prediction delays tau to evaluate, comma-separated")
 	hotFlag := fs.String("hot", "0.1%", "hot threshold h: a path is hot if its frequency exceeds this share of all path executions")
 	guest := fs.String("guest", "", "run these embedded guests (comma-separated; 'all' for every one) instead of a file")
-	small := fs.Bool("small", false, "run embedded guests at their small size (bench/guests/sizes.txt) instead of the default")
+	small := fs.Bool("small", false, "run embedded guests at their small size (bench/corpus/sizes.txt) instead of the default")
 	jsonOut := fs.String("json", "", "write the results as a JSON list (one object per guest) to this file")
 	plotOut := fs.String("plot", "", "draw hit rate vs profiled flow (Figure 2) to this .svg or .png file")
 	maxInsts := fs.Uint64("max-instructions", 0, "stop each guest after this many instructions (0 = run to exit)")
@@ -63,7 +55,7 @@ func predictCmd(args []string, stdout, stderr io.Writer) int {
 	fs.Usage = func() {}
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
-			fmt.Fprintf(stderr, predictUsage, bench.DefaultGuest)
+			fmt.Fprintf(stderr, predictUsage, corpus.Default)
 			fs.PrintDefaults()
 			return 0
 		}
@@ -73,7 +65,10 @@ func predictCmd(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "rvdyn: predict: "+format+"\n", a...)
 		return exitUsage
 	}
-	delays, err := parseDelays(*delayList)
+	delays, err := parseInts(*delayList, 0)
+	if err == nil && len(delays) == 0 {
+		err = fmt.Errorf("no delays in %q", *delayList)
+	}
 	if err != nil {
 		return fail("--delays: %v", err)
 	}
@@ -81,11 +76,13 @@ func predictCmd(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return fail("--hot: %v", err)
 	}
-	if ext := strings.ToLower(filepath.Ext(*plotOut)); *plotOut != "" && ext != ".svg" && ext != ".png" {
-		return fail("--plot %s: want a .svg or .png file", *plotOut)
+	if *plotOut != "" {
+		if err := figure.CheckPath(*plotOut); err != nil {
+			return fail("--plot %v", err)
+		}
 	}
 
-	jobs, err := selectGuests(fs.Args(), *guest, *small)
+	jobs, err := selectGuests(fs.Args(), *guest, *small, 0)
 	if err != nil {
 		return fail("%v", err)
 	}
@@ -123,24 +120,11 @@ func predictCmd(args []string, stdout, stderr io.Writer) int {
 		}
 	}
 	if *plotOut != "" && len(as) > 0 {
-		if err := plotPredict(names, as, *plotOut); err != nil {
+		if err := bench.PlotPrediction(names, as, *plotOut); err != nil {
 			return fail("--plot: %v", err)
 		}
 	}
 	return status
-}
-
-// parseDelays parses a comma-separated list of delays >= 0.
-func parseDelays(s string) ([]int, error) {
-	var out []int
-	for _, f := range strings.Split(s, ",") {
-		n, err := strconv.Atoi(strings.TrimSpace(f))
-		if err != nil || n < 0 {
-			return nil, fmt.Errorf("bad delay %q in %q (want integers >= 0)", f, s)
-		}
-		out = append(out, n)
-	}
-	return out, nil
 }
 
 // parseShare parses "0.1%" (a percentage) or "0.001" (a fraction) into a
@@ -156,76 +140,4 @@ func parseShare(s string) (float64, error) {
 		return 0, fmt.Errorf("bad threshold %q (want e.g. 0.1%% or 0.001)", s)
 	}
 	return v * scale, nil
-}
-
-func joinInts(v []int) string {
-	s := make([]string, len(v))
-	for i, n := range v {
-		s[i] = strconv.Itoa(n)
-	}
-	return strings.Join(s, ",")
-}
-
-// plotPredict draws Figure 2's grid: hit rate against profiled flow, one
-// line per guest (points are the delays), path profile on top and NET
-// below; the right column zooms into the upper left 10% square.
-func plotPredict(names []string, as []*net.Analysis, path string) error {
-	grid := make([][]*plot.Plot, net.NumSchemes)
-	for s := range net.NumSchemes {
-		for zoom := range 2 {
-			p := plot.New()
-			p.Title.Text = fmt.Sprintf("%v prediction: hit rate", s)
-			p.X.Label.Text = "profiled flow (% of all path executions)"
-			p.Y.Label.Text = "hit rate (% of the hot flow)"
-			if zoom == 1 {
-				p.Title.Text += " (zoom into the upper left 10%)"
-			}
-			p.Legend.Top, p.Legend.Left = false, true
-			var lines []any
-			for i, a := range as {
-				pts := plotter.XYs{{X: 0, Y: 100}} // delay 0
-				for _, d := range a.Delays() {
-					r := a.Find(s, d)
-					pts = append(pts, plotter.XY{X: r.ProfiledFlow, Y: r.HitRate})
-				}
-				lines = append(lines, names[i], pts)
-			}
-			if err := plotutil.AddLinePoints(p, lines...); err != nil {
-				return err
-			}
-			// After Add, which widens the axes to the data.
-			p.X.Min, p.X.Max, p.Y.Min, p.Y.Max = 0, 100, 0, 100
-			if zoom == 1 {
-				p.X.Max, p.Y.Min = 10, 90
-			}
-			grid[s] = append(grid[s], p)
-		}
-	}
-	w, h := 11*vg.Inch, 8*vg.Inch
-	var c interface {
-		vg.CanvasSizer
-		io.WriterTo
-	}
-	if strings.ToLower(filepath.Ext(path)) == ".svg" {
-		c = vgsvg.New(w, h)
-	} else {
-		c = vgimg.PngCanvas{Canvas: vgimg.New(w, h)}
-	}
-	tiles := draw.Tiles{Rows: len(grid), Cols: 2, PadX: 6 * vg.Millimeter, PadY: 6 * vg.Millimeter,
-		PadTop: 2 * vg.Millimeter, PadBottom: 2 * vg.Millimeter, PadLeft: 2 * vg.Millimeter, PadRight: 2 * vg.Millimeter}
-	canvases := plot.Align(grid, tiles, draw.New(c))
-	for i := range grid {
-		for j, p := range grid[i] {
-			p.Draw(canvases[i][j])
-		}
-	}
-	f, err := os.Create(path)
-	if err != nil {
-		return err
-	}
-	if _, err := c.WriteTo(f); err != nil {
-		f.Close()
-		return err
-	}
-	return f.Close()
 }

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"rvdyn/internal/rvtest"
 	"rvdyn/interp"
 )
 
@@ -104,7 +105,7 @@ func TestPredictGuests(t *testing.T) {
 // TestPredictFile runs a hand-made program given as a file: a loop of 100
 // iterations is one hot path.
 func TestPredictFile(t *testing.T) {
-	e := interp.Encode
+	e := rvtest.Encode
 	prog := []uint32{
 		e(interp.Inst{Op: interp.OpADDI, Rd: 10, Imm: 100}),
 		e(interp.Inst{Op: interp.OpADDI, Rd: 10, Rs1: 10, Imm: -1}), // <- head
@@ -113,7 +114,7 @@ func TestPredictFile(t *testing.T) {
 		e(interp.Inst{Op: interp.OpECALL}),
 	}
 	path := filepath.Join(t.TempDir(), "loop.elf")
-	if err := os.WriteFile(path, interp.MakeELF(prog, nil, 4096), 0o644); err != nil {
+	if err := os.WriteFile(path, rvtest.MakeELF(prog, nil, 4096), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	code, out, stderr := runPredict(t, "--delays", "10", "--hot", "5%", path)

@@ -11,10 +11,9 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 
-	"rvdyn/bench"
+	"rvdyn/bench/corpus"
 	"rvdyn/profhw"
 )
 
@@ -47,12 +46,6 @@ ordering {R, H[R]} > {P, CR} > {H[P], H[CR]}.
 flags:
 `
 
-// listFlag collects a repeatable string flag.
-type listFlag []string
-
-func (l *listFlag) String() string     { return strings.Join(*l, ";") }
-func (l *listFlag) Set(s string) error { *l = append(*l, s); return nil }
-
 func profileCmd(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("profile", flag.ContinueOnError)
 	fs.SetOutput(stderr)
@@ -81,7 +74,7 @@ func profileCmd(args []string, stdout, stderr io.Writer) int {
 	mcEst := fs.String("mc-estimator", "ratio", "Monte Carlo: estimator for samplers with a counter: ratio or sum (see docs)")
 	workers := fs.Int("workers", 0, "Monte Carlo: goroutines (0 = GOMAXPROCS)")
 	fs.Usage = func() {
-		fmt.Fprintf(stderr, profileUsage, bench.DefaultGuest, presetNames())
+		fmt.Fprintf(stderr, profileUsage, corpus.Default, presetNames())
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
@@ -96,7 +89,7 @@ func profileCmd(args []string, stdout, stderr io.Writer) int {
 	}
 
 	if *mc {
-		sizes, err := parseSizes(*mcSizes)
+		sizes, err := parseInts(*mcSizes, 1)
 		if err != nil {
 			return fail("--mc-sizes: %v", err)
 		}
@@ -111,11 +104,7 @@ func profileCmd(args []string, stdout, stderr io.Writer) int {
 			Share: *mcShare, Distinct: *mcDistinct, Estimator: est, Seed: *seed, Workers: *workers}
 		if len(configs) > 0 || *configList != "" {
 			opts.Samplers = append(opts.Samplers, configs...)
-			for _, s := range strings.Split(*configList, ";") {
-				if s = strings.TrimSpace(s); s != "" {
-					opts.Samplers = append(opts.Samplers, s)
-				}
-			}
+			opts.Samplers = append(opts.Samplers, splitList(*configList, ";")...)
 		}
 		return montecarlo(opts, *jsonOut, *plotOut, stdout, stderr)
 	}
@@ -172,7 +161,7 @@ func profileCmd(args []string, stdout, stderr io.Writer) int {
 		}
 		jobs = append(jobs, job{name: "replay of " + r.Meta(), src: r})
 	default:
-		runs, err := selectGuests(fs.Args(), *guest, true)
+		runs, err := selectGuests(fs.Args(), *guest, true, 0)
 		if err != nil {
 			return fail("%v", err)
 		}
@@ -269,37 +258,6 @@ func montecarlo(opts profhw.MonteCarloOptions, jsonOut, plotOut string, stdout, 
 		}
 	}
 	return 0
-}
-
-// parseSizes parses FROM:TO:STEP or a comma-separated list of lengths.
-func parseSizes(s string) ([]int, error) {
-	if f := strings.Split(s, ":"); len(f) == 3 {
-		var v [3]int
-		for i := range f {
-			n, err := strconv.Atoi(f[i])
-			if err != nil || n < 1 {
-				return nil, fmt.Errorf("bad number %q in %q", f[i], s)
-			}
-			v[i] = n
-		}
-		var out []int
-		for n := v[0]; n <= v[1]; n += v[2] {
-			out = append(out, n)
-		}
-		if len(out) == 0 {
-			return nil, fmt.Errorf("empty range %q", s)
-		}
-		return out, nil
-	}
-	var out []int
-	for _, p := range strings.Split(s, ",") {
-		n, err := strconv.Atoi(strings.TrimSpace(p))
-		if err != nil || n < 1 {
-			return nil, fmt.Errorf("bad length %q in %q", p, s)
-		}
-		out = append(out, n)
-	}
-	return out, nil
 }
 
 func presetNames() string {

@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"rvdyn/bench/corpus"
 )
 
 func runProfile(t *testing.T, args ...string) (int, string, string) {
@@ -78,14 +80,15 @@ func TestProfileMonteCarlo(t *testing.T) {
 }
 
 func TestProfileGuestRecordReplay(t *testing.T) {
-	if _, err := os.Stat("../../bench/guests/qsort.elf"); err != nil {
-		t.Skip("guests not built")
+	qsort, err := corpus.ELFFile("qsort")
+	if err != nil {
+		t.Fatal(err)
 	}
 	dir := t.TempDir()
 	rec, js, js2 := filepath.Join(dir, "q.rvts"), filepath.Join(dir, "a.json"), filepath.Join(dir, "b.json")
 	cfgs := "R256;H[P256]2048;tag2-256-2048;multihash:tables=1;multihash:tables=4"
 	code, out, stderr := runProfile(t, "--configs", cfgs, "--profile", "value", "--profile", "edge",
-		"--record", rec, "--json", js, "--progress=false", "../../bench/guests/qsort.elf", "300")
+		"--record", rec, "--json", js, "--progress=false", qsort, "300")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}

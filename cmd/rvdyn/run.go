@@ -13,13 +13,11 @@ import (
 	"strings"
 
 	"rvdyn"
-	"rvdyn/bench"
+	"rvdyn/bench/corpus"
 	"rvdyn/codecache"
 	"rvdyn/interp"
 	"rvdyn/net"
 )
-
-const defaultGuest = bench.DefaultGuest
 
 // Exit statuses of rvdyn itself (a guest's own status passes through).
 const (
@@ -44,7 +42,7 @@ func runCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	statsJSON := fs.String("stats-json", "", "write run statistics as one JSON object to this file")
 	listing := fs.String("listing", "", "write every compiled fragment (guest trace and x86-64 code) to this file")
 	fs.Usage = func() {
-		fmt.Fprintf(stderr, "usage: rvdyn run [flags] [prog.elf [args...]]\n\nRuns a static RV64IM Linux ELF program; with no program, runs the embedded %q guest.\nThe exit status is the guest's; a guest fault gives 128+signal (139 bad address, 132 illegal instruction).\n\nflags:\n", defaultGuest)
+		fmt.Fprintf(stderr, "usage: rvdyn run [flags] [prog.elf [args...]]\n\nRuns a static RV64IM Linux ELF program; with no program, runs the embedded %q guest.\nThe exit status is the guest's; a guest fault gives 128+signal (139 bad address, 132 illegal instruction).\n\nflags:\n", corpus.Default)
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
@@ -63,30 +61,15 @@ func runCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return exitUsage
 	}
 
-	var image []byte
-	var gargs []string
-	switch {
-	case fs.NArg() > 0 && *guest != "":
-		fmt.Fprintln(stderr, "rvdyn: give either a program file or --guest, not both")
-		return exitUsage
-	case fs.NArg() > 0:
-		image, err = readProgram(fs.Arg(0), *memSize)
-		gargs = fs.Args()
-	default:
-		name := *guest
-		if name == "" {
-			name = defaultGuest
-		}
-		image, err = bench.GuestELF(name)
-		if err != nil {
-			err = fmt.Errorf("no embedded guest %q (have %v)", name, bench.Guests())
-		}
-		gargs = []string{name}
+	runs, err := selectGuests(fs.Args(), *guest, false, *memSize)
+	if err == nil && len(runs) != 1 {
+		err = fmt.Errorf("--guest: run takes one guest, not %d", len(runs))
 	}
 	if err != nil {
 		fmt.Fprintf(stderr, "rvdyn: %v\n", err)
 		return exitUsage
 	}
+	image, gargs := runs[0].image, runs[0].args
 
 	opts := rvdyn.Options{Mode: m, NET: net.Options{Delay: net.DelayOf(*delay), MaxTraceLen: *maxTrace},
 		Cache: codecache.Options{Size: *cacheSize}, MaxInstructions: *maxInsts, Timeout: *timeout,
@@ -150,29 +133,4 @@ func runCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		}
 	}
 	return code
-}
-
-// readProgram reads a program file. It refuses what is not a regular file
-// (a device such as /dev/zero, a pipe, a directory: reading those need not
-// end) and a file larger than the guest address space, which could not be
-// loaded anyway, so a file costs rvdyn at most its size to read.
-func readProgram(path string, memSize uint64) ([]byte, error) {
-	if memSize == 0 {
-		memSize = interp.DefaultMemSize
-	}
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	fi, err := f.Stat()
-	switch {
-	case err != nil:
-		return nil, err
-	case !fi.Mode().IsRegular():
-		return nil, fmt.Errorf("%s: not a regular file", path)
-	case uint64(fi.Size()) > memSize:
-		return nil, fmt.Errorf("%s: %d bytes, larger than the guest address space (--mem-size %d)", path, fi.Size(), memSize)
-	}
-	return io.ReadAll(io.LimitReader(f, int64(memSize)+1))
 }

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"rvdyn/internal/rvtest"
 	"rvdyn/interp"
 )
 
@@ -81,7 +82,7 @@ var hello = []uint32{
 // guest's.
 func TestRunStatsJSONNeverChangesStatus(t *testing.T) {
 	p := filepath.Join(t.TempDir(), "hello.elf")
-	if err := os.WriteFile(p, interp.MakeELF(hello, []byte("hi\n"), 4096), 0o644); err != nil {
+	if err := os.WriteFile(p, rvtest.MakeELF(hello, []byte("hi\n"), 4096), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	code, stdout, stderr := runMain(t, "run", "--stats-json=/nonexistent/dir/stats.json", p)

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"rvdyn/internal/rvtest"
 	"rvdyn/interp"
 )
 
@@ -21,13 +22,13 @@ func runMain(t *testing.T, args ...string) (code int, stdout, stderr string) {
 func writeELF(t *testing.T, words []uint32) string {
 	t.Helper()
 	p := filepath.Join(t.TempDir(), "prog.elf")
-	if err := os.WriteFile(p, interp.MakeELF(words, nil, 4096), 0o644); err != nil {
+	if err := os.WriteFile(p, rvtest.MakeELF(words, nil, 4096), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	return p
 }
 
-var enc = interp.Encode
+var enc = rvtest.Encode
 
 type I = interp.Inst
 
@@ -72,6 +73,8 @@ func TestRunFaults(t *testing.T) {
 		{"bad mode", []string{"run", "--mode=fast"}, 2, `unknown mode "fast"`},
 		{"bad flag", []string{"run", "--frobnicate"}, 2, "flag provided but not defined"},
 		{"bad guest", []string{"run", "--guest=nope"}, 2, `no embedded guest "nope"`},
+		{"two guests", []string{"run", "--guest=sieve,qsort"}, 2, "run takes one guest, not 2"},
+		{"guest and file", []string{"run", "--guest=sieve", "prog.elf"}, 2, "not both"},
 		{"unknown command", []string{"frob"}, 2, `unknown command "frob"`},
 		{"limit", []string{"run", "--max-instructions=100", wild}, 124, "instruction limit reached after 100 guest instructions"},
 		{"timeout dynamo", []string{"run", "--timeout=200ms", loop}, 124, "time limit reached (--timeout 200ms)"},

@@ -1,6 +1,6 @@
 #!/bin/sh
 # run.sh: the Scheme guest's language tests.  Usage: run.sh "COMMAND"
-# (e.g. "qemu-riscv64 ./scheme.elf" or ./scheme.native), from
+# (e.g. "qemu-riscv64 ../corpus/scheme.elf" or ./scheme.native), from
 # bench/guests.
 #
 # NAME.scm runs as `COMMAND [OPTIONS] - < NAME.scm`, where OPTIONS come

@@ -1,16 +1,18 @@
 // ELF builder: instruction words and a data size -> a minimal static RV64 executable image.
 
-package interp
+package rvtest
 
-import (
-	"encoding/binary"
-)
+import "encoding/binary"
 
 // Addresses used by MakeELF.
 const (
 	MakeELFText = 0x10000 // text segment address (entry point)
 	MakeELFData = 0x20000 // data segment address
 )
+
+// pageSize is the guest page size (the ELF segment alignment Linux and
+// qemu-riscv64 require of a file offset and its address).
+const pageSize = 4096
 
 // MakeELF returns a static RV64 ELF executable whose text segment holds
 // the given instruction words at MakeELFText (the entry point) and whose

@@ -1,0 +1,18 @@
+// Test hooks: unexported machine state and ABI constants -> exported names for the external tests (package interp_test).
+
+package interp
+
+// BrkLimit returns the address the program break may not pass.
+func (m *Machine) BrkLimit() uint64 { return m.brkLimit }
+
+// ReadOK and WriteOK report whether the byte at a may be read or written.
+func (m *Memory) ReadOK(a uint64) bool  { return m.readOK(a) }
+func (m *Memory) WriteOK(a uint64) bool { return m.writeOK(a) }
+
+// Auxiliary vector keys Load puts on the stack (Linux AT_*).
+const (
+	AtPhnum  = atPhnum
+	AtPagesz = atPagesz
+	AtEntry  = atEntry
+	AtRandom = atRandom
+)
