@@ -10,7 +10,7 @@ import (
 	"rvdyn/profhw/mq"
 )
 
-// asm shortens hand-built instruction sequences.
+// I encodes one instruction for hand-built guests.
 func I(op interp.Op, rd, rs1, rs2 uint8, imm int64) uint32 {
 	return interp.Encode(interp.Inst{Op: op, Rd: rd, Rs1: rs1, Rs2: rs2, Imm: imm})
 }
@@ -143,11 +143,11 @@ func mapsEqual(a, b map[uint64]uint64) bool {
 func TestRecordFields(t *testing.T) {
 	text := []uint32{
 		I(interp.OpLUI, rS0, 0, 0, interp.MakeELFData),
-		I(interp.OpADDI, rT0, 0, 0, -2),                 // t0 = -2: op1 = rs1 = 0, op2 = imm
-		I(interp.OpSD, 0, rS0, rT0, 8),                  // store -2 at data+8
-		I(interp.OpLW, rT1, rS0, 0, 8),                  // t1 = -2 (sign-extended)
-		I(interp.OpBEQ, 0, rT0, rT1, 8),                 // taken forward: mispredicted
-		I(interp.OpADDI, 0, 0, 0, 0),                    // skipped
+		I(interp.OpADDI, rT0, 0, 0, -2), // t0 = -2: op1 = rs1 = 0, op2 = imm
+		I(interp.OpSD, 0, rS0, rT0, 8),  // store -2 at data+8
+		I(interp.OpLW, rT1, rS0, 0, 8),  // t1 = -2 (sign-extended)
+		I(interp.OpBEQ, 0, rT0, rT1, 8), // taken forward: mispredicted
+		I(interp.OpADDI, 0, 0, 0, 0),    // skipped
 		I(interp.OpADDI, rA0, 0, 0, 7),
 		I(interp.OpADDI, rA7, 0, 0, 93),
 		I(interp.OpECALL, 0, 0, 0, 0),
@@ -234,7 +234,7 @@ big:	if filter 2 and op1 bclr 1 then count;
 	if err != nil {
 		t.Fatal(err)
 	}
-	g.Run(0, &Record{0x1000, 0, 5, 3}) // small: count at 1, interrupt 5
+	g.Run(0, &Record{0x1000, 0, 5, 3})  // small: count at 1, interrupt 5
 	g.Run(0, &Record{0x1000, 0, 50, 2}) // no count, stop
 	if g.Counter(1) != 1 || !slices.Equal(ints, []uint16{5}) {
 		t.Fatalf("counter %d interrupts %v, want 1 and [5]", g.Counter(1), ints)
