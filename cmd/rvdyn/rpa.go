@@ -158,9 +158,9 @@ func rpaEdgeCmd(args []string, stdout, stderr io.Writer) int {
 			row := edgeRow{g.name, n, r.Instructions, r.Branches, q.Sent, r.Error.Error, r.Error.Selected, q.Stalls, q.MaxOccupancy}
 			rows = append(rows, row)
 			fmt.Fprintf(tw, "%s\t1/%d\t%d\t%d\t%d\t%.4f\t%d\t%d\t%d\t\n", row.Guest, n, row.Instructions, row.Branches, row.Messages, row.Error, row.Outcomes, row.Stalls, row.MaxOccupancy)
-			tw.Flush()
 		}
 	}
+	tw.Flush()
 	if *jsonOut != "" {
 		b, _ := json.MarshalIndent(rows, "", "  ")
 		if err := os.WriteFile(*jsonOut, append(b, '\n'), 0o644); err != nil {

@@ -63,14 +63,6 @@ type assembler struct {
 
 func (a *assembler) peek() token { return a.toks[a.p] }
 
-func (a *assembler) next() token {
-	t := a.toks[a.p]
-	if t.kind != tokEOF {
-		a.p++
-	}
-	return t
-}
-
 func (a *assembler) expected(what string) *Error {
 	t := a.peek()
 	return &Error{Line: t.line, Col: t.col, Expected: what, Got: t.String()}
@@ -305,7 +297,6 @@ func (a *assembler) clause(mask FieldMask) (QueryInst, []fixup, error) {
 	var fx []fixup
 	var label string // the one branch target an instruction can hold
 	setNext := func(n *Next) error {
-		t := a.peek()
 		switch {
 		case a.accept("stop"):
 			*n = NextStop
@@ -321,13 +312,11 @@ func (a *assembler) clause(mask FieldMask) (QueryInst, []fixup, error) {
 			label = lt.text
 			*n = NextBranch
 			fx = append(fx, fixup{label: lt.text, tok: lt})
-		default:
-			_ = t
 		}
 		return nil
 	}
 	acts := func() error {
-		switch t := a.peek(); {
+		switch {
 		case a.accept("send"):
 			v, _, err := a.number("a queue number", MaxQueues-1)
 			if err != nil {
@@ -345,8 +334,6 @@ func (a *assembler) clause(mask FieldMask) (QueryInst, []fixup, error) {
 				}
 				q.Arg = uint16(v)
 			}
-		default:
-			_ = t
 		}
 		return setNext(&q.Match)
 	}
