@@ -229,8 +229,13 @@ func (q *Queue) Receive(m *Message) bool {
 		return false
 	}
 	*m = *(*Message)(unsafe.Pointer(s))
-	// Occupancy now, counting this message: its slot is not yet freed.
-	if occ := atomic.LoadUint64(&h.written) - r; occ > atomic.LoadUint64(&h.maxOccupancy) {
+	// Occupancy now, counting this message, whose slot is not yet freed.
+	// Written may still lag the ready word by one store.
+	w := atomic.LoadUint64(&h.written)
+	if w <= r {
+		w = r + 1
+	}
+	if occ := w - r; occ > atomic.LoadUint64(&h.maxOccupancy) {
 		atomic.StoreUint64(&h.maxOccupancy, occ)
 	}
 	atomic.StoreUint64(&s[ReadyWord], 0)
