@@ -78,11 +78,10 @@ var (
 // consumer (Receive, or a Service). Its zero value is not usable; make one
 // with NewQueue and release it with Close.
 type Queue struct {
-	mem   []byte
-	h     *header
-	slots *[MaxSlots]slot
-	n     uint64 // slot count
-	mask  uint64
+	mem  []byte
+	h    *header
+	n    uint64 // slot count
+	mask uint64
 
 	closed  atomic.Bool
 	serving atomic.Int32 // running service threads attached to the queue
@@ -107,11 +106,10 @@ func NewQueue(slots int) (*Queue, error) {
 		return nil, fmt.Errorf("mq: mapping a queue of %d slots: %w", slots, err)
 	}
 	q := &Queue{
-		mem:   b,
-		h:     (*header)(unsafe.Pointer(&b[0])),
-		slots: (*[MaxSlots]slot)(unsafe.Pointer(&b[OffSlots])),
-		n:     uint64(slots),
-		mask:  uint64(slots - 1),
+		mem:  b,
+		h:    (*header)(unsafe.Pointer(&b[0])),
+		n:    uint64(slots),
+		mask: uint64(slots - 1),
 	}
 	atomic.StoreUint64(&q.h.mask, q.mask)
 	return q, nil
@@ -138,7 +136,7 @@ func (q *Queue) Close() error {
 	}
 	q.final = q.stats()
 	q.closed.Store(true)
-	q.h, q.slots = nil, nil
+	q.h = nil
 	err := unix.Munmap(q.mem)
 	q.mem = nil
 	if err != nil {
@@ -152,21 +150,12 @@ func (q *Queue) Close() error {
 // the producer; nothing is dropped), counting the stall and its time. Only
 // one goroutine may send on a queue at a time. Send panics after Close.
 func (q *Queue) Send(m *Message) {
-	h := q.h
-	if h == nil {
+	if q.h == nil {
 		panic("mq: Send on a closed queue")
 	}
-	n := atomic.LoadUint64(&h.written)
-	if n-h.cachedRead >= q.n {
-		h.cachedRead = atomic.LoadUint64(&h.readStatus)
-		if n-h.cachedRead >= q.n {
-			q.stall(n)
-		}
+	for !sendFast(q.h, m) {
+		q.WaitSpace()
 	}
-	s := &q.slots[n&q.mask]
-	*(*Message)(unsafe.Pointer(s)) = *m
-	atomic.StoreUint64(&s[ReadyWord], n+1)
-	atomic.StoreUint64(&h.written, n+1)
 }
 
 // WaitSpace returns when the queue has room for one more message, stalling
@@ -175,6 +164,9 @@ func (q *Queue) Send(m *Message) {
 // it implicitly.
 func (q *Queue) WaitSpace() {
 	h := q.h
+	if h == nil {
+		panic("mq: WaitSpace on a closed queue")
+	}
 	n := atomic.LoadUint64(&h.written)
 	h.cachedRead = atomic.LoadUint64(&h.readStatus)
 	if n-h.cachedRead >= q.n {
@@ -219,28 +211,10 @@ const (
 // false at once if none is ready (or the queue is closed). Only one
 // goroutine may receive from a queue at a time.
 func (q *Queue) Receive(m *Message) bool {
-	h := q.h
-	if h == nil {
+	if q.h == nil {
 		return false
 	}
-	r := atomic.LoadUint64(&h.readStatus) // only this consumer writes it
-	s := &q.slots[r&q.mask]
-	if atomic.LoadUint64(&s[ReadyWord]) != r+1 {
-		return false
-	}
-	*m = *(*Message)(unsafe.Pointer(s))
-	// Occupancy now, counting this message, whose slot is not yet freed.
-	// Written may still lag the ready word by one store.
-	w := atomic.LoadUint64(&h.written)
-	if w <= r {
-		w = r + 1
-	}
-	if occ := w - r; occ > atomic.LoadUint64(&h.maxOccupancy) {
-		atomic.StoreUint64(&h.maxOccupancy, occ)
-	}
-	atomic.StoreUint64(&s[ReadyWord], 0)
-	atomic.StoreUint64(&h.readStatus, r+1)
-	return true
+	return recvFast(q.h, m)
 }
 
 // Stats are a queue's counters. Counts are messages; StallNs is
