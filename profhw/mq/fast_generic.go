@@ -11,8 +11,9 @@ import (
 	"unsafe"
 )
 
-func slotsOf(h *header) *[MaxSlots]slot {
-	return (*[MaxSlots]slot)(unsafe.Add(unsafe.Pointer(h), OffSlots))
+// slotAt is slot i of the queue at h.
+func slotAt(h *header, i uint64) *slot {
+	return (*slot)(unsafe.Add(unsafe.Pointer(h), OffSlots+uintptr(i)*SlotBytes))
 }
 
 // sendFast writes message m into the queue at h and returns true, or
@@ -27,7 +28,7 @@ func sendFast(h *header, m *Message) bool {
 			return false
 		}
 	}
-	s := &slotsOf(h)[n&mask]
+	s := slotAt(h, n&mask)
 	*(*Message)(unsafe.Pointer(s)) = *m
 	atomic.StoreUint64(&s[ReadyWord], n+1)
 	atomic.StoreUint64(&h.written, n+1)
@@ -38,7 +39,7 @@ func sendFast(h *header, m *Message) bool {
 // false if it is not there yet. See the package doc for the protocol.
 func recvFast(h *header, m *Message) bool {
 	r := atomic.LoadUint64(&h.readStatus) // only this consumer writes it
-	s := &slotsOf(h)[r&h.mask]
+	s := slotAt(h, r&h.mask)
 	if atomic.LoadUint64(&s[ReadyWord]) != r+1 {
 		return false
 	}

@@ -99,9 +99,7 @@ func NewQueue(slots int) (*Queue, error) {
 	if slots < MinSlots || slots > MaxSlots || slots&(slots-1) != 0 {
 		return nil, fmt.Errorf("%w (got %d)", ErrSize, slots)
 	}
-	size := HeaderBytes + slots*SlotBytes
-	// Outside the Go heap: emitted code writes it through a raw address.
-	b, err := unix.Mmap(-1, 0, size, unix.PROT_READ|unix.PROT_WRITE, unix.MAP_PRIVATE|unix.MAP_ANONYMOUS)
+	b, err := mapQueue(HeaderBytes + slots*SlotBytes)
 	if err != nil {
 		return nil, fmt.Errorf("mq: mapping a queue of %d slots: %w", slots, err)
 	}
@@ -113,6 +111,31 @@ func NewQueue(slots int) (*Queue, error) {
 	}
 	atomic.StoreUint64(&q.h.mask, q.mask)
 	return q, nil
+}
+
+// mapQueue returns size bytes of zeroed, 64-byte aligned queue memory:
+// an anonymous mapping outside the Go heap, so that emitted code can write
+// it through a raw address and the collector never scans or moves it. Race
+// builds allocate it in the Go heap instead (the collector does not move
+// heap objects, and the Queue keeps it alive), because the race detector
+// ignores mapped memory: there it checks every record-word access against
+// the ready-word and read-status atomics, which is the memory-model argument
+// of the package doc.
+func mapQueue(size int) ([]byte, error) {
+	if raceEnabled {
+		w := make([]uint64, (size+64)/8)
+		p := unsafe.Pointer(&w[0])
+		p = unsafe.Add(p, (64-uintptr(p)%64)%64)
+		return unsafe.Slice((*byte)(p), size), nil
+	}
+	return unix.Mmap(-1, 0, size, unix.PROT_READ|unix.PROT_WRITE, unix.MAP_PRIVATE|unix.MAP_ANONYMOUS)
+}
+
+func unmapQueue(b []byte) error {
+	if raceEnabled {
+		return nil
+	}
+	return unix.Munmap(b)
 }
 
 // Base is the address of the queue memory, for emitted code (see the layout
@@ -137,7 +160,7 @@ func (q *Queue) Close() error {
 	q.final = q.stats()
 	q.closed.Store(true)
 	q.h = nil
-	err := unix.Munmap(q.mem)
+	err := unmapQueue(q.mem)
 	q.mem = nil
 	if err != nil {
 		return fmt.Errorf("mq: unmapping a queue: %w", err)
