@@ -72,8 +72,17 @@
 // before its atomic store of ReadStatus, which synchronizes with the
 // producer's atomic load that observes it, which is sequenced before the
 // producer overwrites the slot. Every access to a record word is therefore
-// ordered by happens-before: there is no data race, and the race detector
-// (which sees the atomics as synchronization) agrees.
+// ordered by happens-before: there is no data race. The race detector
+// ignores memory outside the Go heap, so race builds place the queue in the
+// Go heap and use the sync/atomic paths (fast_generic.go); there it checks
+// this argument on every slot access (a consumer that copies the record
+// before it checks the ready word is reported).
+//
+// On amd64 the same steps run as assembly with plain MOVs (fast_amd64.s),
+// exactly what emitted code does: under x86-TSO a plain store is a release
+// store and a plain load an acquire load, and it saves the XCHG that
+// atomic.StoreUint64 compiles to (a full fence that waits for the slot's
+// cache line). The purego build tag selects the Go version.
 //
 // x86-TSO, for the native producer. Emitted code uses plain MOV stores:
 // words 0..6, then the ready word, then Written. x86-64 does not reorder a

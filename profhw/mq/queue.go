@@ -78,11 +78,10 @@ var (
 // consumer (Receive, or a Service). Its zero value is not usable; make one
 // with NewQueue and release it with Close.
 type Queue struct {
-	mem   []byte
-	h     *header
-	slots *[MaxSlots]slot
-	n     uint64 // slot count
-	mask  uint64
+	mem  []byte
+	h    *header
+	n    uint64 // slot count
+	mask uint64
 
 	closed  atomic.Bool
 	serving atomic.Int32 // running service threads attached to the queue
@@ -100,21 +99,43 @@ func NewQueue(slots int) (*Queue, error) {
 	if slots < MinSlots || slots > MaxSlots || slots&(slots-1) != 0 {
 		return nil, fmt.Errorf("%w (got %d)", ErrSize, slots)
 	}
-	size := HeaderBytes + slots*SlotBytes
-	// Outside the Go heap: emitted code writes it through a raw address.
-	b, err := unix.Mmap(-1, 0, size, unix.PROT_READ|unix.PROT_WRITE, unix.MAP_PRIVATE|unix.MAP_ANONYMOUS)
+	b, err := mapQueue(HeaderBytes + slots*SlotBytes)
 	if err != nil {
 		return nil, fmt.Errorf("mq: mapping a queue of %d slots: %w", slots, err)
 	}
 	q := &Queue{
-		mem:   b,
-		h:     (*header)(unsafe.Pointer(&b[0])),
-		slots: (*[MaxSlots]slot)(unsafe.Pointer(&b[OffSlots])),
-		n:     uint64(slots),
-		mask:  uint64(slots - 1),
+		mem:  b,
+		h:    (*header)(unsafe.Pointer(&b[0])),
+		n:    uint64(slots),
+		mask: uint64(slots - 1),
 	}
 	atomic.StoreUint64(&q.h.mask, q.mask)
 	return q, nil
+}
+
+// mapQueue returns size bytes of zeroed, 64-byte aligned queue memory:
+// an anonymous mapping outside the Go heap, so that emitted code can write
+// it through a raw address and the collector never scans or moves it. Race
+// builds allocate it in the Go heap instead (the collector does not move
+// heap objects, and the Queue keeps it alive), because the race detector
+// ignores mapped memory: there it checks every record-word access against
+// the ready-word and read-status atomics, which is the memory-model argument
+// of the package doc.
+func mapQueue(size int) ([]byte, error) {
+	if raceEnabled {
+		w := make([]uint64, (size+64)/8)
+		p := unsafe.Pointer(&w[0])
+		p = unsafe.Add(p, (64-uintptr(p)%64)%64)
+		return unsafe.Slice((*byte)(p), size), nil
+	}
+	return unix.Mmap(-1, 0, size, unix.PROT_READ|unix.PROT_WRITE, unix.MAP_PRIVATE|unix.MAP_ANONYMOUS)
+}
+
+func unmapQueue(b []byte) error {
+	if raceEnabled {
+		return nil
+	}
+	return unix.Munmap(b)
 }
 
 // Base is the address of the queue memory, for emitted code (see the layout
@@ -138,8 +159,8 @@ func (q *Queue) Close() error {
 	}
 	q.final = q.stats()
 	q.closed.Store(true)
-	q.h, q.slots = nil, nil
-	err := unix.Munmap(q.mem)
+	q.h = nil
+	err := unmapQueue(q.mem)
 	q.mem = nil
 	if err != nil {
 		return fmt.Errorf("mq: unmapping a queue: %w", err)
@@ -152,21 +173,12 @@ func (q *Queue) Close() error {
 // the producer; nothing is dropped), counting the stall and its time. Only
 // one goroutine may send on a queue at a time. Send panics after Close.
 func (q *Queue) Send(m *Message) {
-	h := q.h
-	if h == nil {
+	if q.h == nil {
 		panic("mq: Send on a closed queue")
 	}
-	n := atomic.LoadUint64(&h.written)
-	if n-h.cachedRead >= q.n {
-		h.cachedRead = atomic.LoadUint64(&h.readStatus)
-		if n-h.cachedRead >= q.n {
-			q.stall(n)
-		}
+	for !sendFast(q.h, m) {
+		q.WaitSpace()
 	}
-	s := &q.slots[n&q.mask]
-	*(*Message)(unsafe.Pointer(s)) = *m
-	atomic.StoreUint64(&s[ReadyWord], n+1)
-	atomic.StoreUint64(&h.written, n+1)
 }
 
 // WaitSpace returns when the queue has room for one more message, stalling
@@ -175,6 +187,9 @@ func (q *Queue) Send(m *Message) {
 // it implicitly.
 func (q *Queue) WaitSpace() {
 	h := q.h
+	if h == nil {
+		panic("mq: WaitSpace on a closed queue")
+	}
 	n := atomic.LoadUint64(&h.written)
 	h.cachedRead = atomic.LoadUint64(&h.readStatus)
 	if n-h.cachedRead >= q.n {
@@ -219,23 +234,10 @@ const (
 // false at once if none is ready (or the queue is closed). Only one
 // goroutine may receive from a queue at a time.
 func (q *Queue) Receive(m *Message) bool {
-	h := q.h
-	if h == nil {
+	if q.h == nil {
 		return false
 	}
-	r := atomic.LoadUint64(&h.readStatus) // only this consumer writes it
-	s := &q.slots[r&q.mask]
-	if atomic.LoadUint64(&s[ReadyWord]) != r+1 {
-		return false
-	}
-	*m = *(*Message)(unsafe.Pointer(s))
-	// Occupancy now, counting this message: its slot is not yet freed.
-	if occ := atomic.LoadUint64(&h.written) - r; occ > atomic.LoadUint64(&h.maxOccupancy) {
-		atomic.StoreUint64(&h.maxOccupancy, occ)
-	}
-	atomic.StoreUint64(&s[ReadyWord], 0)
-	atomic.StoreUint64(&h.readStatus, r+1)
-	return true
+	return recvFast(q.h, m)
 }
 
 // Stats are a queue's counters. Counts are messages; StallNs is
