@@ -88,7 +88,8 @@ type EdgeResult struct {
 // query at period rate, its service thread tabulating taken/not-taken per
 // branch pc from queue 1, and an EdgeCounter on the same run for the exact
 // profile. maxInsts bounds the run (0: none; reaching it is not an
-// error).
+// error). It fails if a record was lost or duplicated on its way to the
+// service thread's table.
 func RunEdgeProfile(image []byte, cfg interp.Config, rate uint32, seed, maxInsts uint64) (*EdgeResult, error) {
 	p, err := Assemble(EdgeQuery(rate))
 	if err != nil {
@@ -121,6 +122,13 @@ func RunEdgeProfile(image []byte, cfg interp.Config, rate uint32, seed, maxInsts
 		Sampled: s.Tables[1].Rows(), Report: s.Report()}
 	for _, row := range r.Exact {
 		r.Branches += row.Messages
+	}
+	var tabulated uint64
+	for _, row := range r.Sampled {
+		tabulated += row.Messages
+	}
+	if q := r.Report.Queues[0]; q.Sent != r.Report.Records || q.Received != q.Sent || tabulated != q.Sent {
+		return nil, fmt.Errorf("rpa: edge profile lost or duplicated messages: %d records, %d sent, %d received, %d tabulated", r.Report.Records, q.Sent, q.Received, tabulated)
 	}
 	r.Error = EdgeError(r.Exact, r.Sampled, profhw.PaperFilter)
 	return r, nil
