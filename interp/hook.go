@@ -17,9 +17,18 @@ type Event struct {
 	// Addr is the effective address of a load or store.
 	Addr uint64
 	// Value is the value loaded (after extension), the value stored
-	// (truncated to the access width), or the result written to rd for
-	// ALU and multiply/divide instructions.
+	// (truncated to the access width), the result written to rd for
+	// ALU and multiply/divide instructions, or a0 after an ecall.
 	Value uint64
+	// Src1 and Src2 are the values of rs1 and rs2 before the instruction
+	// executed (zero for a register field the format does not have); for
+	// an ecall, a7 (the system call number) and a0 (its first argument).
+	// The relational profiler's records read them (profhw/rpa).
+	Src1, Src2 uint64
+	// Seq is the number of instructions the machine had retired before
+	// this one: its position in the run, the clock of the relational
+	// profiler's cost model.
+	Seq uint64
 }
 
 // A Hook receives one Event per selected instruction, after the instruction
@@ -34,3 +43,43 @@ type HookFunc func(e *Event)
 
 // Event calls f(e).
 func (f HookFunc) Event(e *Event) { f(e) }
+
+// Profile tags (relational profiling paper, sec. 3.1: "a two-bit profile
+// tag per instruction in the program binary"). A guest tags the
+// instruction at pc with t (0..3) by placing the HINT instruction
+// TagHint(t), `slti zero, zero, TagHintImm+t`, at pc-4. The RISC-V ISA
+// designates SLTI with rd = x0 as a HINT for custom use: it writes only x0,
+// so the interpreter, the fragment compiler and qemu-riscv64 all execute it
+// as a no-op. The tag is a property of pc alone, whichever way control
+// reaches pc; the HINT itself is an ordinary opALU instruction (untagged
+// unless a HINT precedes it too). An instruction without the HINT before
+// it has tag 0.
+const TagHintImm = 0x7fc
+
+// TagHint returns the instruction word that tags the next instruction
+// with t (t & 3).
+func TagHint(t uint8) uint32 {
+	return Encode(Inst{Op: OpSLTI, Imm: TagHintImm + int64(t&3)})
+}
+
+// HintTag returns the tag a decoded instruction assigns to the instruction
+// after it, and false if it is not a tag HINT.
+func HintTag(in Inst) (uint8, bool) {
+	if in.Op != OpSLTI || in.Rd != 0 || in.Rs1 != 0 || in.Imm&^3 != TagHintImm {
+		return 0, false
+	}
+	return uint8(in.Imm & 3), true
+}
+
+// ProfileTag returns the profile tag of the instruction at pc: the tag of
+// the HINT at pc-4 if there is one, else 0. It reads the predecoded text,
+// which is the per-pc cache of the rule (kept coherent by fence.i, see
+// SyncText), so a Hook may call it.
+func (m *Machine) ProfileTag(pc uint64) uint8 {
+	in, ok := m.InstAt(pc - 4)
+	if !ok {
+		return 0
+	}
+	t, _ := HintTag(in)
+	return t
+}

@@ -21,8 +21,8 @@ func (m *Machine) Step() (*Event, error) {
 		return nil, &Fault{Kind: FaultFetch, PC: pc, Addr: pc}
 	}
 	e := &m.ev
-	*e = Event{PC: pc, Inst: in, Class: in.Op.Class(), Next: pc + 4}
 	a, b := x[in.Rs1&31], x[in.Rs2&31]
+	*e = Event{PC: pc, Inst: in, Class: in.Op.Class(), Next: pc + 4, Src1: a, Src2: b, Seq: m.retired}
 	rd := &x[in.Rd&31]
 	switch cls := e.Class; {
 	case in.Op == OpIllegal:
@@ -103,14 +103,16 @@ func (m *Machine) Step() (*Event, error) {
 	case in.Op == OpFENCEI:
 		m.SyncText()
 	case in.Op == OpECALL:
+		e.Src1, e.Src2 = x[17], x[10]
 		if m.syscall() {
 			e.Next = pc + 4
 		}
+		e.Value = x[10]
 	case in.Op == OpEBREAK:
 		return nil, &Fault{Kind: FaultBreakpoint, PC: pc, Raw: in.Raw}
 	}
 	x[0] = 0
-	if in.Rd == 0 {
+	if in.Rd == 0 && e.Class != ClassStore && in.Op != OpECALL {
 		e.Value = 0
 	}
 	m.CPU.PC = e.Next

@@ -5,6 +5,7 @@
 //	rvdyn bench [flags]                      measure every guest in every mode
 //	rvdyn profile [flags] prog.elf [args...] profiler-model experiments
 //	rvdyn predict [flags] prog.elf [args...] NET vs path-profile prediction quality
+//	rvdyn rpa asm|disasm|edge ...            relational profiler queries
 //
 // Run `rvdyn <command> -h` for the flags of each command.
 package main
@@ -24,6 +25,7 @@ usage:
   rvdyn bench [flags]                        measure the guest corpus in every mode
   rvdyn profile [flags] [prog.elf [args...]] run profiler-model experiments
   rvdyn predict [flags] [prog.elf [args...]] hot path prediction quality: NET vs path profiles
+  rvdyn rpa asm|disasm|edge ...              relational profiler: queries, listings, edge accuracy
   rvdyn help                                 this text
 
 Run 'rvdyn <command> -h' for a command's flags.
@@ -47,10 +49,12 @@ func realMain(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return profileCmd(args[1:], stdout, stderr)
 	case "predict":
 		return predictCmd(args[1:], stdout, stderr)
+	case "rpa":
+		return rpaCmd(args[1:], stdout, stderr)
 	case "help", "-h", "--help", "-help":
 		fmt.Fprintf(stdout, usage, corpus.Default)
 		return 0
 	}
-	fmt.Fprintf(stderr, "rvdyn: unknown command %q (want run, bench, profile, predict or help)\n", args[0])
+	fmt.Fprintf(stderr, "rvdyn: unknown command %q (want run, bench, profile, predict, rpa or help)\n", args[0])
 	return 2
 }

@@ -41,6 +41,9 @@ func runCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	stats := fs.Bool("stats", false, "print run statistics to stderr when the guest ends")
 	statsJSON := fs.String("stats-json", "", "write run statistics as one JSON object to this file")
 	listing := fs.String("listing", "", "write every compiled fragment (guest trace and x86-64 code) to this file")
+	query := fs.String("query", "", "relational profiler queries, a file or the text itself (docs/rpa.md); needs --mode=interp; prints each queue's per-pc table and the RPA stats to stderr")
+	querySeed := fs.Uint64("query-seed", 1, "seed for the queries' random sampling (every N, filter N)")
+	queryJSON := fs.String("query-json", "", "with --query: write the per-pc tables and RPA stats as JSON to this file instead")
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "usage: rvdyn run [flags] [prog.elf [args...]]\n\nRuns a static RV64IM Linux ELF program; with no program, runs the embedded %q guest.\nThe exit status is the guest's; a guest fault gives 128+signal (139 bad address, 132 illegal instruction).\n\nflags:\n", corpus.Default)
 		fs.PrintDefaults()
@@ -107,6 +110,14 @@ func runCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return exitUsage
 	}
 	defer vm.Close()
+	var qr *queryRun
+	if *query != "" {
+		if qr, err = startQuery(*query, m, *querySeed); err != nil {
+			fmt.Fprintf(stderr, "rvdyn: %v\n", err)
+			return exitUsage
+		}
+		qr.s.Attach(vm.Machine())
+	}
 	code, runErr := vm.Run()
 	var fault *interp.Fault
 	switch {
@@ -121,6 +132,11 @@ func runCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	case runErr != nil:
 		fmt.Fprintf(stderr, "rvdyn: %v\n", runErr)
 		code = 1
+	}
+	if qr != nil {
+		if err := qr.finish(vm.Machine(), stderr, *queryJSON); err != nil {
+			fmt.Fprintf(stderr, "rvdyn: --query-json: %v\n", err) // reported; the status stays the guest's
+		}
 	}
 	st := vm.Stats()
 	if *stats {

@@ -37,10 +37,21 @@ static inline long rvdyn_hostcall(long n, long a0, long a1)
 #endif
 }
 
-/* PROFILE_TAG(t) marks the instruction that follows it as a site of kind t
-   for rvdyn's relational profiler (t = 1: a reference store into a heap
-   object, see REF_STORE in bench/guests/scheme/heap.h).  It expands to
-   nothing until the relational profiler defines the tag encoding. */
+/* PROFILE_TAG(t) gives the instruction that follows it the relational
+   profiler's 2-bit profile tag t (0..3; t = 1: a reference store into a
+   heap object, see REF_STORE in bench/guests/scheme/heap.h).  It is one
+   HINT instruction, "slti zero, zero, 2044+t": SLTI with rd = x0 is a HINT
+   the RISC-V ISA leaves for custom use, a no-op under qemu-riscv64 and in
+   rvdyn, whose query engine reads the tag of the instruction at pc from
+   the HINT at pc-4 (docs/rpa.md).  The compiler may put other code between
+   two asm statements: to tag an instruction written in inline asm, put
+   PROFILE_TAG_INSN(t) in the same asm template, right before it.  A
+   native build expands PROFILE_TAG to nothing. */
+#define PROFILE_TAG_INSN(t) "slti zero, zero, 2044+" #t "\n\t"
+#ifdef __riscv
+#define PROFILE_TAG(t) __asm__ volatile(PROFILE_TAG_INSN(t));
+#else
 #define PROFILE_TAG(t)
+#endif
 
 #endif

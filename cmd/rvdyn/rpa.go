@@ -1,0 +1,268 @@
+// The rpa command and run --query: relational profiler queries in; listings, images, edge profiles, accuracy tables and RPA stats out.
+
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+
+	"rvdyn"
+	"rvdyn/interp"
+	"rvdyn/profhw/rpa"
+)
+
+const rpaUsage = `usage: rvdyn rpa asm [-o IMAGE] FILE|'TEXT'   assemble a query program; print its PCT and query instructions
+       rvdyn rpa disasm IMAGE|FILE             disassemble a binary image (or a source file) the same way
+       rvdyn rpa edge [flags]                  edge profiling accuracy (Figure 2a) at several sampling rates
+
+Queries are the relational profiling architecture's assembly language
+(docs/rpa.md), e.g.
+  for opBRANCH * every 256 collect pc misc; send 1 stop;
+'rvdyn run --mode=interp --query FILE|TEXT' runs a guest with queries installed.
+
+edge flags:
+`
+
+func rpaCmd(args []string, stdout, stderr io.Writer) int {
+	if len(args) == 0 {
+		fmt.Fprint(stderr, rpaUsage)
+		return exitUsage
+	}
+	switch args[0] {
+	case "asm", "disasm":
+		return rpaAsmCmd(args[0], args[1:], stdout, stderr)
+	case "edge":
+		return rpaEdgeCmd(args[1:], stdout, stderr)
+	case "help", "-h", "--help", "-help":
+		fmt.Fprint(stdout, rpaUsage)
+		return 0
+	}
+	fmt.Fprintf(stderr, "rvdyn rpa: unknown subcommand %q (want asm, disasm or edge)\n", args[0])
+	return exitUsage
+}
+
+// readQuery returns query text from a file, or arg itself when no such
+// file exists and arg looks like a query (it contains a ';').
+func readQuery(arg string) (string, error) {
+	b, err := os.ReadFile(arg)
+	if err == nil {
+		return string(b), nil
+	}
+	if errors.Is(err, os.ErrNotExist) && strings.Contains(arg, ";") {
+		return arg, nil
+	}
+	return "", err
+}
+
+func rpaAsmCmd(sub string, args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("rpa "+sub, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	out := fs.String("o", "", "asm: also write the binary image (\"RPA1\", 280-byte PCT, 64-bit query instructions) to this file")
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return 0
+		}
+		return exitUsage
+	}
+	if fs.NArg() != 1 {
+		fmt.Fprint(stderr, rpaUsage)
+		return exitUsage
+	}
+	var p *rpa.Program
+	b, err := os.ReadFile(fs.Arg(0))
+	switch {
+	case err == nil && sub == "disasm" && strings.HasPrefix(string(b), "RPA1"):
+		p = &rpa.Program{}
+		err = p.UnmarshalBinary(b)
+	default:
+		var text string
+		if text, err = readQuery(fs.Arg(0)); err == nil {
+			p, err = rpa.Assemble(text)
+		}
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "rvdyn: %v\n", err)
+		return 1
+	}
+	fmt.Fprint(stdout, rpa.Disassemble(p))
+	if *out != "" {
+		img, _ := p.MarshalBinary()
+		if err := os.WriteFile(*out, img, 0o644); err != nil {
+			fmt.Fprintf(stderr, "rvdyn: %v\n", err)
+			return 1
+		}
+	}
+	return 0
+}
+
+// edgeRow is one line of the accuracy table (and of its JSON).
+type edgeRow struct {
+	Guest        string  `json:"guest"`
+	Rate         uint32  `json:"rate"`
+	Instructions uint64  `json:"instructions"`
+	Branches     uint64  `json:"branches"`
+	Messages     uint64  `json:"messages"`
+	Error        float64 `json:"error"`
+	Outcomes     int     `json:"outcomes"` // outcomes of branches executed >= 1000 times
+	Stalls       uint64  `json:"stalls"`
+	MaxOccupancy uint64  `json:"max_occupancy"`
+}
+
+func rpaEdgeCmd(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("rpa edge", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	guest := fs.String("guest", "all", "embedded guests to run (comma-separated, or all), at their small sizes")
+	rates := fs.String("rates", "32,64,128,256", "sampling periods N (every N branches), comma-separated")
+	seed := fs.Uint64("seed", 1, "seed for the random sampling")
+	jsonOut := fs.String("json", "", "write the rows as JSON to this file")
+	maxInsts := fs.Uint64("max-instructions", 0, "stop each guest after this many instructions (0 = run to exit)")
+	fs.Usage = func() { fmt.Fprint(stderr, rpaUsage); fs.PrintDefaults() }
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return 0
+		}
+		return exitUsage
+	}
+	var ns []uint32
+	for _, f := range strings.Split(*rates, ",") {
+		n, err := strconv.ParseUint(strings.TrimSpace(f), 10, 32)
+		if err != nil || n < 1 || n > rpa.MaxRate {
+			fmt.Fprintf(stderr, "rvdyn: --rates: %q is not a period in 1..%d\n", f, rpa.MaxRate)
+			return exitUsage
+		}
+		ns = append(ns, uint32(n))
+	}
+	runs, err := selectGuests(fs.Args(), *guest, true)
+	if err != nil {
+		fmt.Fprintf(stderr, "rvdyn: %v\n", err)
+		return exitUsage
+	}
+	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "guest\trate\tinstructions\tbranches\tmessages\terror\toutcomes\tstalls\tmax occ.\t")
+	var rows []edgeRow
+	for _, g := range runs {
+		for _, n := range ns {
+			r, err := rpa.RunEdgeProfile(g.image, interp.Config{Args: g.args}, n, *seed, *maxInsts)
+			if err != nil {
+				fmt.Fprintf(stderr, "rvdyn: %s: %v\n", g.name, err)
+				return 1
+			}
+			q := r.Report.Queues[0]
+			row := edgeRow{g.name, n, r.Instructions, r.Branches, q.Sent, r.Error.Error, r.Error.Selected, q.Stalls, q.MaxOccupancy}
+			rows = append(rows, row)
+			fmt.Fprintf(tw, "%s\t1/%d\t%d\t%d\t%d\t%.4f\t%d\t%d\t%d\t\n", row.Guest, n, row.Instructions, row.Branches, row.Messages, row.Error, row.Outcomes, row.Stalls, row.MaxOccupancy)
+		}
+	}
+	tw.Flush()
+	if *jsonOut != "" {
+		b, _ := json.MarshalIndent(rows, "", "  ")
+		if err := os.WriteFile(*jsonOut, append(b, '\n'), 0o644); err != nil {
+			fmt.Fprintf(stderr, "rvdyn: %v\n", err)
+			return 1
+		}
+	}
+	return 0
+}
+
+// queryRun is run --query's state: the session attached to the guest.
+type queryRun struct {
+	s *rpa.Session
+}
+
+// startQuery assembles the --query program and starts its queues and
+// service threads. Queries run only in interp mode for now: fragments do
+// not yet contain query code, so a dynamo run would profile only the
+// instructions it happens to interpret.
+func startQuery(arg string, mode rvdyn.Mode, seed uint64) (*queryRun, error) {
+	if mode != rvdyn.ModeInterp {
+		return nil, errors.New("--query needs --mode=interp for now: queries are not yet compiled into fragments")
+	}
+	text, err := readQuery(arg)
+	if err != nil {
+		return nil, fmt.Errorf("--query: %w", err)
+	}
+	p, err := rpa.Assemble(text)
+	if err != nil {
+		return nil, fmt.Errorf("--query: %w", err)
+	}
+	s, err := rpa.Start(p, rpa.Options{Seed: seed}, 0)
+	if err != nil {
+		return nil, fmt.Errorf("--query: %w", err)
+	}
+	return &queryRun{s: s}, nil
+}
+
+// queryQueue is one queue's part of run --query's JSON.
+type queryQueue struct {
+	Queue int           `json:"queue"`
+	PCs   []queryPCLine `json:"pcs"`
+}
+
+type queryPCLine struct {
+	PC       string  `json:"pc"`
+	Messages uint64  `json:"messages"`
+	Taken    *uint64 `json:"taken,omitempty"`     // when the records carry a branch outcome
+	NotTaken *uint64 `json:"not_taken,omitempty"` // likewise
+}
+
+// finish stops the service threads (after they drained their queues) and
+// prints each queue's per-pc table and the RPA stats to w, or writes them
+// as JSON to jsonPath.
+func (q *queryRun) finish(m *interp.Machine, w io.Writer, jsonPath string) error {
+	m.SetHook(0, nil)
+	q.s.Close()
+	rep := q.s.Report()
+	var qs []queryQueue
+	for n, t := range q.s.Tables {
+		if t == nil {
+			continue
+		}
+		rows := t.Rows()
+		qq := queryQueue{Queue: n}
+		for _, pc := range rpa.SortedPCs(rows) {
+			r := rows[pc]
+			l := queryPCLine{PC: fmt.Sprintf("%#x", pc), Messages: r.Messages}
+			if t.HasOutcome() {
+				l.Taken, l.NotTaken = &r.Taken, &r.NotTaken
+			}
+			qq.PCs = append(qq.PCs, l)
+		}
+		qs = append(qs, qq)
+	}
+	if jsonPath != "" {
+		b, _ := json.MarshalIndent(struct {
+			Queues []queryQueue `json:"queues"`
+			Stats  rpa.Report   `json:"stats"`
+		}{qs, rep}, "", "  ")
+		return os.WriteFile(jsonPath, append(b, '\n'), 0o644)
+	}
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	for _, qq := range qs {
+		fmt.Fprintf(tw, "queue %d pc\tmessages\ttaken\tnot taken\t\n", qq.Queue)
+		for _, l := range qq.PCs {
+			if l.Taken != nil {
+				fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t\n", l.PC, l.Messages, *l.Taken, *l.NotTaken)
+			} else {
+				fmt.Fprintf(tw, "%s\t%d\t-\t-\t\n", l.PC, l.Messages)
+			}
+		}
+	}
+	fmt.Fprintf(tw, "rpa: events\t%d\t\n", rep.Events)
+	fmt.Fprintf(tw, "rpa: records selected (queries run)\t%d\t\n", rep.Records)
+	fmt.Fprintf(tw, "rpa: query instructions executed\t%d\t\n", rep.Insts)
+	fmt.Fprintf(tw, "rpa: count actions\t%d\t\n", rep.Counts)
+	fmt.Fprintf(tw, "rpa: interrupts\t%d\t\n", rep.Interrupts)
+	for _, s := range rep.Queues {
+		fmt.Fprintf(tw, "rpa: queue %d sent / received\t%d / %d\t\n", s.Queue, s.Sent, s.Received)
+		fmt.Fprintf(tw, "rpa: queue %d full stalls (ns)\t%d (%d)\t\n", s.Queue, s.Stalls, s.StallNs)
+		fmt.Fprintf(tw, "rpa: queue %d max occupancy\t%d\t\n", s.Queue, s.MaxOccupancy)
+	}
+	return tw.Flush()
+}

@@ -1,0 +1,7 @@
+//go:build race
+
+package mq
+
+// raceEnabled places queues in the Go heap, where the race detector sees
+// every slot access (it ignores mapped memory); see mapQueue.
+const raceEnabled = true

@@ -1,0 +1,203 @@
+// Service threads (sec. 3.4.2, sec. 5): queues -> goroutines that poll them
+// with backoff -> each message handed to a handler, in order, exactly once.
+
+package mq
+
+import (
+	"runtime"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// Backoff sets how an idle service thread polls. After Spins empty polls
+// in a row it calls runtime.Gosched before each poll; after Yields more it
+// sleeps between polls, starting at MinSleep and doubling up to MaxSleep.
+// Any message resets it to spinning. A zero field takes its default.
+//
+// Latency: while messages keep coming the thread never sleeps and reads a
+// message one poll (tens of ns) after its ready word is stored. After an
+// idle spell of more than about Spins+Yields polls (some tens of µs) the
+// first message waits up to MaxSleep plus timer slack; a producer that
+// fills the queue meanwhile stalls that long. An idle thread costs one poll
+// per MaxSleep.
+type Backoff struct {
+	Spins    int           // empty polls that spin; default 64
+	Yields   int           // further empty polls that yield; default 64
+	MinSleep time.Duration // first sleep; default 5µs
+	MaxSleep time.Duration // longest sleep; default 200µs
+}
+
+// DefaultBackoff is the Backoff used when none is given.
+var DefaultBackoff = Backoff{Spins: 64, Yields: 64, MinSleep: 5 * time.Microsecond, MaxSleep: 200 * time.Microsecond}
+
+func (b Backoff) withDefaults() Backoff {
+	d := DefaultBackoff
+	if b.Spins > 0 {
+		d.Spins = b.Spins
+	}
+	if b.Yields > 0 {
+		d.Yields = b.Yields
+	}
+	if b.MinSleep > 0 {
+		d.MinSleep = b.MinSleep
+	}
+	if b.MaxSleep > 0 {
+		d.MaxSleep = b.MaxSleep
+	}
+	if d.MinSleep > d.MaxSleep {
+		d.MinSleep = d.MaxSleep
+	}
+	return d
+}
+
+// batch bounds how many messages one thread takes from a queue before it
+// looks at its other queues and at Stop.
+const batch = 64
+
+// A Service is one or more running service threads. Stop ends them.
+type Service struct {
+	stopping atomic.Bool
+	stopCh   chan struct{}
+	once     sync.Once
+	wg       sync.WaitGroup
+	handled  atomic.Uint64
+}
+
+// Serve starts one service thread that hands every message of q to handle,
+// in order. handle runs on the service goroutine and must not retain m.
+// A queue has at most one consumer: Serve panics if q already has a
+// running service thread.
+func Serve(q *Queue, handle func(m *Message)) *Service {
+	return ServeQueues([]*Queue{q}, func(_ int, m *Message) { handle(m) }, Backoff{})
+}
+
+// ServeQueues starts one service thread that polls all of qs round-robin
+// and calls handle(i, m) for each message of qs[i]. Messages of one queue
+// arrive in order; there is no order between queues. Use it when there are
+// fewer cores than queues. It panics if a queue already has a service
+// thread or appears twice.
+func ServeQueues(qs []*Queue, handle func(i int, m *Message), b Backoff) *Service {
+	s := newService()
+	s.start(qs, 0, handle, b.withDefaults())
+	return s
+}
+
+// ServeEach starts one service thread per queue (a goroutine each), with
+// handle(i, m) called on qs[i]'s thread: handle must be safe to run for
+// different i at once. It panics as ServeQueues does.
+func ServeEach(qs []*Queue, handle func(i int, m *Message), b Backoff) *Service {
+	s := newService()
+	b = b.withDefaults()
+	for i, q := range qs {
+		s.start([]*Queue{q}, i, handle, b)
+	}
+	return s
+}
+
+func newService() *Service { return &Service{stopCh: make(chan struct{})} }
+
+// start claims qs and runs one thread over them; base is added to the
+// queue index passed to handle.
+func (s *Service) start(qs []*Queue, base int, handle func(int, *Message), b Backoff) {
+	qs = append([]*Queue(nil), qs...)
+	for i, q := range qs {
+		if q.closed.Load() {
+			panic("mq: serving a closed queue")
+		}
+		if !q.serving.CompareAndSwap(0, 1) {
+			for _, p := range qs[:i] {
+				p.serving.Store(0)
+			}
+			panic("mq: queue already has a service thread")
+		}
+	}
+	s.wg.Add(1)
+	go s.run(qs, base, handle, b)
+}
+
+func (s *Service) run(qs []*Queue, base int, handle func(int, *Message), b Backoff) {
+	defer func() {
+		for _, q := range qs {
+			q.serving.Store(0)
+		}
+		s.wg.Done()
+	}()
+	var m Message
+	var timer *time.Timer
+	idle := 0
+	sleep := b.MinSleep
+	for {
+		got := 0
+		for i, q := range qs {
+			for k := 0; k < batch && q.Receive(&m); k++ {
+				handle(base+i, &m)
+				got++
+			}
+		}
+		if got > 0 {
+			s.handled.Add(uint64(got))
+			idle, sleep = 0, b.MinSleep
+			if !s.stopping.Load() {
+				continue
+			}
+		}
+		if s.stopping.Load() {
+			// Everything sent before Stop is visible now; take it all.
+			s.drain(qs, base, handle, &m)
+			return
+		}
+		idle++
+		switch {
+		case idle <= b.Spins:
+		case idle <= b.Spins+b.Yields:
+			runtime.Gosched()
+		default:
+			if timer == nil {
+				timer = time.NewTimer(sleep)
+			} else {
+				timer.Reset(sleep)
+			}
+			select {
+			case <-timer.C:
+			case <-s.stopCh:
+			}
+			if sleep *= 2; sleep > b.MaxSleep {
+				sleep = b.MaxSleep
+			}
+		}
+	}
+}
+
+func (s *Service) drain(qs []*Queue, base int, handle func(int, *Message), m *Message) {
+	for {
+		got := 0
+		for i, q := range qs {
+			for q.Receive(m) {
+				handle(base+i, m)
+				got++
+			}
+		}
+		if got == 0 {
+			return
+		}
+		s.handled.Add(uint64(got))
+	}
+}
+
+// Stop ends the service threads and returns when they have exited. Every
+// message whose Send returned before Stop was called has been handled by
+// then, so a run's last messages are not lost; stop the producer first
+// (a Send still stalled on a full queue is not waited for). Stop may be
+// called more than once.
+func (s *Service) Stop() {
+	s.once.Do(func() {
+		s.stopping.Store(true)
+		close(s.stopCh)
+	})
+	s.wg.Wait()
+}
+
+// Handled is the number of messages the service's threads have handed to
+// their handler so far.
+func (s *Service) Handled() uint64 { return s.handled.Load() }

@@ -1,0 +1,351 @@
+// Query engine: interp.Events in, sampled records run through the query instructions, actions (messages, counters, interrupts) out (sec. 3.4.2).
+
+package rpa
+
+import (
+	"fmt"
+	"math"
+
+	"rvdyn/interp"
+	"rvdyn/profhw/mq"
+)
+
+// Options configure an Engine.
+type Options struct {
+	// Seed seeds the random choices: every-N sampling and FILTER
+	// comparisons. The same seed, program and guest give the same records.
+	Seed uint64
+	// Queues maps a send action's queue number to its message queue:
+	// Queues[q] receives "send q". Every queue the program sends to must
+	// be present (NewEngine fails otherwise): a message is never dropped.
+	Queues []*mq.Queue
+	// OnInterrupt, if set, is called synchronously for every interrupt
+	// action and every counter overflow, with the QPC of the instruction,
+	// its interrupt code (CounterOverflow for an overflow) and the record.
+	// The profiled instruction has retired; the guest resumes when it
+	// returns (the paper's synchronous interrupt, sec. 3.1).
+	OnInterrupt func(qpc int, code uint16, rec *Record)
+}
+
+// CounterOverflow is the interrupt code OnInterrupt receives when a count
+// action finds its embedded counter at CounterMax.
+const CounterOverflow = 0xffff
+
+// Stats are the engine's counters.
+type Stats struct {
+	Events     uint64            // retired instructions of a profiled class and tag, before sampling
+	Records    uint64            // records selected by sampling: queries run
+	Insts      uint64            // query instructions executed
+	Sent       [MaxQueues]uint64 // messages sent, per queue number
+	Counts     uint64            // count actions
+	Interrupts uint64            // interrupt actions and counter overflows
+	Runaway    uint64            // queries cut off after MaxInsts instructions (only hand-made programs branch backward)
+}
+
+// entryState is one PCT entry as the engine runs it.
+type entryState struct {
+	on    bool
+	mask  FieldMask
+	qpc   uint8
+	rate  uint32
+	lnq   float64 // ln(1 - 1/rate), for geometric gaps
+	left  uint64  // selected instructions until the next sample (1: the next one)
+	rnd   rng
+	hasMi bool // the record collects misc, which carries the tag
+}
+
+// An Engine is the query engine of sec. 3.4.2 run in Go: it is an
+// interp.Hook that selects retired instructions by class and profile tag
+// through the PCT, samples them, builds their records and runs the query
+// instructions on them. Its evaluation is the reference semantics for
+// query code emitted into fragments:
+//
+//  1. Entry. The instruction's entry is EntryOf(class, tag). If a class's
+//     four tag entries are equal, the engine uses the tag-0 entry for every
+//     tag (one sampling stream), and looks the tag up only to fill misc.
+//  2. Sampling. An entry with period N keeps a countdown of the selected
+//     instructions until its next sample; each sample draws the next gap
+//     from a geometric distribution with p = 1/N using the entry's own
+//     splitmix64 stream (seeded from Options.Seed and the entry index), so
+//     each instruction is profiled independently with probability 1/N, the
+//     paper's simple random sampling (sec. 3.1). N = 1 selects every one.
+//  3. Record. BuildRecord: the collected fields in Table 2 order.
+//  4. Query. From the entry's QPC: evaluate comparison A, then B (both,
+//     always: FILTER draws from the engine's filter stream in that order),
+//     combine with AND or OR, act on a match, go to the match or miss
+//     successor; at most MaxInsts instructions per record.
+//
+// An Engine is not safe for concurrent use; it runs on the guest's
+// goroutine, and its service threads read the queues.
+type Engine struct {
+	prog    Program
+	insts   []QueryInst
+	ents    [NumEntries]entryState
+	tagged  [NumOpClasses]bool // the class's tag entries differ
+	classOf [interp.NumClasses]Class
+	filter  rng
+	folded  []uint64 // counter values folded in at overflow, per QPC
+	opts    Options
+	m       *interp.Machine
+	stats   Stats
+	rec     Record
+}
+
+// NewEngine prepares p to run. It fails if p is not valid (Validate) or
+// sends to a queue that Options.Queues lacks.
+func NewEngine(p *Program, opts Options) (*Engine, error) {
+	if err := p.Validate(); err != nil {
+		return nil, err
+	}
+	g := &Engine{prog: Program{PCT: p.PCT, Code: append([]uint64(nil), p.Code...)}, opts: opts}
+	g.folded = make([]uint64, len(p.Code))
+	for i, w := range p.Code {
+		q, _ := DecodeInst(w)
+		if q.Action == ActSend && (int(q.Arg) >= len(opts.Queues) || opts.Queues[q.Arg] == nil) {
+			return nil, fmt.Errorf("rpa: query instruction %d sends to queue %d, which has no message queue", i, q.Arg)
+		}
+		g.insts = append(g.insts, q)
+	}
+	seed := opts.Seed
+	g.filter = rng{s: seed ^ 0x5bd1e995}
+	for i, e := range p.PCT {
+		s := &g.ents[i]
+		s.on, s.mask, s.qpc, s.rate = e.On(), e.Mask(), e.QPC(), e.Rate()
+		s.hasMi = s.mask.Has(FieldMisc)
+		s.rnd = rng{s: seed + uint64(i+1)*0x9e3779b97f4a7c15}
+		if s.rate > 1 {
+			s.lnq = math.Log1p(-1 / float64(s.rate))
+		}
+		s.left = s.gap()
+	}
+	for c := Class(0); c < NumOpClasses; c++ {
+		e0 := p.PCT[EntryOf(c, 0)]
+		for t := uint8(1); t < NumTags; t++ {
+			if p.PCT[EntryOf(c, t)] != e0 {
+				g.tagged[c] = true
+			}
+		}
+	}
+	for ic := interp.Class(0); ic < interp.NumClasses; ic++ {
+		g.classOf[ic] = FromInterp(ic)
+	}
+	return g, nil
+}
+
+// gap draws the number of selected instructions up to and including the
+// next sample: 1 for N = 1, else 1 + floor(ln U / ln(1-1/N)) with U
+// uniform in (0, 1].
+func (s *entryState) gap() uint64 {
+	if s.rate <= 1 {
+		return 1
+	}
+	u := float64(s.rnd.next()>>11+1) / (1 << 53)
+	g := math.Floor(math.Log(u) / s.lnq)
+	if g >= 1<<62 {
+		return 1 << 62
+	}
+	return 1 + uint64(g)
+}
+
+// ClassMask returns the interpreter classes the engine must see: those
+// with an active PCT entry. OpFLOAT and the event classes map to none.
+func (g *Engine) ClassMask() interp.ClassMask {
+	var m interp.ClassMask
+	for i := range g.ents {
+		if !g.ents[i].on {
+			continue
+		}
+		if ic, ok := Entry(i).Class().ToInterp(); ok {
+			m |= interp.MaskOf(ic)
+		}
+	}
+	return m
+}
+
+// Attach installs the engine as m's profiling hook on ClassMask's classes
+// and reads profile tags from m's text. Detach with m.SetHook(0, nil).
+func (g *Engine) Attach(m *interp.Machine) {
+	g.m = m
+	m.SetHook(g.ClassMask(), g)
+}
+
+func (g *Engine) tagAt(pc uint64) uint8 {
+	if g.m == nil {
+		return 0
+	}
+	return g.m.ProfileTag(pc)
+}
+
+// Event runs one retired instruction through the PCT and, if it is
+// sampled, through its query (interp.Hook).
+func (g *Engine) Event(e *interp.Event) {
+	c := g.classOf[e.Class&7]
+	var tag uint8
+	tagKnown := false
+	ent := EntryOf(c, 0)
+	if g.tagged[c] {
+		tag, tagKnown = g.tagAt(e.PC), true
+		ent = EntryOf(c, tag)
+	}
+	s := &g.ents[ent]
+	if !s.on {
+		return
+	}
+	g.stats.Events++
+	if s.left--; s.left != 0 {
+		return
+	}
+	s.left = s.gap()
+	if s.hasMi && !tagKnown {
+		tag = g.tagAt(e.PC)
+	}
+	BuildRecord(&g.rec, s.mask, e, tag)
+	g.Run(int(s.qpc), &g.rec)
+}
+
+// Run runs the query instructions from qpc on rec and performs their
+// actions. It counts the record as selected.
+func (g *Engine) Run(qpc int, rec *Record) {
+	g.stats.Records++
+	for steps := 0; ; steps++ {
+		if steps == MaxInsts || qpc >= len(g.insts) {
+			if steps == MaxInsts {
+				g.stats.Runaway++
+			}
+			return
+		}
+		q := &g.insts[qpc]
+		g.stats.Insts++
+		a := g.compare(q.A, q.Imm, rec)
+		b := g.compare(q.B, q.Imm, rec)
+		match := a && b
+		if q.Or {
+			match = a || b
+		}
+		next := q.Miss
+		if match {
+			next = q.Match
+			g.act(qpc, q, rec)
+		}
+		switch next {
+		case NextStop:
+			return
+		case NextBranch:
+			qpc = int(q.Target)
+		default:
+			qpc++
+		}
+	}
+}
+
+// compare evaluates one comparison on the record.
+func (g *Engine) compare(c Cmp, imm uint16, rec *Record) bool {
+	if r := c.Op.FilterRate(); r != 0 {
+		return g.filter.below(uint64(r)) == 0
+	}
+	v := rec[c.Word%MaxRecordWords] >> (8 * c.Byte)
+	switch c.Size {
+	case Size8:
+		v &= 0xff
+	case Size16:
+		v &= 0xffff
+	}
+	i := uint32(imm)
+	switch c.Op {
+	case CmpTrue:
+		return true
+	case CmpLT:
+		return v < i
+	case CmpGE:
+		return v >= i
+	case CmpEQ:
+		return v == i
+	case CmpNE:
+		return v != i
+	case CmpGT:
+		return v > i
+	case CmpLE:
+		return v <= i
+	case CmpBCLR:
+		return v&i == 0
+	case CmpBSET:
+		return v&i == i
+	}
+	return false // CmpFalse
+}
+
+// act performs the instruction's action.
+func (g *Engine) act(qpc int, q *QueryInst, rec *Record) {
+	switch q.Action {
+	case ActSend:
+		var m mq.Message
+		for i, w := range rec {
+			m[i] = uint64(w)
+		}
+		g.opts.Queues[q.Arg].Send(&m)
+		g.stats.Sent[q.Arg]++
+	case ActCount:
+		g.stats.Counts++
+		if q.Arg == CounterMax {
+			g.folded[qpc] += CounterMax
+			q.Arg = 0
+			g.interrupt(qpc, CounterOverflow, rec)
+		}
+		q.Arg++
+	case ActInterrupt:
+		g.interrupt(qpc, q.Arg, rec)
+	}
+}
+
+func (g *Engine) interrupt(qpc int, code uint16, rec *Record) {
+	g.stats.Interrupts++
+	if g.opts.OnInterrupt != nil {
+		g.opts.OnInterrupt(qpc, code, rec)
+	}
+}
+
+// Counter returns the total count of the count action at qpc: the value
+// folded in at overflows plus the counter embedded in the instruction.
+func (g *Engine) Counter(qpc int) uint64 {
+	if qpc < 0 || qpc >= len(g.insts) {
+		return 0
+	}
+	return g.folded[qpc] + uint64(g.insts[qpc].Arg)*boolU(g.insts[qpc].Action == ActCount)
+}
+
+func boolU(b bool) uint64 {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// Program returns the program as the engine holds it now: the counters
+// embedded in count instructions have their current values.
+func (g *Engine) Program() *Program {
+	p := &Program{PCT: g.prog.PCT, Code: make([]uint64, len(g.insts))}
+	for i, q := range g.insts {
+		p.Code[i] = q.Encode()
+	}
+	return p
+}
+
+// Stats returns the engine's counters.
+func (g *Engine) Stats() Stats { return g.stats }
+
+// Queues returns the queue numbers the program sends to, ascending.
+func (p *Program) Queues() []int {
+	var seen [MaxQueues]bool
+	for _, w := range p.Code {
+		if q, err := DecodeInst(w); err == nil && q.Action == ActSend {
+			seen[q.Arg] = true
+		}
+	}
+	var qs []int
+	for i, s := range seen {
+		if s {
+			qs = append(qs, i)
+		}
+	}
+	return qs
+}

@@ -1,0 +1,218 @@
+// Sessions: a Program in, its message queues, service threads and engine running, and per-pc tables and stats out (sec. 3.4.2).
+
+package rpa
+
+import (
+	"fmt"
+	"sort"
+	"sync"
+
+	"rvdyn/interp"
+	"rvdyn/profhw/mq"
+)
+
+// A PCRow is one line of a service thread's table: the messages about one
+// instruction, and for records that carry a branch outcome (misc, or res1
+// of an opBRANCH record), how many said taken and not taken.
+type PCRow struct {
+	Messages, Taken, NotTaken uint64
+}
+
+// A PCTable is the table a service thread keeps for one queue: messages
+// per pc. It reads the layout (FieldMask) of the query that sends to the
+// queue: pc from the pc word (pc 0 if the query does not collect pc), the
+// outcome from misc's MiscTaken bit, or else from res1 (1 taken).
+// Handle runs on the service goroutine; Rows may be called from any.
+type PCTable struct {
+	mask                FieldMask
+	pcWord, outWord     int // -1: not collected
+	outMisc, hasOutcome bool
+
+	mu   sync.Mutex
+	rows map[uint64]*PCRow
+}
+
+// NewPCTable returns an empty table for records of the given layout.
+func NewPCTable(mask FieldMask) *PCTable {
+	t := &PCTable{mask: mask, pcWord: -1, outWord: -1, rows: map[uint64]*PCRow{}}
+	if w, ok := mask.Word(FieldPC); ok {
+		t.pcWord = w
+	}
+	if w, ok := mask.Word(FieldMisc); ok {
+		t.outWord, t.outMisc, t.hasOutcome = w, true, true
+	} else if w, ok := mask.Word(FieldRes1); ok {
+		t.outWord, t.hasOutcome = w, true
+	}
+	return t
+}
+
+// HasOutcome reports whether the records carry a branch outcome.
+func (t *PCTable) HasOutcome() bool { return t.hasOutcome }
+
+// Handle folds one message into the table (the service thread's work).
+func (t *PCTable) Handle(m *mq.Message) {
+	var pc uint64
+	if t.pcWord >= 0 {
+		pc = m[t.pcWord]
+	}
+	t.mu.Lock()
+	r := t.rows[pc]
+	if r == nil {
+		r = &PCRow{}
+		t.rows[pc] = r
+	}
+	r.Messages++
+	if t.hasOutcome {
+		taken := m[t.outWord] == 1
+		if t.outMisc {
+			taken = m[t.outWord]&MiscTaken != 0
+		}
+		if taken {
+			r.Taken++
+		} else {
+			r.NotTaken++
+		}
+	}
+	t.mu.Unlock()
+}
+
+// Rows returns a copy of the table.
+func (t *PCTable) Rows() map[uint64]PCRow {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	out := make(map[uint64]PCRow, len(t.rows))
+	for pc, r := range t.rows {
+		out[pc] = *r
+	}
+	return out
+}
+
+// SortedPCs returns the pcs of rows in ascending order.
+func SortedPCs(rows map[uint64]PCRow) []uint64 {
+	pcs := make([]uint64, 0, len(rows))
+	for pc := range rows {
+		pcs = append(pcs, pc)
+	}
+	sort.Slice(pcs, func(i, j int) bool { return pcs[i] < pcs[j] })
+	return pcs
+}
+
+// QueueLayouts returns, for every queue the program sends to, the record
+// layout of the query whose instruction sends to it (a query's
+// instructions run from its QPC to the next query's). ok is false if two
+// queries with different layouts send to one queue: its messages cannot
+// be told apart.
+func (p *Program) QueueLayouts() (layouts map[int]FieldMask, ok bool) {
+	starts := map[int]FieldMask{}
+	for _, e := range p.PCT {
+		if e.On() {
+			starts[int(e.QPC())] = e.Mask()
+		}
+	}
+	layouts, ok = map[int]FieldMask{}, true
+	var cur FieldMask
+	for i, w := range p.Code {
+		if m, s := starts[i]; s {
+			cur = m
+		}
+		q, err := DecodeInst(w)
+		if err != nil || q.Action != ActSend {
+			continue
+		}
+		if prev, seen := layouts[int(q.Arg)]; seen && prev != cur {
+			ok = false
+		}
+		layouts[int(q.Arg)] = cur
+	}
+	return layouts, ok
+}
+
+// A Session runs a Program: one message queue and one service thread (a
+// goroutine) with a PCTable per queue the program sends to, and the Engine
+// that feeds them.
+type Session struct {
+	Engine *Engine
+	Queues []*mq.Queue // indexed by queue number; nil where unused
+	Tables []*PCTable  // indexed by queue number; nil where unused
+	svcs   []*mq.Service
+	closed bool
+}
+
+// Start creates the queues (slots messages each: 0 = mq.DefaultSlots),
+// starts their service threads and the engine. opts.Queues is filled in
+// by Start. Call Close when the guest is done.
+func Start(p *Program, opts Options, slots int) (*Session, error) {
+	layouts, ok := p.QueueLayouts()
+	if !ok {
+		return nil, fmt.Errorf("rpa: queries with different fields send to one queue: its service thread cannot read them")
+	}
+	s := &Session{Queues: make([]*mq.Queue, MaxQueues), Tables: make([]*PCTable, MaxQueues)}
+	for _, n := range p.Queues() {
+		q, err := mq.NewQueue(slots)
+		if err != nil {
+			s.Close()
+			return nil, err
+		}
+		s.Queues[n], s.Tables[n] = q, NewPCTable(layouts[n])
+		s.svcs = append(s.svcs, mq.Serve(q, s.Tables[n].Handle))
+	}
+	opts.Queues = s.Queues
+	g, err := NewEngine(p, opts)
+	if err != nil {
+		s.Close()
+		return nil, err
+	}
+	s.Engine = g
+	return s, nil
+}
+
+// Attach installs the session's engine on m (Engine.Attach).
+func (s *Session) Attach(m *interp.Machine) { s.Engine.Attach(m) }
+
+// Close stops the service threads after they drained their queues, and
+// unmaps the queues; the tables and stats stay readable. Stop the guest
+// (or detach the engine) first.
+func (s *Session) Close() {
+	if s.closed {
+		return
+	}
+	s.closed = true
+	for _, v := range s.svcs {
+		v.Stop()
+	}
+	for _, q := range s.Queues {
+		if q != nil {
+			q.Close()
+		}
+	}
+}
+
+// QueueStats is one queue's line of a session report.
+type QueueStats struct {
+	Queue int `json:"queue"`
+	mq.Stats
+}
+
+// Report is a session's statistics: the engine's counters and each
+// queue's (messages, stalls, stall time, max occupancy).
+type Report struct {
+	Events     uint64       `json:"events"`      // instructions of a profiled class and tag
+	Records    uint64       `json:"records"`     // records selected (queries run)
+	Insts      uint64       `json:"query_insts"` // query instructions executed
+	Counts     uint64       `json:"counts"`
+	Interrupts uint64       `json:"interrupts"`
+	Runaway    uint64       `json:"runaway,omitempty"`
+	Queues     []QueueStats `json:"queues"`
+}
+
+// Report returns the session's statistics.
+func (s *Session) Report() Report {
+	st := s.Engine.Stats()
+	r := Report{Events: st.Events, Records: st.Records, Insts: st.Insts, Counts: st.Counts, Interrupts: st.Interrupts, Runaway: st.Runaway}
+	for n, q := range s.Queues {
+		if q != nil {
+			r.Queues = append(r.Queues, QueueStats{Queue: n, Stats: q.Stats()})
+		}
+	}
+	return r
+}
