@@ -59,7 +59,8 @@ const TagHintImm = 0x7fc
 // TagHint returns the instruction word that tags the next instruction
 // with t (t & 3).
 func TagHint(t uint8) uint32 {
-	return Encode(Inst{Op: OpSLTI, Imm: TagHintImm + int64(t&3)})
+	// I-type: imm[11:0] rs1=0 funct3=010 (slti) rd=0 opcode=0010011.
+	return uint32(TagHintImm+uint32(t&3))<<20 | 0b010<<12 | 0b0010011
 }
 
 // HintTag returns the tag a decoded instruction assigns to the instruction

@@ -1,4 +1,4 @@
-package interp
+package interp_test
 
 import (
 	"errors"
@@ -6,6 +6,9 @@ import (
 	"os/exec"
 	"path/filepath"
 	"testing"
+
+	"rvdyn/internal/rvtest"
+	"rvdyn/interp"
 )
 
 // TestTagHint checks the profile tag HINT: it decodes as slti zero, zero,
@@ -13,32 +16,32 @@ import (
 // of an instruction from the word before it.
 func TestTagHint(t *testing.T) {
 	for tag := uint8(0); tag < 4; tag++ {
-		in := Decode(TagHint(tag))
-		if in.Op != OpSLTI || in.Rd != 0 || in.Rs1 != 0 || in.Imm != TagHintImm+int64(tag) {
+		in := interp.Decode(interp.TagHint(tag))
+		if in.Op != interp.OpSLTI || in.Rd != 0 || in.Rs1 != 0 || in.Imm != interp.TagHintImm+int64(tag) {
 			t.Errorf("TagHint(%d) decodes to %v", tag, in)
 		}
-		if got, ok := HintTag(in); !ok || got != tag {
-			t.Errorf("HintTag(TagHint(%d)) = %d, %v", tag, got, ok)
+		if got, ok := interp.HintTag(in); !ok || got != tag {
+			t.Errorf("HintTag(interp.TagHint(%d)) = %d, %v", tag, got, ok)
 		}
 	}
 	for _, w := range []uint32{
-		Encode(Inst{Op: OpSLTI, Rd: 1, Imm: TagHintImm}),  // writes a register
-		Encode(Inst{Op: OpSLTI, Rs1: 2, Imm: TagHintImm}), // reads one
-		Encode(Inst{Op: OpSLTI, Imm: TagHintImm - 1}),
-		Encode(Inst{Op: OpADDI}), // nop
+		rvtest.Encode(interp.Inst{Op: interp.OpSLTI, Rd: 1, Imm: interp.TagHintImm}),  // writes a register
+		rvtest.Encode(interp.Inst{Op: interp.OpSLTI, Rs1: 2, Imm: interp.TagHintImm}), // reads one
+		rvtest.Encode(interp.Inst{Op: interp.OpSLTI, Imm: interp.TagHintImm - 1}),
+		rvtest.Encode(interp.Inst{Op: interp.OpADDI}), // nop
 	} {
-		if _, ok := HintTag(Decode(w)); ok {
-			t.Errorf("%v is not a tag HINT", Decode(w))
+		if _, ok := interp.HintTag(interp.Decode(w)); ok {
+			t.Errorf("%v is not a tag HINT", interp.Decode(w))
 		}
 	}
-	text := []uint32{TagHint(3), Encode(Inst{Op: OpADDI, Rd: 10}), Encode(Inst{Op: OpADDI, Rd: 17, Imm: 93}), 0x73}
-	m, err := Load(MakeELF(text, nil, 4096), Config{})
+	text := []uint32{interp.TagHint(3), rvtest.Encode(interp.Inst{Op: interp.OpADDI, Rd: 10}), rvtest.Encode(interp.Inst{Op: interp.OpADDI, Rd: 17, Imm: 93}), 0x73}
+	m, err := interp.Load(rvtest.MakeELF(text, nil, 4096), interp.Config{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer m.Close()
 	for i, want := range []uint8{0, 3, 0, 0} {
-		if got := m.ProfileTag(MakeELFText + 4*uint64(i)); got != want {
+		if got := m.ProfileTag(rvtest.MakeELFText + 4*uint64(i)); got != want {
 			t.Errorf("tag of instruction %d = %d, want %d", i, got, want)
 		}
 	}
@@ -54,10 +57,10 @@ func TestTagHintUnderQemu(t *testing.T) {
 	if err != nil {
 		t.Skip("qemu-riscv64 not installed")
 	}
-	text := []uint32{TagHint(0), TagHint(1), TagHint(2), TagHint(3),
-		Encode(Inst{Op: OpADDI, Rd: 10, Imm: 42}), Encode(Inst{Op: OpADDI, Rd: 17, Imm: 93}), 0x73}
+	text := []uint32{interp.TagHint(0), interp.TagHint(1), interp.TagHint(2), interp.TagHint(3),
+		rvtest.Encode(interp.Inst{Op: interp.OpADDI, Rd: 10, Imm: 42}), rvtest.Encode(interp.Inst{Op: interp.OpADDI, Rd: 17, Imm: 93}), 0x73}
 	f := filepath.Join(t.TempDir(), "tags.elf")
-	if err := os.WriteFile(f, MakeELF(text, nil, 4096), 0o755); err != nil {
+	if err := os.WriteFile(f, rvtest.MakeELF(text, nil, 4096), 0o755); err != nil {
 		t.Fatal(err)
 	}
 	err = exec.Command(qemu, f).Run()

@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"strconv"
 	"strings"
 	"text/tabwriter"
 
@@ -130,16 +129,20 @@ func rpaEdgeCmd(args []string, stdout, stderr io.Writer) int {
 		}
 		return exitUsage
 	}
+	periods, err := parseInts(*rates, 1)
+	if err != nil {
+		fmt.Fprintf(stderr, "rvdyn: --rates: %v\n", err)
+		return exitUsage
+	}
 	var ns []uint32
-	for _, f := range strings.Split(*rates, ",") {
-		n, err := strconv.ParseUint(strings.TrimSpace(f), 10, 32)
-		if err != nil || n < 1 || n > rpa.MaxRate {
-			fmt.Fprintf(stderr, "rvdyn: --rates: %q is not a period in 1..%d\n", f, rpa.MaxRate)
+	for _, n := range periods {
+		if n > rpa.MaxRate {
+			fmt.Fprintf(stderr, "rvdyn: --rates: %d is not a period in 1..%d\n", n, rpa.MaxRate)
 			return exitUsage
 		}
 		ns = append(ns, uint32(n))
 	}
-	runs, err := selectGuests(fs.Args(), *guest, true)
+	runs, err := selectGuests(fs.Args(), *guest, true, 0)
 	if err != nil {
 		fmt.Fprintf(stderr, "rvdyn: %v\n", err)
 		return exitUsage

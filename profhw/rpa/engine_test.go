@@ -6,13 +6,14 @@ import (
 	"sync"
 	"testing"
 
+	"rvdyn/internal/rvtest"
 	"rvdyn/interp"
 	"rvdyn/profhw/mq"
 )
 
 // I encodes one instruction for hand-built guests.
 func I(op interp.Op, rd, rs1, rs2 uint8, imm int64) uint32 {
-	return interp.Encode(interp.Inst{Op: op, Rd: rd, Rs1: rs1, Rs2: rs2, Imm: imm})
+	return rvtest.Encode(interp.Inst{Op: op, Rd: rd, Rs1: rs1, Rs2: rs2, Imm: imm})
 }
 
 const (
@@ -23,7 +24,7 @@ const (
 // zero through an untagged sd and zero through a tagged one, and exits.
 func taggedStores() []byte {
 	text := []uint32{
-		I(interp.OpLUI, rS0, 0, 0, interp.MakeELFData),
+		I(interp.OpLUI, rS0, 0, 0, rvtest.MakeELFData),
 		I(interp.OpADDI, rT0, 0, 0, 10),
 		// loop (index 2):
 		interp.TagHint(1),
@@ -39,7 +40,7 @@ func taggedStores() []byte {
 		I(interp.OpADDI, rA7, 0, 0, 93),
 		I(interp.OpECALL, 0, 0, 0, 0),
 	}
-	return interp.MakeELF(text, nil, 4096)
+	return rvtest.MakeELF(text, nil, 4096)
 }
 
 // runGuest runs image under the interpreter with the program's queries
@@ -100,7 +101,7 @@ func TestFigure2cTaggedStores(t *testing.T) {
 		t.Fatalf("%d messages, want 10: %v", len(msgs), msgs)
 	}
 	for i, m := range msgs {
-		want := mq.Message{uint64(10 - i), interp.MakeELFData, interp.MakeELFData}
+		want := mq.Message{uint64(10 - i), rvtest.MakeELFData, rvtest.MakeELFData}
 		if m != want {
 			t.Errorf("message %d = %v, want %v", i, m, want)
 		}
@@ -119,7 +120,7 @@ func TestTagsAndMisc(t *testing.T) {
 	for _, m := range got[0] {
 		tags[m[0]] = m[1] >> MiscTagShift & 3
 	}
-	T := uint64(interp.MakeELFText)
+	T := uint64(rvtest.MakeELFText)
 	want := map[uint64]uint64{T + 12: 1, T + 16: 0, T + 24: 1, T + 32: 2}
 	if len(got[0]) != 40 || !mapsEqual(tags, want) {
 		t.Fatalf("%d messages, tags by pc %v, want 40 and %v", len(got[0]), tags, want)
@@ -142,7 +143,7 @@ func mapsEqual(a, b map[uint64]uint64) bool {
 // branch, a load, a store, an ALU immediate and an ecall.
 func TestRecordFields(t *testing.T) {
 	text := []uint32{
-		I(interp.OpLUI, rS0, 0, 0, interp.MakeELFData),
+		I(interp.OpLUI, rS0, 0, 0, rvtest.MakeELFData),
 		I(interp.OpADDI, rT0, 0, 0, -2), // t0 = -2: op1 = rs1 = 0, op2 = imm
 		I(interp.OpSD, 0, rS0, rT0, 8),  // store -2 at data+8
 		I(interp.OpLW, rT1, rS0, 0, 8),  // t1 = -2 (sign-extended)
@@ -153,8 +154,8 @@ func TestRecordFields(t *testing.T) {
 		I(interp.OpECALL, 0, 0, 0, 0),
 	}
 	src := `for opALU * opSTORE * opLOAD * opBRANCH * opSYS * always collect pc op1 op1up op2 op3 res1 misc; send 0 stop;`
-	got, _ := runGuest(t, interp.MakeELF(text, nil, 4096), src, 1)
-	T, D := uint64(interp.MakeELFText), uint64(interp.MakeELFData)
+	got, _ := runGuest(t, rvtest.MakeELF(text, nil, 4096), src, 1)
+	T, D := uint64(rvtest.MakeELFText), uint64(rvtest.MakeELFData)
 	byPC := map[uint64]mq.Message{}
 	for _, m := range got[0] {
 		byPC[m[0]] = m
