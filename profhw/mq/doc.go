@@ -74,7 +74,7 @@
 // producer overwrites the slot. Every access to a record word is therefore
 // ordered by happens-before: there is no data race. The race detector
 // ignores memory outside the Go heap, so race builds place the queue in the
-// Go heap and use the sync/atomic paths (fast_generic.go); there it checks
+// Go heap and use the sync/atomic paths (protocol.go); there it checks
 // this argument on every slot access (a consumer that copies the record
 // before it checks the ready word is reported).
 //
