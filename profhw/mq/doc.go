@@ -58,6 +58,8 @@
 //  1. Load the ready word of slot r & mask; if it is not r+1, nothing is
 //     there yet.
 //  2. Copy record words 0..6.
+//     Then load Written to update MaxOccupancy (statistics only; nothing
+//     depends on Written for correctness).
 //  3. Clear the ready word (store 0), as the paper does; with sequence
 //     numbers in the ready word this is not needed for correctness, but it
 //     keeps an empty slot recognisable in a dump.
