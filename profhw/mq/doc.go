@@ -58,6 +58,8 @@
 //  1. Load the ready word of slot r & mask; if it is not r+1, nothing is
 //     there yet.
 //  2. Copy record words 0..6.
+//     Then load Written to update MaxOccupancy (statistics only; nothing
+//     depends on Written for correctness).
 //  3. Clear the ready word (store 0), as the paper does; with sequence
 //     numbers in the ready word this is not needed for correctness, but it
 //     keeps an empty slot recognisable in a dump.
@@ -74,7 +76,7 @@
 // producer overwrites the slot. Every access to a record word is therefore
 // ordered by happens-before: there is no data race. The race detector
 // ignores memory outside the Go heap, so race builds place the queue in the
-// Go heap and use the sync/atomic paths (fast_generic.go); there it checks
+// Go heap and use the sync/atomic paths (protocol.go); there it checks
 // this argument on every slot access (a consumer that copies the record
 // before it checks the ready word is reported).
 //

@@ -12,7 +12,7 @@ package mq
 // release stores under x86-TSO, where the XCHG that atomic.StoreUint64
 // compiles to would also drain the store buffer and wait for the slot's
 // cache line on every message. The race detector cannot see into
-// assembly, so race builds use the sync/atomic version (fast_generic.go).
+// assembly, so race builds use the sync/atomic version (protocol.go).
 //
 //go:noescape
 func sendFast(h *header, m *Message) bool

@@ -73,15 +73,15 @@ var (
 	ErrServing = errors.New("mq: queue still has a running service thread")
 )
 
-// A Queue is one message queue in memory outside the Go heap: one producer
+// A Queue is one message queue in memory outside the Go heap (see
+// mapQueue for race builds): one producer
 // (Send, or native code following the protocol in the package doc) and one
 // consumer (Receive, or a Service). Its zero value is not usable; make one
 // with NewQueue and release it with Close.
 type Queue struct {
-	mem  []byte
-	h    *header
-	n    uint64 // slot count
-	mask uint64
+	mem []byte
+	h   *header
+	n   uint64 // slot count
 
 	closed  atomic.Bool
 	serving atomic.Int32 // running service threads attached to the queue
@@ -104,12 +104,11 @@ func NewQueue(slots int) (*Queue, error) {
 		return nil, fmt.Errorf("mq: mapping a queue of %d slots: %w", slots, err)
 	}
 	q := &Queue{
-		mem:  b,
-		h:    (*header)(unsafe.Pointer(&b[0])),
-		n:    uint64(slots),
-		mask: uint64(slots - 1),
+		mem: b,
+		h:   (*header)(unsafe.Pointer(&b[0])),
+		n:   uint64(slots),
 	}
-	atomic.StoreUint64(&q.h.mask, q.mask)
+	q.h.mask = uint64(slots - 1) // before any other goroutine sees q
 	return q, nil
 }
 
