@@ -30,7 +30,7 @@ func TestRPAAsmDisasm(t *testing.T) {
 // status alone and reports the edge table and stats; dynamo mode refuses.
 func TestRunQuery(t *testing.T) {
 	const q = "for opBRANCH * always collect pc misc; send 1 stop;"
-	guest := []string{"../../bench/guests/bintree.elf", "9"} // small size
+	guest := []string{"../../bench/corpus/bintree.elf", "9"} // small size
 	code0, out0, _ := runMain(t, append([]string{"run", "--mode=interp"}, guest...)...)
 	js := filepath.Join(t.TempDir(), "q.json")
 	code, out, errs := runMain(t, append([]string{"run", "--mode=interp", "--query", q, "--query-json", js}, guest...)...)

@@ -1,4 +1,4 @@
-//go:build amd64 && !race && !purego
+//go:build amd64 && mqasm && !race && !purego
 
 // Producer and consumer fast paths on amd64: one message -> one slot (send),
 // one slot -> one message (receive), in assembly (fast_amd64.s).

@@ -2,7 +2,7 @@
 // steps of the protocol in the package doc, with plain MOVs. Offsets come
 // from the layout constants through go_asm.h.
 
-//go:build amd64 && !race && !purego
+//go:build amd64 && mqasm && !race && !purego
 
 #include "textflag.h"
 #include "go_asm.h"

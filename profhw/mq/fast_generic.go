@@ -1,4 +1,4 @@
-//go:build !amd64 || race || purego
+//go:build !amd64 || !mqasm || race || purego
 
 // Producer and consumer fast paths for race, purego and non-amd64 builds:
 // the sync/atomic protocol of protocol.go, which the race detector can check.

@@ -1,40 +1,21 @@
 package rpa
 
 import (
-	"os"
-	"path/filepath"
-	"strings"
 	"testing"
 
+	"rvdyn/bench/corpus"
 	"rvdyn/interp"
 )
-
-// guestsDir holds the committed guest ELFs and their small sizes.
-const guestsDir = "../../bench/guests"
-
-func smallArgs(t *testing.T) map[string][]string {
-	b, err := os.ReadFile(filepath.Join(guestsDir, "sizes.txt"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	out := map[string][]string{}
-	for _, l := range strings.Split(string(b), "\n") {
-		if f := strings.Fields(l); len(f) >= 2 && !strings.HasPrefix(f[0], "#") {
-			out[f[0]] = f[1:]
-		}
-	}
-	return out
-}
 
 // TestEdgeProfileAlwaysIsExact: with "always" the service thread's table
 // equals the hook's exact profile, message for message (nothing lost or
 // duplicated through the queue), and the error is zero.
 func TestEdgeProfileAlwaysIsExact(t *testing.T) {
-	img, err := os.ReadFile(filepath.Join(guestsDir, "bintree.elf"))
+	img, err := corpus.ELF("bintree")
 	if err != nil {
 		t.Fatal(err)
 	}
-	args := append([]string{"bintree"}, smallArgs(t)["bintree"]...)
+	args := corpus.Args("bintree", corpus.Small)
 	r, err := RunEdgeProfile(img, interp.Config{Args: args}, 1, 1, 0)
 	if err != nil {
 		t.Fatal(err)
@@ -61,11 +42,11 @@ func TestEdgeProfileAlwaysIsExact(t *testing.T) {
 // TestEdgeProfileSampled: at 1/64 about 1/64 of the branches are sent and
 // the error is small.
 func TestEdgeProfileSampled(t *testing.T) {
-	img, err := os.ReadFile(filepath.Join(guestsDir, "crc32.elf"))
+	img, err := corpus.ELF("crc32")
 	if err != nil {
 		t.Fatal(err)
 	}
-	args := append([]string{"crc32"}, smallArgs(t)["crc32"]...)
+	args := corpus.Args("crc32", corpus.Small)
 	r, err := RunEdgeProfile(img, interp.Config{Args: args}, 64, 1, 0)
 	if err != nil {
 		t.Fatal(err)
