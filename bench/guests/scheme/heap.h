@@ -120,15 +120,16 @@ enum {
 
 /* REF_STORE: the one way to store into a value slot.  On RISC-V it is a
    single `sd` (inline asm, so the compiler can neither merge nor split it)
-   right after PROFILE_TAG(1); an incremental-update store barrier will
-   attach here.  Natively a plain store. */
+   right after the profile tag HINT of PROFILE_TAG(1), in the same asm
+   statement so that nothing is scheduled between them; an
+   incremental-update store barrier will attach here.  Natively a plain store. */
 #ifdef __riscv
 #define REF_STORE(obj, i, val)                                              \
 	do {                                                                \
 		value_t *ref_slot_ = (value_t *)(uintptr_t)(obj) + 1 + (i); \
 		value_t ref_val_ = (val);                                   \
-		PROFILE_TAG(1)                                              \
-		__asm__ volatile("sd %1, %0" : "=m"(*ref_slot_) : "r"(ref_val_)); \
+		__asm__ volatile(PROFILE_TAG_INSN(1) "sd %1, %0"            \
+				 : "=m"(*ref_slot_) : "r"(ref_val_));       \
 	} while (0)
 #else
 #define REF_STORE(obj, i, val)                                              \
