@@ -44,3 +44,18 @@ func sampleLimit(r uint64) uint64 {
 	}
 	return ^uint64(0) / r
 }
+
+// An RNG is the package's seeded splitmix64 stream for other profilers
+// that need the same deterministic sampling decisions (the relational
+// profiler's every-N sampling and FILTER). Its zero value is the stream
+// of seed 0.
+type RNG struct{ r rng }
+
+// NewRNG returns the stream that starts from seed.
+func NewRNG(seed uint64) RNG { return RNG{rng{seed}} }
+
+// Uint64 returns the next 64-bit number of the stream.
+func (g *RNG) Uint64() uint64 { return g.r.next() }
+
+// Below returns a uniform number in [0, n) for n > 0.
+func (g *RNG) Below(n uint64) uint64 { return g.r.below(n) }

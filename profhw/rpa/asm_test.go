@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"rvdyn/profhw"
 )
 
 var update = flag.Bool("update", false, "rewrite testdata/*.golden")
@@ -198,13 +200,13 @@ func FuzzAssemble(f *testing.F) {
 // TestInstRoundTrip decodes every field combination the format allows and
 // checks that decoding and encoding are inverse.
 func TestInstRoundTrip(t *testing.T) {
-	r := newRNG(1)
+	r := profhw.NewRNG(1)
 	ok := 0
 	for i := 0; i < 200000; i++ {
-		w := r.next()
+		w := r.Uint64()
 		if i%2 == 0 { // keep reserved fields valid half of the time
 			w &^= 1<<63 | 1<<46 | 1<<44 | 0x3ff<<10 | 0x3ff
-			w |= uint64(r.below(10)) | uint64(r.below(10)+0x80)<<10
+			w |= uint64(r.Below(10)) | uint64(r.Below(10)+0x80)<<10
 		}
 		q, err := DecodeInst(w)
 		if err != nil {

@@ -7,6 +7,7 @@ import (
 	"math"
 
 	"rvdyn/interp"
+	"rvdyn/profhw"
 	"rvdyn/profhw/mq"
 )
 
@@ -50,7 +51,7 @@ type entryState struct {
 	rate  uint32
 	lnq   float64 // ln(1 - 1/rate), for geometric gaps
 	left  uint64  // selected instructions until the next sample (1: the next one)
-	rnd   rng
+	rnd   profhw.RNG
 	hasMi bool // the record collects misc, which carries the tag
 }
 
@@ -83,7 +84,7 @@ type Engine struct {
 	ents    [NumEntries]entryState
 	tagged  [NumOpClasses]bool // the class's tag entries differ
 	classOf [interp.NumClasses]Class
-	filter  rng
+	filter  profhw.RNG
 	folded  []uint64 // counter values folded in at overflow, per QPC
 	opts    Options
 	m       *interp.Machine
@@ -107,12 +108,12 @@ func NewEngine(p *Program, opts Options) (*Engine, error) {
 		g.insts = append(g.insts, q)
 	}
 	seed := opts.Seed
-	g.filter = rng{s: seed ^ 0x5bd1e995}
+	g.filter = profhw.NewRNG(seed ^ 0x5bd1e995)
 	for i, e := range p.PCT {
 		s := &g.ents[i]
 		s.on, s.mask, s.qpc, s.rate = e.On(), e.Mask(), e.QPC(), e.Rate()
 		s.hasMi = s.mask.Has(FieldMisc)
-		s.rnd = rng{s: seed + uint64(i+1)*0x9e3779b97f4a7c15}
+		s.rnd = profhw.NewRNG(seed + uint64(i+1)*0x9e3779b97f4a7c15)
 		if s.rate > 1 {
 			s.lnq = math.Log1p(-1 / float64(s.rate))
 		}
@@ -139,7 +140,7 @@ func (s *entryState) gap() uint64 {
 	if s.rate <= 1 {
 		return 1
 	}
-	u := float64(s.rnd.next()>>11+1) / (1 << 53)
+	u := float64(s.rnd.Uint64()>>11+1) / (1 << 53)
 	g := math.Floor(math.Log(u) / s.lnq)
 	if g >= 1<<62 {
 		return 1 << 62
@@ -241,7 +242,7 @@ func (g *Engine) Run(qpc int, rec *Record) {
 // compare evaluates one comparison on the record.
 func (g *Engine) compare(c Cmp, imm uint16, rec *Record) bool {
 	if r := c.Op.FilterRate(); r != 0 {
-		return g.filter.below(uint64(r)) == 0
+		return g.filter.Below(uint64(r)) == 0
 	}
 	v := rec[c.Word%MaxRecordWords] >> (8 * c.Byte)
 	switch c.Size {
