@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"rvdyn/net"
+	"rvdyn/profhw/rpa"
 )
 
 // An ExitReason says why native code returned to the dispatcher.
@@ -98,6 +99,11 @@ type Stats struct {
 	Wall        time.Duration // wall time of Run
 	RecordTime  time.Duration // of which spent recording traces
 	CompileTime time.Duration // of which spent compiling and inserting fragments
+
+	// Profile is the relational profiler's report (records selected,
+	// query instructions executed, messages, stalls, stall time and
+	// maximum occupancy per queue) when Options.Profile was set, else nil.
+	Profile *rpa.Report
 }
 
 // Stats returns the statistics of the run so far.
@@ -118,6 +124,10 @@ func (vm *VM) Stats() Stats {
 	s.UnknownSyscalls = make(map[uint64]uint64, len(sc.Unknown))
 	for n, k := range sc.Unknown {
 		s.UnknownSyscalls[n] = k
+	}
+	if p := vm.opts.Profile; p != nil && p.Engine != nil {
+		r := p.Report()
+		s.Profile = &r
 	}
 	if vm.cache != nil {
 		cs := vm.cache.Stats()
@@ -182,6 +192,9 @@ func (s Stats) MarshalJSON() ([]byte, error) {
 	o.add("wall_seconds", s.Wall.Seconds())
 	o.add("record_seconds", s.RecordTime.Seconds())
 	o.add("compile_seconds", s.CompileTime.Seconds())
+	if s.Profile != nil {
+		o.add("rpa", s.Profile)
+	}
 	return o.bytes()
 }
 
@@ -276,6 +289,18 @@ func (s *Stats) WriteTable(w io.Writer) error {
 	slices.Sort(nums)
 	for _, n := range nums {
 		row(fmt.Sprintf("  unknown syscall %d", n), s.UnknownSyscalls[n])
+	}
+	if r := s.Profile; r != nil {
+		row("rpa: events (class and tag selected)", r.Events)
+		row("rpa: records selected (queries run)", r.Records)
+		row("rpa: query instructions executed", r.Insts)
+		row("rpa: count actions", r.Counts)
+		row("rpa: interrupts", r.Interrupts)
+		for _, q := range r.Queues {
+			row(fmt.Sprintf("rpa: queue %d sent / received", q.Queue), fmt.Sprintf("%d / %d", q.Sent, q.Received))
+			row(fmt.Sprintf("rpa: queue %d full stalls (stall time)", q.Queue), fmt.Sprintf("%d (%v)", q.Stalls, time.Duration(q.StallNs)))
+			row(fmt.Sprintf("rpa: queue %d max occupancy", q.Queue), q.MaxOccupancy)
+		}
 	}
 	row("wall time", s.Wall.Round(time.Microsecond))
 	if s.Wall > 0 {
