@@ -72,7 +72,7 @@ type Stats struct {
 	Mode     Mode
 	Delay    int         // the prediction delay tau the run used
 	Predict  net.Predict // the online prediction scheme (NET or path profiling)
-	ExitCode int // the guest's status (128+signal after a fault)
+	ExitCode int         // the guest's status (128+signal after a fault)
 
 	GuestInstructions       uint64 // retired guest instructions
 	CacheInstructions       uint64 // of which retired in native code
