@@ -165,7 +165,7 @@ func experiments() []experiment {
 		},
 		{
 			paper: "multihash", title: "Figure 13: the error's spread over intervals (interval 1,000,000, 0.1%): largest interval error and intervals above 10%",
-			cmd:   "profile",
+			cmd: "profile",
 			args: func(out string, q bool) []string {
 				return append(pick(q, []string{"--guest", "scheme,bintree"}, []string{"--guest", "bytecode"}),
 					"--configs", "spikes", "--progress=false", "--json", filepath.Join(out, "multihash-fig13.json"))
