@@ -33,11 +33,13 @@ func TestCountPath(t *testing.T) {
 	}
 	s.countPath(a)
 	s.Reset()
-	if s.countPath(a) || s.countPath(a) || !s.countPath(a) {
-		t.Error("after Reset a path must execute tau+1 times again")
+	if got := []bool{s.countPath(a), s.countPath(a), s.countPath(a)}; got[0] || got[1] || !got[2] {
+		t.Errorf("after Reset a path must execute tau+1 times again: %v", got)
 	}
-	if !s.Bump(0x100) || !s.Bump(0x100) {
-		t.Error("under PredictPath every head execution is profiled")
+	for i := range 2 {
+		if !s.Bump(0x100) {
+			t.Errorf("bump %d: under PredictPath every head execution is profiled", i)
+		}
 	}
 	s.Abandon(0x100)
 	if s.Bump(0x100) {

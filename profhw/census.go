@@ -59,12 +59,11 @@ func (r *CensusRow) VariationAt(x float64) float64 {
 // src's tuples of every kind together.
 func Census(src Source, specs []CensusSpec) ([]CensusRow, error) {
 	type state struct {
-		spec       CensusSpec
-		p          *PerfectInterval
-		n          uint64
-		row        CensusRow
-		prev, cur  map[Tuple]bool
-		candTuples uint64
+		spec CensusSpec
+		p    *PerfectInterval
+		n    uint64
+		row  CensusRow
+		prev map[Tuple]bool
 	}
 	st := make([]*state, len(specs))
 	for i, s := range specs {
