@@ -84,18 +84,47 @@ func (m *Machine) formatArg(kind byte, v uint64) string {
 		return strconv.Quote(s)
 	case 'O':
 		return openFlagString(v)
+	case 'P':
+		return flagString(v, protNames, "PROT_NONE")
+	case 'M':
+		return flagString(v, mapNames, "0")
 	}
 	return fmt.Sprintf("0x%x", v)
 }
 
-var openFlagNames = []struct {
-	bit  uint64
-	name string
-}{
+var openFlagNames = []flagName{
 	{unix.O_CREAT, "O_CREAT"}, {unix.O_EXCL, "O_EXCL"}, {unix.O_NOCTTY, "O_NOCTTY"},
 	{unix.O_TRUNC, "O_TRUNC"}, {unix.O_APPEND, "O_APPEND"}, {unix.O_NONBLOCK, "O_NONBLOCK"},
 	{unix.O_DIRECTORY, "O_DIRECTORY"}, {unix.O_NOFOLLOW, "O_NOFOLLOW"}, {unix.O_CLOEXEC, "O_CLOEXEC"},
 	{unix.O_LARGEFILE, "O_LARGEFILE"},
+}
+
+var protNames = []flagName{{1, "PROT_READ"}, {2, "PROT_WRITE"}, {4, "PROT_EXEC"}}
+
+var mapNames = []flagName{{mapShared, "MAP_SHARED"}, {mapPrivate, "MAP_PRIVATE"}, {mapFixed, "MAP_FIXED"},
+	{mapAnonymous, "MAP_ANONYMOUS"}, {0x4000, "MAP_NORESERVE"}, {mapFixedNoreplac, "MAP_FIXED_NOREPLACE"}}
+
+type flagName struct {
+	bit  uint64
+	name string
+}
+
+// flagString names the bits of v, "A|B|0x..." (none for 0).
+func flagString(v uint64, names []flagName, none string) string {
+	if v == 0 {
+		return none
+	}
+	var parts []string
+	for _, f := range names {
+		if v&f.bit != 0 {
+			parts = append(parts, f.name)
+			v &^= f.bit
+		}
+	}
+	if v != 0 {
+		parts = append(parts, fmt.Sprintf("0x%x", v))
+	}
+	return strings.Join(parts, "|")
 }
 
 func openFlagString(v uint64) string {

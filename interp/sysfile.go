@@ -430,19 +430,16 @@ func (m *Machine) sysDup(old uint64) uint64 {
 	return m.fds.install(f, 0)
 }
 
-func (m *Machine) sysDup3(old, newfd, flags uint64, dup2 bool) uint64 {
+func (m *Machine) sysDup3(old, newfd, flags uint64) uint64 {
 	f := m.fds.get(old)
 	if f == nil {
 		return neg(eBADF)
 	}
-	if flags&^unix.O_CLOEXEC != 0 || (!dup2 && old == newfd) {
+	if flags&^unix.O_CLOEXEC != 0 || old == newfd {
 		return neg(eINVAL)
 	}
 	if newfd >= maxFds {
 		return neg(eBADF)
-	}
-	if old == newfd {
-		return newfd
 	}
 	m.fds.drop(newfd)
 	return m.fds.install(f, newfd)
