@@ -183,6 +183,9 @@ func (vm *VM) candidate(pc uint64) error {
 		return fmt.Errorf("inserting fragment at 0x%x: %w", pc, err)
 	}
 	vm.m.Mark(f.Head, true)
+	if vm.opts.PerfMap != nil {
+		vm.writePerfMap(f)
+	}
 	for _, s := range trace.Steps {
 		vm.codePages[s.PC&^(pageSize-1)] = true
 	}

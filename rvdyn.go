@@ -122,6 +122,11 @@ type Options struct {
 	// Listing, if set, receives every fragment compiled: its trace and
 	// its machine code (fragment.WriteListing).
 	Listing io.Writer
+	// PerfMap, if set, receives a line per run of fragment code in the
+	// perf map format (see writePerfMap): the content of
+	// /tmp/perf-PID.map, through which perf report names guest
+	// functions in code cache samples.
+	PerfMap io.Writer
 }
 
 // DefaultOptions returns the default options, the zero Options: dynamo
@@ -142,6 +147,7 @@ type VM struct {
 	// codePages holds the guest text pages the fragments in the cache were
 	// built from: a fence.i after the guest rewrote one flushes the cache.
 	codePages map[uint64]bool
+	syms      *interp.Symbols // the guest's function names
 
 	deadline  time.Time // zero: no timeout
 	nextCheck uint64    // retired count at which to look at the clock again
@@ -190,7 +196,7 @@ func New(image []byte, opts Options) (*VM, error) {
 	if err != nil {
 		return nil, err
 	}
-	vm := &VM{opts: opts, m: m, codePages: make(map[uint64]bool)}
+	vm := &VM{opts: opts, m: m, codePages: make(map[uint64]bool), syms: interp.LoadSymbols(image)}
 	if opts.Mode == ModeDynamo {
 		if !codecache.Supported {
 			m.Close()
@@ -212,6 +218,9 @@ func New(image []byte, opts Options) (*VM, error) {
 	}
 	return vm, nil
 }
+
+// Symbols returns the guest program's function symbols.
+func (vm *VM) Symbols() *interp.Symbols { return vm.syms }
 
 // Machine returns the guest machine (registers, memory, syscall counts).
 func (vm *VM) Machine() *interp.Machine { return vm.m }

@@ -45,6 +45,7 @@ func runCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	querySeed := fs.Uint64("query-seed", 1, "seed for the queries' random sampling (every N, filter N)")
 	root := fs.String("root", "", "confine the guest's file system calls to this directory, which it sees as / ('..' and symlinks cannot leave it); default: host paths, as qemu-riscv64")
 	strace := fs.Bool("strace", false, "print each system call, its arguments and result, to stderr (as qemu-riscv64 -strace)")
+	perfMap := fs.Bool("perf-map", false, "write /tmp/perf-PID.map naming each fragment's code by guest function, for perf report (docs/profiling.md)")
 	queryJSON := fs.String("query-json", "", "with --query: write the per-pc tables and RPA stats as JSON to this file instead")
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "usage: rvdyn run [flags] [prog.elf [args...]]\n\nRuns a static RV64IM Linux ELF program; with no program, runs the embedded %q guest.\nThe exit status is the guest's; a guest fault gives 128+signal (139 bad address, 132 illegal instruction).\n\nflags:\n", corpus.Default)
@@ -96,6 +97,17 @@ func runCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		bw := bufio.NewWriter(f)
 		defer bw.Flush()
 		opts.Listing = bw
+	}
+	if *perfMap {
+		f, err := os.Create(fmt.Sprintf("/tmp/perf-%d.map", os.Getpid()))
+		if err != nil {
+			fmt.Fprintf(stderr, "rvdyn: --perf-map: %v\n", err)
+			return exitUsage
+		}
+		defer f.Close()
+		bw := bufio.NewWriter(f)
+		defer bw.Flush()
+		opts.PerfMap = bw
 	}
 	// The statistics file is opened before the guest runs: a path that
 	// cannot be written is a usage error, found before the guest does
