@@ -46,6 +46,7 @@ func runCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	root := fs.String("root", "", "confine the guest's file system calls to this directory, which it sees as / ('..' and symlinks cannot leave it); default: host paths, as qemu-riscv64")
 	strace := fs.Bool("strace", false, "print each system call, its arguments and result, to stderr (as qemu-riscv64 -strace)")
 	perfMap := fs.Bool("perf-map", false, "write /tmp/perf-PID.map naming each fragment's code by guest function, for perf report (docs/profiling.md)")
+	gdbAddr := fs.String("gdb", "", "wait for gdb (target remote HOST:PORT) on this address, e.g. :1234, and run the guest under its control (as qemu-riscv64 -g)")
 	queryJSON := fs.String("query-json", "", "with --query: write the per-pc tables and RPA stats as JSON to this file instead")
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "usage: rvdyn run [flags] [prog.elf [args...]]\n\nRuns a static RV64IM Linux ELF program; with no program, runs the embedded %q guest.\nThe exit status is the guest's; a guest fault gives 128+signal (139 bad address, 132 illegal instruction).\n\nflags:\n", corpus.Default)
@@ -135,7 +136,11 @@ func runCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		}
 		qr.s.Attach(vm.Machine())
 	}
-	code, runErr := vm.Run()
+	run := vm.Run
+	if *gdbAddr != "" {
+		run = func() (int, error) { return serveGDB(vm, *gdbAddr, stderr) }
+	}
+	code, runErr := run()
 	var fault *interp.Fault
 	switch {
 	case errors.As(runErr, &fault):
