@@ -44,3 +44,32 @@ func TestPerfMap(t *testing.T) {
 		t.Errorf("no run named after the guest's solve_bits:\n%s", pm.String())
 	}
 }
+
+// TestTopFragments checks the per-fragment tallies: named heads, and the
+// instructions of the top fragments within those retired in the cache
+// (all fragments' add up to exactly that).
+func TestTopFragments(t *testing.T) {
+	image, err := corpus.ELF("nqueens")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var listing bytes.Buffer
+	got := run(t, image, rvdyn.Options{Listing: &listing, Config: interp.Config{Args: corpus.Args("nqueens", corpus.Small)}})
+	top := got.stats.TopFragments
+	if len(top) == 0 || len(top) > rvdyn.TopFragments {
+		t.Fatalf("%d top fragments", len(top))
+	}
+	var sum uint64
+	for i, f := range top {
+		sum += f.Instructions
+		if i > 0 && f.Instructions > top[i-1].Instructions {
+			t.Errorf("not sorted: %+v after %+v", f, top[i-1])
+		}
+	}
+	if sum > got.stats.CacheInstructions || !strings.HasPrefix(top[0].Symbol, "solve") {
+		t.Errorf("top fragments %+v: %d instructions of %d in the cache", top, sum, got.stats.CacheInstructions)
+	}
+	if !strings.Contains(listing.String(), "<solve_bits") {
+		t.Errorf("the listing names no guest function")
+	}
+}

@@ -147,7 +147,9 @@ type VM struct {
 	// codePages holds the guest text pages the fragments in the cache were
 	// built from: a fence.i after the guest rewrote one flushes the cache.
 	codePages map[uint64]bool
-	syms      *interp.Symbols // the guest's function names
+	syms      *interp.Symbols          // the guest's function names
+	live      []*codecache.Fragment    // fragments in the cache, for their tallies
+	fragTotal map[uint64]*FragmentStat // tallies of flushed fragments, by head
 
 	deadline  time.Time // zero: no timeout
 	nextCheck uint64    // retired count at which to look at the clock again
