@@ -143,6 +143,13 @@ static void files(const char *dir)
 	show("newfstatat bad path", sys4(NR_newfstatat, d, BAD, &st, 0));
 	show("newfstatat bad buffer", sys4(NR_newfstatat, d, "a.txt", BAD, 0));
 	show("newfstatat bad flags", sys4(NR_newfstatat, d, "a.txt", &st, 0x7000000));
+	long fm = sys6(NR_mmap, 0, 4096, L_PROT_READ, L_MAP_PRIVATE, fd, 0);
+	okay("mmap a.txt private", fm);
+	if (fm >= 0 || fm < -4095) {
+		printf("%-40s %.5s\n", "mmap a.txt gives", (char *)fm);
+		show("munmap a.txt", sys2(NR_munmap, fm, 4096));
+	}
+	show("mmap a.txt unaligned offset", sys6(NR_mmap, 0, 4096, L_PROT_READ, L_MAP_PRIVATE, fd, 7));
 	long fd2 = sys1(NR_dup, fd);
 	okay("dup", fd2);
 	show("dup3 to itself", sys3(NR_dup3, fd, fd, 0));
