@@ -54,6 +54,11 @@ func (vm *VM) Debugger() (*Debugger, error) {
 	return &Debugger{vm: vm, bps: make(map[uint64]uint32)}, nil
 }
 
+// Interrupt asks a Continue in progress to stop soon (within about a
+// million guest instructions), as gdb's Ctrl-C does; the Continue then
+// returns Signal 2 (SIGINT). It may be called from any goroutine.
+func (d *Debugger) Interrupt() { d.vm.interrupt.Store(true) }
+
 // CPU returns the guest registers, to read and write between steps.
 func (d *Debugger) CPU() *interp.CPU { return d.vm.m.CPU }
 
@@ -180,6 +185,9 @@ func (d *Debugger) Continue() DebugStop {
 		err = vm.dispatch()
 	}
 	vm.ctr.wall += time.Since(start)
+	if vm.interrupt.Swap(false) && errors.Is(err, ErrTimeout) && !vm.m.Exited() {
+		return DebugStop{Signal: 2}
+	}
 	return d.stop(err)
 }
 

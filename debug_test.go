@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"rvdyn"
+	"rvdyn/interp"
 )
 
 // TestDebuggerBreakInCompiledCode plants a breakpoint in a loop that is
@@ -61,6 +62,33 @@ func TestDebuggerBreakInCompiledCode(t *testing.T) {
 		must(t, d.ClearBreakpoint(square))
 		if s := d.Continue(); !s.Exited || s.ExitCode != 56 {
 			t.Errorf("%v: %+v, want exit 56", mode, s)
+		}
+	}
+}
+
+// TestDebuggerInterrupt: Interrupt, from another goroutine, stops a long
+// Continue with SIGINT in both modes, and the guest can be stepped on.
+func TestDebuggerInterrupt(t *testing.T) {
+	image, err := os.ReadFile("bench/corpus/sys/gdbdemo.elf")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, mode := range []rvdyn.Mode{rvdyn.ModeDynamo, rvdyn.ModeInterp} {
+		vm, err := rvdyn.New(image, rvdyn.Options{Mode: mode, Config: interp.Config{Args: []string{"gdbdemo", "4000000000"}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer vm.Close()
+		d, err := vm.Debugger()
+		if err != nil {
+			t.Fatal(err)
+		}
+		go d.Interrupt()
+		if s := d.Continue(); s.Exited || s.Signal != 2 {
+			t.Fatalf("%v: %+v, want a SIGINT stop", mode, s)
+		}
+		if s := d.Step(); s.Signal != 5 {
+			t.Errorf("%v: step after the interrupt: %+v", mode, s)
 		}
 	}
 }

@@ -23,6 +23,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"sync/atomic"
 	"time"
 
 	"rvdyn/codecache"
@@ -151,17 +152,22 @@ type VM struct {
 	live      []*codecache.Fragment    // fragments in the cache, for their tallies
 	fragTotal map[uint64]*FragmentStat // tallies of flushed fragments, by head
 
-	deadline  time.Time // zero: no timeout
-	nextCheck uint64    // retired count at which to look at the clock again
+	interrupt atomic.Bool // a debugger asks the run to stop (see expired)
+	deadline  time.Time   // zero: no timeout
+	nextCheck uint64      // retired count at which to look at the clock again
 }
 
 // ErrTimeout is returned by Run when Options.Timeout expires before the
 // guest exits.
 var ErrTimeout = errors.New("time limit reached")
 
-// expired reports whether the timeout has passed; it reads the clock only
-// every 2^20 retired instructions.
+// expired reports whether the timeout has passed, or a debugger asked the
+// run to stop (Debugger.Interrupt); it reads the clock only every 2^20
+// retired instructions.
 func (vm *VM) expired() bool {
+	if vm.interrupt.Load() {
+		return true
+	}
 	if vm.deadline.IsZero() || vm.m.Retired() < vm.nextCheck {
 		return false
 	}

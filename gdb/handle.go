@@ -127,7 +127,7 @@ func (s *stub) handle(p string) (reply string, done bool, err error) {
 	case 's':
 		return s.resume(arg, t.Step)
 	case 'c':
-		return s.resume(arg, t.Continue)
+		return s.resume(arg, s.cont)
 	case 'v':
 		return s.handleV(arg)
 	case 'k':
@@ -169,7 +169,7 @@ func (s *stub) handleV(arg string) (string, bool, error) {
 		case 's', 'S':
 			return s.resume("", s.t.Step)
 		case 'c', 'C':
-			return s.resume("", s.t.Continue)
+			return s.resume("", s.cont)
 		}
 		return "E16", false, nil
 	case strings.HasPrefix(arg, "Kill"):

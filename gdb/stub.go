@@ -11,8 +11,9 @@
 //
 // The stub knows nothing of rvdyn: it drives a Target, which
 // rvdyn.Debugger implements (through an adapter in cmd/rvdyn). There is
-// one thread; while the guest runs the stub does not read the connection,
-// so gdb's interrupt (Ctrl-C) takes effect only at the next stop.
+// one thread. gdb's interrupt (Ctrl-C, a 0x03 byte while the program
+// runs) stops a continue when the Target is an Interrupter and the
+// connection has read deadlines (a net.Conn).
 package gdb
 
 import (
@@ -24,6 +25,7 @@ import (
 	"io"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // A Target is the program being debugged.
@@ -54,6 +56,17 @@ type Stop struct {
 	Signal int
 }
 
+// An Interrupter is a Target whose Continue can be asked, from another
+// goroutine, to stop early (it then returns Signal 2, SIGINT).
+type Interrupter interface {
+	Interrupt()
+}
+
+// deadliner is a connection whose blocked reads can be cut short.
+type deadliner interface {
+	SetReadDeadline(t time.Time) error
+}
+
 // NumRegs is the number of registers in the target description: x0..x31
 // and pc.
 const NumRegs = 33
@@ -66,6 +79,7 @@ var ErrKilled = errors.New("killed by the debugger")
 // program exits (nil) or the connection fails.
 func Serve(rw io.ReadWriter, t Target) error {
 	s := &stub{r: bufio.NewReader(rw), w: rw, t: t}
+	s.conn, _ = rw.(deadliner)
 	for {
 		pkt, err := s.read()
 		if err != nil {
@@ -93,6 +107,7 @@ func Serve(rw io.ReadWriter, t Target) error {
 }
 
 type stub struct {
+	conn   deadliner // nil: no interrupts while the program runs
 	r      *bufio.Reader
 	w      io.Writer
 	t      Target
@@ -193,6 +208,33 @@ func (s *stub) send(payload string) error {
 			return nil // '+' (or something else: carry on)
 		}
 	}
+}
+
+// cont continues the target; while it runs, a goroutine watches the
+// connection for gdb's interrupt byte.
+func (s *stub) cont() Stop {
+	in, ok := s.t.(Interrupter)
+	if !ok || s.conn == nil {
+		return s.t.Continue()
+	}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for {
+			c, err := s.r.ReadByte()
+			if err != nil {
+				return // the deadline below, or the connection is gone
+			}
+			if c == 0x03 {
+				in.Interrupt()
+			}
+		}
+	}()
+	st := s.t.Continue()
+	s.conn.SetReadDeadline(time.Unix(1, 0)) // unblock the reader
+	<-done
+	s.conn.SetReadDeadline(time.Time{})
+	return st
 }
 
 // stopReply renders a stop: "W<code>" for an exit, "T<sig>" otherwise.

@@ -115,3 +115,44 @@ func TestBadChecksum(t *testing.T) {
 	}
 	b.Close()
 }
+
+// slowTarget's Continue runs until it is interrupted.
+type slowTarget struct {
+	fakeTarget
+	stop chan struct{}
+}
+
+func (s *slowTarget) Continue() Stop { <-s.stop; return Stop{Signal: 2} }
+func (s *slowTarget) Interrupt()     { close(s.stop) }
+
+// TestInterrupt: a 0x03 byte while the program runs stops the continue,
+// and the session goes on afterwards.
+func TestInterrupt(t *testing.T) {
+	st := &slowTarget{fakeTarget: fakeTarget{bps: map[uint64]bool{}}, stop: make(chan struct{})}
+	a, b := net.Pipe()
+	go Serve(a, st)
+	r := bufio.NewReader(b)
+	reply := func() string {
+		if c, _ := r.ReadByte(); c != '$' {
+			t.Fatalf("reply does not start with $ (%q)", c)
+		}
+		body, _ := r.ReadString('#')
+		r.Discard(2)
+		fmt.Fprint(b, "+")
+		return strings.TrimSuffix(body, "#")
+	}
+	fmt.Fprint(b, packet("c"))
+	if c, _ := r.ReadByte(); c != '+' {
+		t.Fatal("no ack")
+	}
+	b.Write([]byte{0x03})
+	if got := reply(); got != "T02thread:1;" {
+		t.Fatalf("after the interrupt: %q", got)
+	}
+	fmt.Fprint(b, packet("?"))
+	r.ReadByte()
+	if got := reply(); got != "S05" {
+		t.Errorf("after the interrupt the session answers %q", got)
+	}
+	b.Close()
+}

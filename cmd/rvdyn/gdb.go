@@ -38,6 +38,8 @@ func (t debugTarget) ClearBreakpoint(pc uint64) error   { return t.d.ClearBreakp
 func (t debugTarget) Step() gdb.Stop                    { return t.last(t.d.Step()) }
 func (t debugTarget) Continue() gdb.Stop                { return t.last(t.d.Continue()) }
 
+func (t debugTarget) Interrupt() { t.d.Interrupt() }
+
 func (t debugTarget) last(s rvdyn.DebugStop) gdb.Stop {
 	return gdb.Stop{Exited: s.Exited, Code: s.ExitCode, Signal: s.Signal}
 }
