@@ -26,6 +26,9 @@ func (m *Machine) traceCall(num uint64, a *[6]uint64) string {
 		b.WriteByte('(')
 	}
 	for i, k := range []byte(e.args) {
+		if k == 'o' && e.name == "openat" && a[2]&(unix.O_CREAT|unix.O_TMPFILE) == 0 {
+			break // the mode means nothing without O_CREAT: qemu leaves it out
+		}
 		if i > 0 {
 			b.WriteByte(',')
 		}
