@@ -149,3 +149,18 @@ func TestRootFiles(t *testing.T) {
 		t.Errorf("the root's parent holds %v", up)
 	}
 }
+
+// TestLargeTransfer: a write or read of several MiB to a regular file
+// moves it all in one call, as Linux does (no short count).
+func TestLargeTransfer(t *testing.T) {
+	m := ecallMachine(t, interp.Config{})
+	const n = 3 << 20
+	copy(m.Mem.Bytes(rvtest.MakeELFData, 8), "big\x00")
+	fd := call(t, m, 56, ^uint64(99), rvtest.MakeELFData, 0o102, 0o644) // O_RDWR|O_CREAT
+	if r := call(t, m, interp.SysWrite, fd, rvtest.MakeELFData, n); r != n {
+		t.Errorf("write of %d bytes: %d", n, int64(r))
+	}
+	if r := call(t, m, 67, fd, rvtest.MakeELFData, n, 0); r != n { // pread64
+		t.Errorf("pread64 of %d bytes: %d", n, int64(r))
+	}
+}

@@ -131,8 +131,11 @@ func fileWrite(f *gfile, b []byte, off int64) uint64 {
 	return uint64(k)
 }
 
+// maxRW is Linux's MAX_RW_COUNT: the most one read or write transfers.
+const maxRW = 0x7ffff000
+
 // rw is read, write, pread64 and pwrite64: fd and buffer checked, then the
-// transfer (reads capped at maxRead bytes a call, as a short read).
+// transfer, straight between the file and guest memory.
 func (m *Machine) rw(fd, buf, n uint64, off int64, write bool) uint64 {
 	f := m.fds.get(fd)
 	if f == nil {
@@ -144,7 +147,7 @@ func (m *Machine) rw(fd, buf, n uint64, off int64, write bool) uint64 {
 	if n == 0 {
 		return 0
 	}
-	n = min(n, maxRead)
+	n = min(n, maxRW)
 	if write {
 		if !m.Mem.CanRead(buf, n) {
 			return neg(eFAULT)
