@@ -129,6 +129,9 @@ func (vm *VM) runNative(f *codecache.Fragment, budget uint64) error {
 	before := st.Budget
 	e := vm.cache.Enter(f, st, vm.m.Mem.Base())
 	n := uint64(before - st.Budget)
+	f.Entries++
+	f.Retired += n
+	e.Frag.Exits++
 	vm.m.AddRetired(n)
 	vm.ctr.cacheInstructions += n
 	if e.Kind != fragment.ExitIndirect { // an indirect exit left its target in PC
@@ -179,7 +182,7 @@ func (vm *VM) candidate(pc uint64) error {
 		return fmt.Errorf("compiling trace at 0x%x: %w", pc, err)
 	}
 	if vm.opts.Listing != nil {
-		fragment.WriteListing(vm.opts.Listing, trace, code)
+		fragment.WriteListingNamed(vm.opts.Listing, trace, code, vm.syms.Name)
 	}
 	f, err := vm.cache.Insert(code)
 	if errors.Is(err, codecache.ErrFull) {
@@ -197,6 +200,10 @@ func (vm *VM) candidate(pc uint64) error {
 		return fmt.Errorf("inserting fragment at 0x%x: %w", pc, err)
 	}
 	vm.m.Mark(f.Head, true)
+	vm.live = append(vm.live, f)
+	if vm.opts.PerfMap != nil {
+		vm.writePerfMap(f)
+	}
 	for _, s := range trace.Steps {
 		vm.codePages[s.PC&^(pageSize-1)] = true
 	}
@@ -210,6 +217,7 @@ func (vm *VM) isFragment(pc uint64) bool { return vm.cache.Lookup(pc) != nil }
 
 // flush empties the code cache and starts prediction afresh.
 func (vm *VM) flush() {
+	vm.foldFragmentStats()
 	clear(vm.codePages)
 	vm.cache.Flush()
 	vm.m.ClearMarks()

@@ -23,6 +23,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"sync/atomic"
 	"time"
 
 	"rvdyn/codecache"
@@ -124,6 +125,11 @@ type Options struct {
 	// Listing, if set, receives every fragment compiled: its trace and
 	// its machine code (fragment.WriteListing).
 	Listing io.Writer
+	// PerfMap, if set, receives a line per run of fragment code in the
+	// perf map format (see writePerfMap): the content of
+	// /tmp/perf-PID.map, through which perf report names guest
+	// functions in code cache samples.
+	PerfMap io.Writer
 	// Profile, if set, is a running relational profiler session
 	// (rpa.Start): New attaches its query engine to the guest, so every
 	// retired instruction whose class and profile tag its PCT selects is
@@ -157,18 +163,26 @@ type VM struct {
 	// codePages holds the guest text pages the fragments in the cache were
 	// built from: a fence.i after the guest rewrote one flushes the cache.
 	codePages map[uint64]bool
+	syms      *interp.Symbols          // the guest's function names
+	live      []*codecache.Fragment    // fragments in the cache, for their tallies
+	fragTotal map[uint64]*FragmentStat // tallies of flushed fragments, by head
 
-	deadline  time.Time // zero: no timeout
-	nextCheck uint64    // retired count at which to look at the clock again
+	interrupt atomic.Bool // a debugger asks the run to stop (see expired)
+	deadline  time.Time   // zero: no timeout
+	nextCheck uint64      // retired count at which to look at the clock again
 }
 
 // ErrTimeout is returned by Run when Options.Timeout expires before the
 // guest exits.
 var ErrTimeout = errors.New("time limit reached")
 
-// expired reports whether the timeout has passed; it reads the clock only
-// every 2^20 retired instructions.
+// expired reports whether the timeout has passed, or a debugger asked the
+// run to stop (Debugger.Interrupt); it reads the clock only every 2^20
+// retired instructions.
 func (vm *VM) expired() bool {
+	if vm.interrupt.Load() {
+		return true
+	}
 	if vm.deadline.IsZero() || vm.m.Retired() < vm.nextCheck {
 		return false
 	}
@@ -205,7 +219,7 @@ func New(image []byte, opts Options) (*VM, error) {
 	if err != nil {
 		return nil, err
 	}
-	vm := &VM{opts: opts, m: m, codePages: make(map[uint64]bool)}
+	vm := &VM{opts: opts, m: m, codePages: make(map[uint64]bool), syms: interp.LoadSymbols(image)}
 	if opts.Mode == ModeDynamo {
 		if !codecache.Supported {
 			m.Close()
@@ -238,6 +252,9 @@ func New(image []byte, opts Options) (*VM, error) {
 	}
 	return vm, nil
 }
+
+// Symbols returns the guest program's function symbols.
+func (vm *VM) Symbols() *interp.Symbols { return vm.syms }
 
 // Machine returns the guest machine (registers, memory, syscall counts).
 func (vm *VM) Machine() *interp.Machine { return vm.m }

@@ -103,6 +103,10 @@ type Stats struct {
 	RecordTime  time.Duration // of which spent recording traces
 	CompileTime time.Duration // of which spent compiling and inserting fragments
 
+	// TopFragments are the TopFragments trace heads whose native runs
+	// retired the most guest instructions (dynamo mode), named by guest
+	// function.
+	TopFragments []FragmentStat
 	// Profile is the relational profiler's report (records selected,
 	// query instructions executed, messages, stalls, stall time and
 	// maximum occupancy per queue) when Options.Profile was set, else nil.
@@ -137,6 +141,7 @@ func (vm *VM) Stats() Stats {
 		s.Fragments, s.CodeBytes, s.Links, s.Flushes, s.CacheExits = cs.Fragments, cs.CodeBytes, cs.Links, cs.Flushes, cs.ExitsTaken
 		ss := vm.sel.Stats()
 		s.TraceHeads, s.Quieted = ss.Heads, ss.Quieted
+		s.TopFragments = vm.topFragments(TopFragments)
 		s.PathCounters, s.PathsProfiled = ss.Paths, ss.Profiled
 	}
 	return s
@@ -201,6 +206,11 @@ func (s Stats) MarshalJSON() ([]byte, error) {
 	o.add("wall_seconds", s.Wall.Seconds())
 	o.add("record_seconds", s.RecordTime.Seconds())
 	o.add("compile_seconds", s.CompileTime.Seconds())
+	top := s.TopFragments
+	if top == nil {
+		top = []FragmentStat{}
+	}
+	o.add("top_fragments", top)
 	if s.Profile != nil {
 		o.add("rpa", s.Profile)
 	}
@@ -319,6 +329,32 @@ func (s *Stats) WriteTable(w io.Writer) error {
 	row("wall time", s.Wall.Round(time.Microsecond))
 	if s.Wall > 0 {
 		row("guest MIPS", fmt.Sprintf("%.1f", float64(s.GuestInstructions)/s.Wall.Seconds()/1e6))
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	return s.writeTopFragments(w)
+}
+
+// writeTopFragments lists the top fragments: head, share of the guest
+// instructions retired from runs entered there, entries, exits.
+func (s *Stats) writeTopFragments(w io.Writer) error {
+	if len(s.TopFragments) == 0 {
+		return nil
+	}
+	fmt.Fprintf(w, "top fragments (by guest instructions retired from their entry):\n")
+	tw := tabwriter.NewWriter(w, 0, 8, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintf(tw, "head\tfunction\tinstructions\tshare\tentries\texits\tbytes\t\n")
+	for _, f := range s.TopFragments {
+		name := f.Symbol
+		if name == "" {
+			name = "?"
+		}
+		share := 0.0
+		if s.GuestInstructions > 0 {
+			share = 100 * float64(f.Instructions) / float64(s.GuestInstructions)
+		}
+		fmt.Fprintf(tw, "0x%x\t%s\t%d\t%.1f%%\t%d\t%d\t%d\t\n", f.Head, name, f.Instructions, share, f.Entries, f.Exits, f.CodeBytes)
 	}
 	return tw.Flush()
 }

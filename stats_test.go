@@ -19,7 +19,7 @@ var statsKeys = []string{"mode", "delay", "exit_code", "guest_instructions", "ca
 	"fragments", "fragments_too_large", "heads_interpreted", "code_bytes", "cache_exits",
 	"exits_branch", "exits_budget", "exits_interp", "exits_indirect", "links", "phase_flushes",
 	"capacity_flushes", "fencei_flushes", "bailed_out_at", "flushes", "syscalls", "unknown_syscalls",
-	"wall_seconds", "record_seconds", "compile_seconds"}
+	"wall_seconds", "record_seconds", "compile_seconds", "top_fragments"}
 
 func TestStatsJSON(t *testing.T) {
 	s := Stats{Mode: ModeInterp, Delay: 7, Exits: [NumExitReasons]uint64{1, 2, 3, 4},

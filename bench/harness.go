@@ -56,6 +56,11 @@ type Config struct {
 	// bench/guests, found relative to the working directory or its
 	// parents). qemu-riscv64 runs the ELF files of corpus.Dir.
 	Dir string
+	// Status, if set, receives a progress line before each run (run k of
+	// n, guest, mode, time elapsed), rewritten in place with a carriage
+	// return and an erase-line escape: for a terminal. It is erased
+	// before each line of the progress log.
+	Status io.Writer
 }
 
 // A Measurement is one guest in one mode (and, for dynamo, one delay).
@@ -241,8 +246,13 @@ func Run(cfg Config, log io.Writer) (*Report, error) {
 	if cfg.Small {
 		size = corpus.Small
 	}
+	start, k, total := time.Now(), 0, cfg.Runs*len(rep.Measurements)
+	prog := newProgress(cfg.Status, start)
+	defer prog.stop()
 	for r := 0; r < cfg.Runs; r++ {
 		for _, m := range rep.Measurements {
+			k++
+			prog.set(fmt.Sprintf("[%d/%d] run %d of %d: %s %s", k, total, r+1, cfg.Runs, m.Guest, label(m)))
 			args := corpus.Args(m.Guest, size)
 			var err error
 			switch m.Mode {
@@ -259,6 +269,7 @@ func Run(cfg Config, log io.Writer) (*Report, error) {
 			if err != nil {
 				return nil, fmt.Errorf("%s (%s): %w", m.Guest, m.Mode, err)
 			}
+			prog.set("")
 			fmt.Fprintf(log, "run %d/%d  %-10s %-7s %8.3fs\n", r+1, cfg.Runs, m.Guest, label(m), m.Seconds[len(m.Seconds)-1])
 		}
 	}

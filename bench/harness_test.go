@@ -3,6 +3,7 @@ package bench
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -14,9 +15,14 @@ import (
 func TestHarness(t *testing.T) {
 	cfg := Config{Guests: []string{"sieve", "qsort"}, Modes: []string{ModeInterp, ModeDynamo},
 		Runs: 1, Small: true, Delays: []int{0, 50}, Ablation: true}
+	var status strings.Builder
+	cfg.Status = &status
 	rep, err := Run(cfg, nil)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if n := len(rep.Measurements); !strings.Contains(status.String(), fmt.Sprintf("\r\x1b[K[%d/%d] run 1 of 1: qsort ", n, n)) {
+		t.Errorf("no progress line for the last run in %q", status.String())
 	}
 	for _, g := range cfg.Guests {
 		in := rep.Find(g, ModeInterp, 0)

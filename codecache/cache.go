@@ -33,6 +33,11 @@ type Fragment struct {
 	Code  *fragment.Code
 	// FirstExit is the exit ID of Code.Exits[0]; exit i has ID FirstExit+i.
 	FirstExit uint32
+	// The dispatcher's tallies, for statistics: native runs entered at
+	// this fragment, the guest instructions they retired (in this
+	// fragment and in those linked after it), and native runs that
+	// returned to the dispatcher through one of its exits.
+	Entries, Retired, Exits uint64
 }
 
 // GuestPC returns the guest pc whose code is at executable address

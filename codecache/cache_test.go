@@ -2,6 +2,7 @@ package codecache_test
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"strings"
 	"testing"
@@ -131,28 +132,45 @@ func TestWX(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer c.Close()
-	if _, err := c.Insert(build(t, m, rvtest.MakeELFText)); err != nil {
+	f, err := c.Insert(build(t, m, rvtest.MakeELFText))
+	if err != nil {
 		t.Fatal(err)
 	}
 	maps, err := os.ReadFile("/proc/self/maps")
 	if err != nil {
 		t.Skip(err)
 	}
-	cache := 0
+	// The cache's pages are one shared object (shown as /dev/zero):
+	// find the mapping holding the fragment, then every mapping of the
+	// same object (device and inode fields).
+	var lines [][]string
+	var inode string
 	for _, line := range strings.Split(string(maps), "\n") {
-		f := strings.Fields(line)
-		if len(f) < 2 {
+		f2 := strings.Fields(line)
+		if len(f2) < 5 {
 			continue
 		}
-		if strings.Contains(f[1], "w") && strings.Contains(f[1], "x") {
+		if strings.Contains(f2[1], "w") && strings.Contains(f2[1], "x") {
 			t.Errorf("writable and executable mapping: %s", line)
 		}
-		if strings.Contains(line, "rvdyn-code-cache") {
-			cache++
+		lines = append(lines, f2)
+		var lo, hi uintptr
+		fmt.Sscanf(f2[0], "%x-%x", &lo, &hi)
+		if f.Entry >= lo && f.Entry < hi {
+			inode = f2[3] + " " + f2[4]
+			if f2[1] != "r-xs" {
+				t.Errorf("fragment in a %s mapping: %s", f2[1], line)
+			}
 		}
 	}
-	if cache != 2 {
-		t.Errorf("want the cache mapped twice (RW and RX), found %d mappings", cache)
+	var perms []string
+	for _, f2 := range lines {
+		if f2[3]+" "+f2[4] == inode {
+			perms = append(perms, f2[1])
+		}
+	}
+	if len(perms) != 2 {
+		t.Errorf("want the cache mapped twice (RW and RX), found %v", perms)
 	}
 }
 

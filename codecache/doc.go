@@ -3,9 +3,11 @@
 // to fragment, linking of exit stubs to fragments, flushing, and entering
 // and leaving native code.
 //
-// W^X: the cache is one memfd mapped twice, once read-write (where code is
-// written and exit jumps are patched) and once read-execute (where it
-// runs). No page is ever writable and executable in the same mapping.
+// W^X: the cache is one shared anonymous memory object mapped twice, once
+// read-write (where code is written and exit jumps are patched) and once
+// read-execute (where it runs). No page is ever writable and executable in
+// the same mapping. (Anonymous rather than a memfd so that perf names its
+// code from /tmp/perf-PID.map: see memory.go.)
 //
 // Native code is entered through one Go assembly trampoline (enter_amd64.s)
 // on the calling goroutine, with no cgo. It returns when it leaves through

@@ -5,6 +5,7 @@ package fragment
 import (
 	"fmt"
 	"io"
+	"strings"
 
 	"golang.org/x/arch/x86/x86asm"
 
@@ -15,13 +16,37 @@ import (
 // trace, its optimized IR, its exits, and its machine code in Go assembler syntax, with
 // offsets relative to the fragment entry.
 func WriteListing(w io.Writer, t *interp.Trace, code *Code) error {
-	fmt.Fprintf(w, "fragment 0x%x: %d guest instructions, %d bytes, %d exits", code.Head, code.GuestInsts, len(code.Bytes), len(code.Exits))
+	return WriteListingNamed(w, t, code, nil)
+}
+
+// WriteListingNamed is WriteListing with guest names: name(pc) returns
+// "function+0xoff" (or "" when unknown). The header names the trace head,
+// and the trace gains a "<function+0xoff>:" line wherever it enters
+// another function, as objdump labels code.
+func WriteListingNamed(w io.Writer, t *interp.Trace, code *Code, name func(pc uint64) string) error {
+	fn := func(pc uint64) string { // the function part of a name
+		if name == nil {
+			return ""
+		}
+		f, _, _ := strings.Cut(name(pc), "+")
+		return f
+	}
+	fmt.Fprintf(w, "fragment 0x%x", code.Head)
+	if name != nil && name(code.Head) != "" {
+		fmt.Fprintf(w, " <%s>", name(code.Head))
+	}
+	fmt.Fprintf(w, ": %d guest instructions, %d bytes, %d exits", code.GuestInsts, len(code.Bytes), len(code.Exits))
 	if code.SelfLoop {
 		fmt.Fprint(w, ", loops to its head")
 	}
 	fmt.Fprintln(w)
 	if t != nil {
-		for _, s := range t.Steps {
+		cur := ""
+		for i, s := range t.Steps {
+			if f := fn(s.PC); f != "" && (f != cur || i == 0) {
+				fmt.Fprintf(w, "  <%s>:\n", name(s.PC))
+				cur = f
+			}
 			mark := ""
 			if s.Next != s.PC+4 {
 				mark = fmt.Sprintf("   -> 0x%x", s.Next)

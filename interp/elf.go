@@ -85,6 +85,10 @@ func Load(image []byte, cfg Config) (m *Machine, err error) {
 		m.Close()
 		return nil, err
 	}
+	if err := m.initOS(); err != nil {
+		m.Close()
+		return nil, err
+	}
 	return m, nil
 }
 

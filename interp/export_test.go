@@ -16,3 +16,13 @@ const (
 	AtEntry  = atEntry
 	AtRandom = atRandom
 )
+
+// SyscallNumbers returns the numbers of the system calls the table
+// answers (the exit calls included).
+func SyscallNumbers() []uint64 {
+	var n []uint64
+	for k := range sysTable {
+		n = append(n, k)
+	}
+	return n
+}

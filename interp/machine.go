@@ -32,6 +32,14 @@ type Config struct {
 	// (default DefaultStackSize, or a quarter of a smaller address space).
 	// An access below the limit faults (see Load).
 	StackSize uint64
+	// Root, if set, confines the guest's file system calls to this host
+	// directory, which the guest sees as "/" (and as its working
+	// directory): no path, ".." or symlink included, resolves outside it.
+	// Empty: paths are host paths, as under qemu-riscv64.
+	Root string
+	// Strace, if set, receives one line per system call: its arguments
+	// and result (the format of qemu-riscv64 -strace).
+	Strace io.Writer
 }
 
 // SyscallStats counts the system calls a guest made.
@@ -77,6 +85,9 @@ type Machine struct {
 	ev       Event
 
 	sys SyscallStats
+	fds fdTable   // guest file descriptors (fdtable.go)
+	mm  mmapState // mmap'd ranges (sysmem.go)
+	sig sigState  // recorded signal actions and mask (sysproc.go)
 }
 
 // UseCPU makes the machine keep its registers in c, copying the current
@@ -171,6 +182,7 @@ func (m *Machine) Quiet(pc uint64) {
 
 // Close releases the guest memory and the predecoded text.
 func (m *Machine) Close() error {
+	m.closeFiles()
 	m.closeText()
 	return m.Mem.Close()
 }

@@ -3,7 +3,7 @@
 package interp
 
 import (
-	"io"
+	"fmt"
 	"time"
 )
 
@@ -45,130 +45,40 @@ var processStart = time.Now()
 func neg(e uint64) uint64 { return -e }
 
 // syscall performs the ecall at the current pc. It reports whether the
-// guest exited.
+// guest exited. The exit calls are here; every other call is in sysTable
+// (syslinux.go).
 func (m *Machine) syscall() bool {
 	x := &m.CPU.X
 	m.sys.Calls++
-	a0, a1, a2 := x[10], x[11], x[12]
+	a := [6]uint64{x[10], x[11], x[12], x[13], x[14], x[15]}
+	var call string
+	if m.cfg.Strace != nil {
+		call = m.traceCall(x[17], &a)
+	}
 	var r uint64
 	switch num := x[17]; num {
 	case SysExit, SysExitGroup:
-		m.exited, m.exitCode = true, int(a0&0xff)
-		return true
-	case SysWrite:
-		r = m.sysWrite(a0, a1, a2)
-	case SysWritev:
-		r = m.sysWritev(a0, a1, a2)
-	case SysRead:
-		r = m.sysRead(a0, a1, a2)
-	case SysBrk:
-		r = m.sysBrk(a0)
-	case SysClockGettime:
-		r = m.sysClockGettime(a0, a1)
-	case SysClose:
-		if a0 > 2 {
-			r = neg(eBADF)
+		if m.cfg.Strace != nil {
+			fmt.Fprintln(m.cfg.Strace, call)
 		}
-	case SysLseek:
-		r = neg(eSPIPE)
-	case SysIoctl:
-		r = neg(eNOTTY)
-	case SysSetTidAddr, SysGetpid, SysGettid:
-		r = 1
-	case SysMmap:
-		r = neg(eNOMEM) // no anonymous mmap: allocators fall back to brk
-	case SysMunmap:
-		r = neg(eINVAL)
+		m.exited, m.exitCode = true, int(a[0]&0xff)
+		return true
 	default:
+		if e, ok := sysTable[num]; ok && e.fn != nil {
+			r = e.fn(m, &a)
+			break
+		}
 		if m.sys.Unknown == nil {
 			m.sys.Unknown = make(map[uint64]uint64)
 		}
 		m.sys.Unknown[num]++
 		r = neg(eNOSYS)
 	}
+	if m.cfg.Strace != nil {
+		m.traceResult(call, x[17], r)
+	}
 	x[10] = r
 	return false
-}
-
-func (m *Machine) out(fd uint64) io.Writer {
-	switch fd {
-	case 1:
-		if m.cfg.Stdout == nil {
-			return io.Discard
-		}
-		return m.cfg.Stdout
-	case 2:
-		if m.cfg.Stderr == nil {
-			return io.Discard
-		}
-		return m.cfg.Stderr
-	}
-	return nil
-}
-
-func (m *Machine) sysWrite(fd, buf, n uint64) uint64 {
-	w := m.out(fd)
-	if w == nil {
-		return neg(eBADF)
-	}
-	if n == 0 {
-		return 0
-	}
-	if !m.Mem.CanRead(buf, n) {
-		return neg(eFAULT)
-	}
-	k, err := w.Write(m.Mem.Bytes(buf, n))
-	if k == 0 && err != nil {
-		return neg(eBADF)
-	}
-	return uint64(k)
-}
-
-func (m *Machine) sysWritev(fd, iov, cnt uint64) uint64 {
-	if m.out(fd) == nil {
-		return neg(eBADF)
-	}
-	switch {
-	case cnt > 1024: // UIO_MAXIOV
-		return neg(eINVAL)
-	case !m.Mem.CanRead(iov, 16*cnt):
-		return neg(eFAULT)
-	}
-	var total uint64
-	for i := uint64(0); i < cnt; i++ {
-		base, _ := m.Mem.Read64(iov + 16*i)
-		n, _ := m.Mem.Read64(iov + 16*i + 8)
-		r := m.sysWrite(fd, base, n)
-		if int64(r) < 0 {
-			if total > 0 {
-				return total
-			}
-			return r
-		}
-		total += r
-	}
-	return total
-}
-
-func (m *Machine) sysRead(fd, buf, n uint64) uint64 {
-	if fd != 0 {
-		return neg(eBADF)
-	}
-	if n == 0 {
-		return 0
-	}
-	n = min(n, maxRead)
-	if !m.Mem.CanWrite(buf, n) {
-		return neg(eFAULT)
-	}
-	if m.cfg.Stdin == nil {
-		return 0
-	}
-	k, err := m.cfg.Stdin.Read(m.Mem.Bytes(buf, n))
-	if k == 0 && err != nil && err != io.EOF {
-		return neg(eBADF)
-	}
-	return uint64(k)
 }
 
 // sysBrk moves the program break like Linux: a request outside

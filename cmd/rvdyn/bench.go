@@ -7,12 +7,25 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os"
 	"strings"
+
+	"golang.org/x/sys/unix"
 
 	"rvdyn"
 	"rvdyn/bench"
 	"rvdyn/bench/corpus"
 )
+
+// isTerminal reports whether w is a terminal (for the progress line).
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	_, err := unix.IoctlGetTermios(int(f.Fd()), unix.TCGETS)
+	return err == nil
+}
 
 func benchCmd(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
@@ -69,6 +82,8 @@ func benchCmd(args []string, stdout, stderr io.Writer) int {
 	log := stderr
 	if *quiet {
 		log = nil
+	} else if isTerminal(stderr) {
+		cfg.Status = stderr
 	}
 	var rep *bench.Report
 	if *from != "" {

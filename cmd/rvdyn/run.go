@@ -44,6 +44,10 @@ func runCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	listing := fs.String("listing", "", "write every compiled fragment (guest trace and x86-64 code) to this file")
 	query := fs.String("query", "", "relational profiler queries, a file or the text itself (docs/rpa.md), in either mode; prints each queue's per-pc table and the RPA stats to stderr")
 	querySeed := fs.Uint64("query-seed", 1, "seed for the queries' random sampling (every N, filter N)")
+	root := fs.String("root", "", "confine the guest's file system calls to this directory, which it sees as / ('..' and symlinks cannot leave it); default: host paths, as qemu-riscv64")
+	strace := fs.Bool("strace", false, "print each system call, its arguments and result, to stderr (as qemu-riscv64 -strace)")
+	perfMap := fs.Bool("perf-map", false, "write /tmp/perf-PID.map naming each fragment's code by guest function, for perf report (docs/profiling.md)")
+	gdbAddr := fs.String("gdb", "", "wait for gdb (target remote HOST:PORT) on this address, e.g. :1234, and run the guest under its control (as qemu-riscv64 -g)")
 	queryJSON := fs.String("query-json", "", "with --query: write the per-pc tables and RPA stats as JSON to this file instead")
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "usage: rvdyn run [flags] [prog.elf [args...]]\n\nRuns a static RV64IM Linux ELF program; with no program, runs the embedded %q guest.\nThe exit status is the guest's; a guest fault gives 128+signal (139 bad address, 132 illegal instruction).\n\nflags:\n", corpus.Default)
@@ -82,7 +86,10 @@ func runCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 
 	opts := rvdyn.Options{Mode: m, NET: net.Options{Delay: net.DelayOf(*delay), MaxTraceLen: *maxTrace, Predict: pred},
 		Cache: codecache.Options{Size: *cacheSize}, MaxInstructions: *maxInsts, Timeout: *timeout,
-		Config: interp.Config{Args: gargs, Stdin: stdin, Stdout: stdout, Stderr: stderr, MemSize: *memSize, StackSize: *stackSize}}
+		Config: interp.Config{Args: gargs, Stdin: stdin, Stdout: stdout, Stderr: stderr, MemSize: *memSize, StackSize: *stackSize, Root: *root}}
+	if *strace {
+		opts.Strace = stderr
+	}
 	if err := opts.Disable(*disable); err != nil {
 		fmt.Fprintf(stderr, "rvdyn: --disable: %v\n", err)
 		return exitUsage
@@ -97,6 +104,17 @@ func runCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		bw := bufio.NewWriter(f)
 		defer bw.Flush()
 		opts.Listing = bw
+	}
+	if *perfMap {
+		f, err := os.Create(fmt.Sprintf("/tmp/perf-%d.map", os.Getpid()))
+		if err != nil {
+			fmt.Fprintf(stderr, "rvdyn: --perf-map: %v\n", err)
+			return exitUsage
+		}
+		defer f.Close()
+		bw := bufio.NewWriter(f)
+		defer bw.Flush()
+		opts.PerfMap = bw
 	}
 	// The statistics file is opened before the guest runs: a path that
 	// cannot be written is a usage error, found before the guest does
@@ -125,7 +143,11 @@ func runCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return exitUsage
 	}
 	defer vm.Close()
-	code, runErr := vm.Run()
+	run := vm.Run
+	if *gdbAddr != "" {
+		run = func() (int, error) { return serveGDB(vm, *gdbAddr, stderr) }
+	}
+	code, runErr := run()
 	var fault *interp.Fault
 	switch {
 	case errors.As(runErr, &fault):

@@ -1,0 +1,99 @@
+package main
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestGDB drives the real gdb-multiarch in batch mode against run --gdb,
+// in both modes: break at main, read a register, run to the second pass
+// (by then the loop is compiled, in dynamo mode), plant a breakpoint in
+// that compiled code and stop there, read variables, step, and continue
+// to the exit.
+func TestGDB(t *testing.T) {
+	gdbPath, err := exec.LookPath("gdb-multiarch")
+	if err != nil {
+		t.Skip("gdb-multiarch not installed (Debian package gdb-multiarch): skipping the gdb stub test")
+	}
+	const elf = "../../bench/corpus/sys/gdbdemo.elf"
+	src, err := os.ReadFile("../../bench/guests/sys/gdbdemo.c")
+	if err != nil {
+		t.Fatal(err)
+	}
+	line := 0 // the line of the second pass
+	for i, l := range strings.Split(string(src), "\n") {
+		if strings.Contains(l, "/* second pass */") {
+			line = i + 1
+		}
+	}
+	for _, mode := range []string{"dynamo", "interp"} {
+		t.Run(mode, func(t *testing.T) {
+			pr, pw := io.Pipe()
+			done := make(chan int, 1)
+			go func() {
+				var out strings.Builder
+				done <- runCmd([]string{"--mode=" + mode, "--gdb=127.0.0.1:0", elf}, strings.NewReader(""), &out, pw)
+				pw.Close()
+			}()
+			sc := bufio.NewScanner(pr)
+			var addr string
+			for sc.Scan() {
+				if a, ok := strings.CutPrefix(sc.Text(), "rvdyn: waiting for gdb on "); ok {
+					addr = a
+					break
+				}
+			}
+			go io.Copy(io.Discard, pr)
+			if addr == "" {
+				t.Fatal("rvdyn did not report its gdb address")
+			}
+			cmd := exec.Command(gdbPath, "-batch", "-nx",
+				"-ex", "file "+elf,
+				"-ex", "target remote "+addr,
+				"-ex", "break main",
+				"-ex", "continue",
+				"-ex", "info registers pc",
+				"-ex", fmt.Sprintf("break gdbdemo.c:%d", line),
+				"-ex", "continue",
+				"-ex", "print total",
+				"-ex", "break square",
+				"-ex", "continue",
+				"-ex", "print x",
+				"-ex", "stepi",
+				"-ex", "next",
+				"-ex", "delete",
+				"-ex", "continue")
+			out, err := cmd.CombinedOutput()
+			if err != nil {
+				t.Fatalf("gdb-multiarch: %v\n%s", err, out)
+			}
+			for _, want := range []string{
+				"Breakpoint 1, main (",
+				"pc             0x",
+				"Breakpoint 2, main (",
+				"$1 = 333833500",
+				"Breakpoint 3, square (x=x@entry=1)",
+				"$2 = 1",
+				"exited with code 070", // 56, in octal
+			} {
+				if !strings.Contains(string(out), want) {
+					t.Errorf("gdb output lacks %q:\n%s", want, out)
+				}
+			}
+			select {
+			case code := <-done:
+				if code != 56 {
+					t.Errorf("rvdyn exit status %d, want 56", code)
+				}
+			case <-time.After(time.Minute):
+				t.Fatal("rvdyn did not exit after gdb let the guest finish")
+			}
+		})
+	}
+}

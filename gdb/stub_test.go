@@ -1,0 +1,158 @@
+package gdb
+
+import (
+	"bufio"
+	"fmt"
+	"net"
+	"strings"
+	"testing"
+)
+
+// fakeTarget is a machine with registers, 64 bytes of memory at 0x1000
+// and a program that stops after each step or continue.
+type fakeTarget struct {
+	regs  [NumRegs]uint64
+	mem   [64]byte
+	bps   map[uint64]bool
+	steps int
+}
+
+func (f *fakeTarget) Reg(n int) uint64       { return f.regs[n] }
+func (f *fakeTarget) SetReg(n int, v uint64) { f.regs[n] = v }
+func (f *fakeTarget) ReadMem(a uint64, b []byte) error {
+	if a < 0x1000 || a+uint64(len(b)) > 0x1040 {
+		return fmt.Errorf("bad address")
+	}
+	copy(b, f.mem[a-0x1000:])
+	return nil
+}
+func (f *fakeTarget) WriteMem(a uint64, b []byte) error {
+	if a < 0x1000 || a+uint64(len(b)) > 0x1040 {
+		return fmt.Errorf("bad address")
+	}
+	copy(f.mem[a-0x1000:], b)
+	return nil
+}
+func (f *fakeTarget) SetBreakpoint(pc uint64) error   { f.bps[pc] = true; return nil }
+func (f *fakeTarget) ClearBreakpoint(pc uint64) error { delete(f.bps, pc); return nil }
+func (f *fakeTarget) Step() Stop                      { f.steps++; f.regs[32] += 4; return Stop{Signal: 5} }
+func (f *fakeTarget) Continue() Stop                  { return Stop{Exited: true, Code: 3} }
+
+func packet(s string) string { return fmt.Sprintf("$%s#%02x", s, checksum(s)) }
+
+// TestServe plays a session: each request packet and the reply it must get.
+func TestServe(t *testing.T) {
+	ft := &fakeTarget{bps: map[uint64]bool{}}
+	ft.regs[10], ft.regs[32] = 0x1122334455667788, 0x10000
+	a, b := net.Pipe()
+	done := make(chan error, 1)
+	go func() { done <- Serve(a, ft) }()
+	r := bufio.NewReader(b)
+	ask := func(req string) string {
+		t.Helper()
+		fmt.Fprint(b, packet(req))
+		if c, _ := r.ReadByte(); c != '+' {
+			t.Fatalf("%s: no ack (%q)", req, c)
+		}
+		if c, _ := r.ReadByte(); c != '$' {
+			t.Fatalf("%s: reply does not start with $", req)
+		}
+		body, _ := r.ReadString('#')
+		r.Discard(2)
+		fmt.Fprint(b, "+")
+		return strings.TrimSuffix(body, "#")
+	}
+	for _, tc := range []struct{ req, want string }{
+		{"qSupported:multiprocess+;swbreak+", "PacketSize=1040;qXfer:features:read+;QStartNoAckMode+;vContSupported+"},
+		{"?", "S05"},
+		{"pa", "8877665544332211"},
+		{"p20", "0000010000000000"},
+		{"p21", "E16"},
+		{"P5=0100000000000000", "OK"},
+		{"p5", "0100000000000000"},
+		{"M1000,4:deadbeef", "OK"},
+		{"m1000,4", "deadbeef"},
+		{"m10,4", "E0e"},
+		{"M1000,4:zz", "E16"},
+		{"Z0,10004,4", "OK"},
+		{"Z1,10004,4", ""},
+		{"z0,10004,4", "OK"},
+		{"s", "T05thread:1;"},
+		{"vCont?", "vCont;c;C;s;S"},
+		{"vCont;s:1", "T05thread:1;"},
+		{"qfThreadInfo", "m1"},
+		{"bogus", ""},
+	} {
+		if got := ask(tc.req); got != tc.want {
+			t.Errorf("%s: got %q, want %q", tc.req, got, tc.want)
+		}
+	}
+	if ft.regs[5] != 1 || ft.steps != 2 || len(ft.bps) != 0 {
+		t.Errorf("target state: x5 %d, %d steps, breakpoints %v", ft.regs[5], ft.steps, ft.bps)
+	}
+	xml := ask("qXfer:features:read:target.xml:0,fff")
+	if !strings.HasPrefix(xml, "l<?xml") || !strings.Contains(xml, "riscv:rv64") || strings.Count(xml, "<reg ") != NumRegs {
+		t.Errorf("target description: %q", xml)
+	}
+	if got := ask("c"); got != "W03" {
+		t.Errorf("continue: %q, want W03", got)
+	}
+	if err := <-done; err != nil {
+		t.Errorf("Serve: %v", err)
+	}
+}
+
+// TestBadChecksum: a corrupted packet is answered '-' and not acted on.
+func TestBadChecksum(t *testing.T) {
+	ft := &fakeTarget{bps: map[uint64]bool{}}
+	a, b := net.Pipe()
+	go Serve(a, ft)
+	fmt.Fprint(b, "$M1000,1:ff#00")
+	var c [1]byte
+	b.Read(c[:])
+	if c[0] != '-' || ft.mem[0] != 0 {
+		t.Errorf("got %q, memory %x", c[0], ft.mem[0])
+	}
+	b.Close()
+}
+
+// slowTarget's Continue runs until it is interrupted.
+type slowTarget struct {
+	fakeTarget
+	stop chan struct{}
+}
+
+func (s *slowTarget) Continue() Stop { <-s.stop; return Stop{Signal: 2} }
+func (s *slowTarget) Interrupt()     { close(s.stop) }
+
+// TestInterrupt: a 0x03 byte while the program runs stops the continue,
+// and the session goes on afterwards.
+func TestInterrupt(t *testing.T) {
+	st := &slowTarget{fakeTarget: fakeTarget{bps: map[uint64]bool{}}, stop: make(chan struct{})}
+	a, b := net.Pipe()
+	go Serve(a, st)
+	r := bufio.NewReader(b)
+	reply := func() string {
+		if c, _ := r.ReadByte(); c != '$' {
+			t.Fatalf("reply does not start with $ (%q)", c)
+		}
+		body, _ := r.ReadString('#')
+		r.Discard(2)
+		fmt.Fprint(b, "+")
+		return strings.TrimSuffix(body, "#")
+	}
+	fmt.Fprint(b, packet("c"))
+	if c, _ := r.ReadByte(); c != '+' {
+		t.Fatal("no ack")
+	}
+	b.Write([]byte{0x03})
+	if got := reply(); got != "T02thread:1;" {
+		t.Fatalf("after the interrupt: %q", got)
+	}
+	fmt.Fprint(b, packet("?"))
+	r.ReadByte()
+	if got := reply(); got != "S05" {
+		t.Errorf("after the interrupt the session answers %q", got)
+	}
+	b.Close()
+}

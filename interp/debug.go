@@ -1,0 +1,26 @@
+// Debugger access: a write into the program text by a debugger -> the predecoded pages it touched dropped.
+
+package interp
+
+// TextWritten tells the machine that [lo, hi) of guest memory was written
+// from outside the guest (a debugger planting or removing a breakpoint):
+// the predecoded text pages it overlaps are dropped, decoded again at
+// their next fetch, and reported by TextChanged, so that the code built
+// from them can be dropped too. Addresses outside the text are ignored.
+func (m *Machine) TextWritten(lo, hi uint64) {
+	for _, r := range m.execRanges {
+		a, b := max(lo, r.lo)&^(pageSize-1), min(hi, r.hi)
+		for ; a < b; a += pageSize {
+			off := a - m.codeLo
+			p := off / pageSize
+			if m.decoded[p] {
+				clear(m.code[off/4 : off/4+wordsPerPage])
+				m.decoded[p] = false
+			}
+			m.changed = append(m.changed, a)
+		}
+	}
+}
+
+// IsText reports whether guest address pc lies in an executable segment.
+func (m *Machine) IsText(pc uint64) bool { return m.isExec(pc) }

@@ -1,0 +1,166 @@
+package interp_test
+
+import (
+	"bytes"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"rvdyn/internal/rvtest"
+	"rvdyn/interp"
+)
+
+// ecallMachine loads a program that is one ecall, confined to a fresh
+// root directory.
+func ecallMachine(t *testing.T, cfg interp.Config) *interp.Machine {
+	t.Helper()
+	img := rvtest.MakeELF([]uint32{rvtest.Encode(interp.Inst{Op: interp.OpECALL})}, []byte("data"), 4096)
+	if cfg.Root == "" {
+		cfg.Root = t.TempDir()
+	}
+	cfg.MemSize = 16 << 20
+	m, err := interp.Load(img, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { m.Close() })
+	return m
+}
+
+// call performs system call num with args and returns a0.
+func call(t *testing.T, m *interp.Machine, num uint64, args ...uint64) uint64 {
+	t.Helper()
+	m.CPU.PC = m.Entry()
+	m.CPU.X[17] = num
+	for i := range 6 {
+		m.CPU.X[10+i] = 0
+		if i < len(args) {
+			m.CPU.X[10+i] = args[i]
+		}
+	}
+	if _, err := m.Step(); err != nil {
+		t.Fatalf("syscall %d%v: %v", num, args, err)
+	}
+	return m.CPU.X[10]
+}
+
+// TestSyscallsHostile calls every system call with hostile arguments
+// (null page, text, unmapped gap, guard gap, past the end, huge sizes,
+// negative numbers): each must answer, with a value or -errno, and never
+// panic or touch the host outside the guest's memory and root.
+func TestSyscallsHostile(t *testing.T) {
+	m := ecallMachine(t, interp.Config{})
+	lo, hi := m.Mem.Guard()
+	vals := []uint64{0, 1, 8, 4095, rvtest.MakeELFText, rvtest.MakeELFData, rvtest.MakeELFData + 4090,
+		lo - 1, lo, hi - 8, hi, m.Mem.Size() - 1, m.Mem.Size(), m.Mem.Size() + 4096, 1 << 40, 1 << 63,
+		^uint64(0), ^uint64(99), 1 << 31, 0x7fffffff}
+	r := rand.New(rand.NewPCG(1, 2))
+	for _, num := range interp.SyscallNumbers() {
+		switch num {
+		case interp.SysExit, interp.SysExitGroup, 101, 115: // ends the guest; sleeps
+			continue
+		}
+		for range 300 {
+			var a [6]uint64
+			for i := range a {
+				a[i] = vals[r.IntN(len(vals))]
+			}
+			call(t, m, num, a[:]...)
+			if m.Exited() {
+				t.Fatalf("syscall %d%v exited the guest", num, a)
+			}
+		}
+	}
+}
+
+// TestStrace checks the trace line format: name, arguments, result.
+func TestStrace(t *testing.T) {
+	var tr bytes.Buffer
+	m := ecallMachine(t, interp.Config{Strace: &tr})
+	call(t, m, 56, ^uint64(99), rvtest.MakeELFData, 0o1101, 0o644) // openat(AT_FDCWD, "data", O_WRONLY|O_CREAT|O_TRUNC)
+	call(t, m, 57, 99)
+	call(t, m, 999, 1)
+	lines := strings.Split(strings.TrimSpace(tr.String()), "\n")
+	want := []string{
+		` openat(AT_FDCWD,"data",O_WRONLY|O_CREAT|O_TRUNC,0644) = 3`,
+		` close(99) = -1 errno=9 (Bad file descriptor)`,
+		` Unknown syscall 999(0x1,0x0,0x0,0x0,0x0,0x0) = -1 errno=38 (Function not implemented)`,
+	}
+	if len(lines) != len(want) {
+		t.Fatalf("trace:\n%s", tr.String())
+	}
+	for i, l := range lines {
+		if !strings.HasSuffix(l, want[i]) {
+			t.Errorf("line %d: %q, want ...%q", i, l, want[i])
+		}
+	}
+}
+
+// TestMmapLayout checks that mappings come from the free range between the
+// break and the guard gap, are zeroed when mapped again, and hold the
+// break below them.
+func TestMmapLayout(t *testing.T) {
+	m := ecallMachine(t, interp.Config{})
+	lo, _ := m.Mem.Guard()
+	a := call(t, m, interp.SysMmap, 0, 8192, 3, 0x22, ^uint64(0), 0)
+	if a != lo-8192 || m.BrkLimit() != a {
+		t.Fatalf("mmap at %#x (guard gap at %#x), brk limit %#x", a, lo, m.BrkLimit())
+	}
+	m.Mem.Bytes(a, 1)[0] = 7
+	if r := call(t, m, interp.SysMunmap, a, 8192); r != 0 || m.BrkLimit() != lo {
+		t.Fatalf("munmap: %d, brk limit %#x", int64(r), m.BrkLimit())
+	}
+	b := call(t, m, interp.SysMmap, 0, 4096, 3, 0x22, ^uint64(0), 0)
+	if b != lo-4096 || m.Mem.Bytes(a, 8192)[0] != 0 {
+		t.Errorf("remapped at %#x, first byte %d", b, m.Mem.Bytes(a, 1)[0])
+	}
+	if r := call(t, m, interp.SysMmap, 0, 4096, 7, 0x22, ^uint64(0), 0); int64(r) != -13 {
+		t.Errorf("mmap PROT_EXEC: %d, want -EACCES", int64(r))
+	}
+	// The break cannot grow into a mapping.
+	if r := call(t, m, interp.SysBrk, lo); r == lo {
+		t.Errorf("brk moved over a mapping")
+	}
+}
+
+// TestRootFiles checks path resolution under a root against the host
+// directory directly: what the guest creates lands inside the root.
+func TestRootFiles(t *testing.T) {
+	top := t.TempDir()
+	root := filepath.Join(top, "r")
+	if err := os.Mkdir(root, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	m := ecallMachine(t, interp.Config{Root: root})
+	copy(m.Mem.Bytes(rvtest.MakeELFData, 16), "../../x\x00")
+	fd := call(t, m, 56, ^uint64(99), rvtest.MakeELFData, 0o101, 0o644)
+	if int64(fd) < 3 {
+		t.Fatalf("openat: %d", int64(fd))
+	}
+	ents, _ := os.ReadDir(root)
+	if len(ents) != 1 || ents[0].Name() != "x" {
+		t.Errorf("root holds %v, want x", ents)
+	}
+	up, _ := os.ReadDir(top)
+	if !slices.EqualFunc(up, []string{"r"}, func(e os.DirEntry, s string) bool { return e.Name() == s }) {
+		t.Errorf("the root's parent holds %v", up)
+	}
+}
+
+// TestLargeTransfer: a write or read of several MiB to a regular file
+// moves it all in one call, as Linux does (no short count).
+func TestLargeTransfer(t *testing.T) {
+	m := ecallMachine(t, interp.Config{})
+	const n = 3 << 20
+	copy(m.Mem.Bytes(rvtest.MakeELFData, 8), "big\x00")
+	fd := call(t, m, 56, ^uint64(99), rvtest.MakeELFData, 0o102, 0o644) // O_RDWR|O_CREAT
+	if r := call(t, m, interp.SysWrite, fd, rvtest.MakeELFData, n); r != n {
+		t.Errorf("write of %d bytes: %d", n, int64(r))
+	}
+	if r := call(t, m, 67, fd, rvtest.MakeELFData, n, 0); r != n { // pread64
+		t.Errorf("pread64 of %d bytes: %d", n, int64(r))
+	}
+}

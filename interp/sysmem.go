@@ -1,0 +1,281 @@
+// Memory system calls: mmap, munmap, mprotect, mremap, madvise -> page ranges inside the guest address space.
+
+package interp
+
+import (
+	"sort"
+
+	"golang.org/x/sys/unix"
+)
+
+// Mappings live between the brk heap and the guard gap under the stack,
+// handed out top down from the heap's original limit as Linux does below
+// the stack; the brk heap's limit follows the lowest mapping down, so the
+// two never overlap. Memory there is already inside the guest's checked
+// address space: a mapping is bookkeeping plus zeroed pages, and the
+// guest can never be given memory outside [0, MemSize). Mappings are data
+// only: the guest executes code from its ELF segments alone, so no
+// mapping ever holds translated code (nothing to invalidate) and a
+// request for PROT_EXEC is refused with EACCES. Protections other than
+// that are recorded by the guest's intent only: rvdyn's checks know the
+// read-only text, the guard gap and the address space bounds, not
+// per-page PROT_NONE or PROT_READ (documented in docs/syscalls.md).
+
+type span struct{ lo, hi uint64 }
+
+// mmapState is the set of mapped page ranges, sorted and disjoint.
+type mmapState struct {
+	spans []span
+	top   uint64 // the highest address a mapping may reach (the heap's original limit)
+}
+
+const (
+	protExec         = 4
+	mapShared        = 0x01
+	mapPrivate       = 0x02
+	mapFixed         = 0x10
+	mapAnonymous     = 0x20
+	mapFixedNoreplac = 0x100000
+	mremapMaymove    = 1
+	mremapFixed      = 2
+)
+
+func pageUp(n uint64) uint64 { return (n + pageSize - 1) &^ (pageSize - 1) }
+
+// mmapLow is the lowest address a mapping may take: above the break.
+func (m *Machine) mmapLow() uint64 { return pageUp(m.brk) }
+
+// add records [lo, hi) as mapped (merging neighbours) and zeroes it.
+func (m *Machine) mapAdd(lo, hi uint64) {
+	m.zeroPages(lo, hi)
+	s := append(m.mm.spans, span{lo, hi})
+	sort.Slice(s, func(i, j int) bool { return s[i].lo < s[j].lo })
+	out := s[:0]
+	for _, x := range s {
+		if n := len(out); n > 0 && x.lo <= out[n-1].hi {
+			out[n-1].hi = max(out[n-1].hi, x.hi)
+			continue
+		}
+		out = append(out, x)
+	}
+	m.mm.spans = out
+	m.brkLimit = min(m.mm.top, out[0].lo)
+}
+
+// mapRemove unmaps [lo, hi): the pages go back to the host (and read as
+// zero when mapped again).
+func (m *Machine) mapRemove(lo, hi uint64) {
+	var out []span
+	for _, x := range m.mm.spans {
+		if x.hi <= lo || x.lo >= hi {
+			out = append(out, x)
+			continue
+		}
+		if x.lo < lo {
+			out = append(out, span{x.lo, lo})
+		}
+		if x.hi > hi {
+			out = append(out, span{hi, x.hi})
+		}
+		m.zeroPages(max(x.lo, lo), min(x.hi, hi))
+	}
+	m.mm.spans = out
+	m.brkLimit = m.mm.top
+	if len(out) > 0 {
+		m.brkLimit = out[0].lo
+	}
+}
+
+// zeroPages gives [lo, hi) back to the host: the private anonymous
+// mapping reads as zeros afterwards.
+func (m *Machine) zeroPages(lo, hi uint64) {
+	if hi > lo {
+		unix.Madvise(m.Mem.Bytes(lo, hi-lo), unix.MADV_DONTNEED)
+	}
+}
+
+// free reports whether [lo, hi) is free for a mapping.
+func (m *Machine) mapFree(lo, hi uint64) bool {
+	if lo < m.mmapLow() || hi > m.mm.top || hi < lo {
+		return false
+	}
+	for _, x := range m.mm.spans {
+		if x.lo < hi && lo < x.hi {
+			return false
+		}
+	}
+	return true
+}
+
+// mapped reports whether [lo, hi) lies inside one mapping.
+func (m *Machine) mapped(lo, hi uint64) bool {
+	for _, x := range m.mm.spans {
+		if lo >= x.lo && hi <= x.hi {
+			return true
+		}
+	}
+	return false
+}
+
+// findFree returns the highest free range of n bytes, or 0.
+func (m *Machine) findFree(n uint64) uint64 {
+	hi := m.mm.top
+	for i := len(m.mm.spans) - 1; i >= -1; i-- {
+		lo := m.mmapLow()
+		if i >= 0 {
+			lo = max(lo, m.mm.spans[i].hi)
+		}
+		if hi >= lo && hi-lo >= n {
+			return hi - n
+		}
+		if i >= 0 {
+			hi = m.mm.spans[i].lo
+		}
+	}
+	return 0
+}
+
+func (m *Machine) sysMmap(addr, length, prot, flags, fd, off uint64) uint64 {
+	if m.mm.top == 0 {
+		m.mm.top = m.brkLimit
+	}
+	n := pageUp(length)
+	switch {
+	case length == 0 || n < length || n > m.mm.top:
+		return neg(eINVAL)
+	case flags&(mapShared|mapPrivate) == 0 || flags&(mapShared|mapPrivate) == mapShared|mapPrivate:
+		return neg(eINVAL)
+	case off%pageSize != 0:
+		return neg(eINVAL)
+	case prot&protExec != 0:
+		return neg(eACCES)
+	}
+	var file *gfile
+	if flags&mapAnonymous == 0 {
+		if file = m.fds.get(fd); file == nil {
+			return neg(eBADF)
+		}
+		if file.host < 0 {
+			return neg(eACCES)
+		}
+		if flags&mapShared != 0 {
+			return neg(eNODEV) // a shared file mapping needs the host's pages: not offered
+		}
+	}
+	var at uint64
+	switch {
+	case flags&(mapFixed|mapFixedNoreplac) != 0:
+		if addr%pageSize != 0 {
+			return neg(eINVAL)
+		}
+		at = addr
+		if flags&mapFixedNoreplac != 0 && !m.mapFree(at, at+n) {
+			return neg(eEXIST)
+		}
+		if at < m.mmapLow() || at+n > m.mm.top || at+n < at {
+			return neg(eNOMEM) // only the free range between heap and stack can be mapped over
+		}
+		m.mapRemove(at, at+n)
+	case addr%pageSize == 0 && m.mapFree(addr, addr+n):
+		at = addr // the hint is honoured when it is free
+	default:
+		if at = m.findFree(n); at == 0 {
+			return neg(eNOMEM)
+		}
+	}
+	m.mapAdd(at, at+n)
+	if file != nil {
+		// A private file mapping is a copy of the file: read it in.
+		b := m.Mem.Bytes(at, length)
+		for done := 0; done < len(b); {
+			k, err := unix.Pread(file.host, b[done:], int64(off)+int64(done))
+			if err != nil {
+				m.mapRemove(at, at+n)
+				return errno(err)
+			}
+			if k == 0 {
+				break
+			}
+			done += k
+		}
+	}
+	return at
+}
+
+func (m *Machine) sysMunmap(addr, length uint64) uint64 {
+	n := pageUp(length)
+	if addr%pageSize != 0 || length == 0 || n < length || addr+n < addr {
+		return neg(eINVAL)
+	}
+	m.mapRemove(addr, addr+n)
+	return 0
+}
+
+func (m *Machine) sysMprotect(addr, length, prot uint64) uint64 {
+	n := pageUp(length)
+	switch {
+	case addr%pageSize != 0 || n < length || addr+n < addr || prot&^0x7 != 0:
+		return neg(eINVAL)
+	case !m.Mem.CanRead(addr, n) && n > 0:
+		return neg(eNOMEM)
+	}
+	if prot&protExec != 0 {
+		// Executable is what the program text already is, and only it.
+		for a := addr; a < addr+n; a += pageSize {
+			if !m.isExec(a) {
+				return neg(eACCES)
+			}
+		}
+	}
+	return 0
+}
+
+func (m *Machine) sysMremap(old, oldLen, newLen, flags, newAddr uint64) uint64 {
+	on, nn := pageUp(oldLen), pageUp(newLen)
+	switch {
+	case old%pageSize != 0 || flags&^(mremapMaymove|mremapFixed) != 0 || flags&mremapFixed != 0 && flags&mremapMaymove == 0:
+		return neg(eINVAL)
+	case newLen == 0 || nn < newLen || on < oldLen:
+		return neg(eINVAL)
+	case flags&mremapFixed != 0:
+		return neg(eINVAL) // moving to a chosen address is not offered
+	case on == 0 || !m.mapped(old, old+on):
+		return neg(eFAULT)
+	}
+	switch {
+	case nn <= on:
+		m.mapRemove(old+nn, old+on)
+		return old
+	case m.mapFree(old+on, old+nn):
+		m.mapAdd(old+on, old+nn)
+		return old
+	case flags&mremapMaymove == 0:
+		return neg(eNOMEM)
+	}
+	at := m.findFree(nn)
+	if at == 0 {
+		return neg(eNOMEM)
+	}
+	m.mapAdd(at, at+nn)
+	copy(m.Mem.Bytes(at, on), m.Mem.Bytes(old, on))
+	m.mapRemove(old, old+on)
+	return at
+}
+
+// sysMadvise accepts the advice; MADV_DONTNEED zeroes mapped pages, as
+// it does for private anonymous memory under Linux.
+func (m *Machine) sysMadvise(addr, length, advice uint64) uint64 {
+	n := pageUp(length)
+	if addr%pageSize != 0 || n < length || addr+n < addr {
+		return neg(eINVAL)
+	}
+	if advice == unix.MADV_DONTNEED {
+		for _, x := range m.mm.spans {
+			lo, hi := max(x.lo, addr), min(x.hi, addr+n)
+			if lo < hi {
+				m.zeroPages(lo, hi)
+			}
+		}
+	}
+	return 0
+}

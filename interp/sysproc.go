@@ -1,0 +1,236 @@
+// Process system calls: uname, ids, getrandom, prlimit64, nanosleep, rt_sigaction, rt_sigprocmask -> answers about the guest process and its host.
+
+package interp
+
+import (
+	"crypto/rand"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// sigState is what rt_sigaction and rt_sigprocmask record. Signals are
+// never delivered to the guest (there is no signal frame yet): handlers
+// are accepted and reported back, and a guest fault ends the run as an
+// unhandled signal would.
+type sigState struct {
+	act  [65][3]uint64 // handler, flags, mask (the RISC-V struct sigaction)
+	mask uint64
+}
+
+// initOS prepares the kernel-side state: the fd table and the mmap area.
+func (m *Machine) initOS() error {
+	m.mm.top = m.brkLimit
+	return m.initFiles()
+}
+
+func (m *Machine) sysUname(buf uint64) uint64 {
+	const field = 65
+	if !m.Mem.CanWrite(buf, 6*field) {
+		return neg(eFAULT)
+	}
+	var u unix.Utsname
+	if err := unix.Uname(&u); err != nil {
+		return errno(err)
+	}
+	b := m.Mem.Bytes(buf, 6*field)
+	clear(b)
+	for i, f := range [][]byte{u.Sysname[:], u.Nodename[:], u.Release[:], u.Version[:], []byte("riscv64"), u.Domainname[:]} {
+		copy(b[i*field:i*field+field-1], cstr(f))
+	}
+	return 0
+}
+
+func cstr(b []byte) []byte {
+	for i, c := range b {
+		if c == 0 {
+			return b[:i]
+		}
+	}
+	return b
+}
+
+// sysGetrandom fills the buffer from the host's random source; flags
+// GRND_NONBLOCK, GRND_RANDOM and GRND_INSECURE are accepted.
+func (m *Machine) sysGetrandom(buf, n, flags uint64) uint64 {
+	if flags&^7 != 0 || flags&6 == 6 {
+		return neg(eINVAL)
+	}
+	n = min(n, 1<<25-1) // Linux returns at most 32 MiB - 1
+	if n == 0 {
+		return 0
+	}
+	if !m.Mem.CanWrite(buf, n) {
+		return neg(eFAULT)
+	}
+	if _, err := rand.Read(m.Mem.Bytes(buf, n)); err != nil {
+		return neg(eIO)
+	}
+	return n
+}
+
+const (
+	rlimitStack  = 3
+	rlimitNofile = 7
+	rlimitAS     = 9
+	rlimNlimits  = 16
+)
+
+// sysPrlimit64 reports the guest's own limits for the stack, the address
+// space and open files, and the host's for the others; new limits are
+// checked and ignored (rvdyn's limits are its flags).
+func (m *Machine) sysPrlimit64(pid, res, newp, oldp uint64) uint64 {
+	if pid != 0 && pid != uint64(unix.Getpid()) {
+		return neg(eSRCH)
+	}
+	if res >= rlimNlimits {
+		return neg(eINVAL)
+	}
+	if newp != 0 && !m.Mem.CanRead(newp, 16) {
+		return neg(eFAULT)
+	}
+	if newp != 0 {
+		cur, _ := m.Mem.Read64(newp)
+		max, _ := m.Mem.Read64(newp + 8)
+		if cur > max {
+			return neg(eINVAL)
+		}
+	}
+	if oldp == 0 {
+		return 0
+	}
+	if !m.Mem.CanWrite(oldp, 16) {
+		return neg(eFAULT)
+	}
+	var cur, max uint64
+	switch res {
+	case rlimitStack:
+		cur, max = m.stackTop+pageSize-m.Mem.guardHi, ^uint64(0)
+	case rlimitAS:
+		cur, max = m.Mem.size, m.Mem.size
+	case rlimitNofile:
+		cur, max = maxFds, maxFds
+	default:
+		var r unix.Rlimit
+		if err := unix.Getrlimit(int(res), &r); err != nil {
+			return errno(err)
+		}
+		cur, max = r.Cur, r.Max
+	}
+	m.Mem.store64(oldp, cur)
+	m.Mem.store64(oldp+8, max)
+	return 0
+}
+
+// readTimespec reads a struct timespec, -EFAULT or -EINVAL.
+func (m *Machine) readTimespec(a uint64) (time.Duration, uint64) {
+	if !m.Mem.CanRead(a, 16) {
+		return 0, neg(eFAULT)
+	}
+	sec, _ := m.Mem.Read64(a)
+	nsec, _ := m.Mem.Read64(a + 8)
+	if int64(sec) < 0 || nsec >= 1e9 {
+		return 0, neg(eINVAL)
+	}
+	if sec > 1<<32 {
+		sec = 1 << 32
+	}
+	return time.Duration(sec)*time.Second + time.Duration(nsec), 0
+}
+
+// sysNanosleep sleeps; it is never interrupted, so rem is left alone.
+func (m *Machine) sysNanosleep(req, rem uint64) uint64 {
+	d, e := m.readTimespec(req)
+	if e != 0 {
+		return e
+	}
+	time.Sleep(d)
+	return 0
+}
+
+// sysClockNanosleep sleeps relative to now, or until an absolute time
+// (TIMER_ABSTIME) of a realtime or monotonic clock.
+func (m *Machine) sysClockNanosleep(clk, flags, req, rem uint64) uint64 {
+	d, e := m.readTimespec(req)
+	if e != 0 {
+		return e
+	}
+	if flags&1 != 0 {
+		switch clk {
+		case 0:
+			d -= time.Duration(time.Now().UnixNano())
+		case 1, 7:
+			d -= time.Since(processStart)
+		default:
+			return neg(eINVAL)
+		}
+	} else if clk > 11 {
+		return neg(eINVAL)
+	}
+	if d > 0 {
+		time.Sleep(d)
+	}
+	return 0
+}
+
+// sysRtSigaction records a handler (never invoked: see sigState).
+func (m *Machine) sysRtSigaction(sig, act, oact, size uint64) uint64 {
+	if size != 8 || sig < 1 || sig > 64 {
+		return neg(eINVAL)
+	}
+	if act != 0 && (sig == 9 || sig == 19) { // SIGKILL, SIGSTOP
+		return neg(eINVAL)
+	}
+	if act != 0 && !m.Mem.CanRead(act, 24) {
+		return neg(eFAULT)
+	}
+	if oact != 0 && !m.Mem.CanWrite(oact, 24) {
+		return neg(eFAULT)
+	}
+	old := m.sig.act[sig]
+	if act != 0 {
+		for i := range 3 {
+			m.sig.act[sig][i], _ = m.Mem.Read64(act + 8*uint64(i))
+		}
+	}
+	if oact != 0 {
+		for i, v := range old {
+			m.Mem.store64(oact+8*uint64(i), v)
+		}
+	}
+	return 0
+}
+
+// sysRtSigprocmask keeps the signal mask (SIGKILL and SIGSTOP can never
+// be blocked).
+func (m *Machine) sysRtSigprocmask(how, set, oset, size uint64) uint64 {
+	if size != 8 {
+		return neg(eINVAL)
+	}
+	if set != 0 && how > 2 {
+		return neg(eINVAL)
+	}
+	if set != 0 && !m.Mem.CanRead(set, 8) {
+		return neg(eFAULT)
+	}
+	if oset != 0 && !m.Mem.CanWrite(oset, 8) {
+		return neg(eFAULT)
+	}
+	old := m.sig.mask
+	if set != 0 {
+		s, _ := m.Mem.Read64(set)
+		switch how {
+		case 0: // SIG_BLOCK
+			m.sig.mask |= s
+		case 1: // SIG_UNBLOCK
+			m.sig.mask &^= s
+		case 2: // SIG_SETMASK
+			m.sig.mask = s
+		}
+		m.sig.mask &^= 1<<(9-1) | 1<<(19-1)
+	}
+	if oset != 0 {
+		m.Mem.store64(oset, old)
+	}
+	return 0
+}

@@ -1,0 +1,48 @@
+// Perf map: fragments placed in the code cache -> lines of /tmp/perf-PID.map naming their host code by guest function.
+
+package rvdyn
+
+import (
+	"fmt"
+
+	"rvdyn/codecache"
+)
+
+// writePerfMap appends fragment f to the perf map (Options.PerfMap) in the
+// format perf reads for JIT code (LuaJIT, V8 and wazero write the same):
+// "START SIZE NAME", hex without 0x. A fragment is split into runs of host
+// code emitted for one guest function, each named
+// "FUNCTION [fragment HEAD]" with HEAD the trace head as symbol+offset, so
+// that perf report attributes samples in a trace that crosses calls to the
+// function each came from. Code the pc map does not cover (entry loads)
+// goes with the run after it.
+func (vm *VM) writePerfMap(f *codecache.Fragment) {
+	w := vm.opts.PerfMap
+	head := vm.syms.Name(f.Head)
+	fn := func(off int) string {
+		pc, ok := f.Code.GuestPC(off)
+		if !ok {
+			return ""
+		}
+		if s := vm.syms.Func(pc); s != "" {
+			return s
+		}
+		return "guest"
+	}
+	start, cur := 0, ""
+	for off := 0; off < f.Size; off++ {
+		name := fn(off)
+		if name == "" || name == cur {
+			continue
+		}
+		if cur != "" {
+			fmt.Fprintf(w, "%x %x %s [fragment %s]\n", f.Entry+uintptr(start), off-start, cur, head)
+			start = off
+		}
+		cur = name
+	}
+	if cur == "" {
+		cur = "guest"
+	}
+	fmt.Fprintf(w, "%x %x %s [fragment %s]\n", f.Entry+uintptr(start), f.Size-start, cur, head)
+}
