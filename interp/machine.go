@@ -77,6 +77,9 @@ type Machine struct {
 	ev       Event
 
 	sys SyscallStats
+
+	hostCall HostCallHandler // hostcall.go
+	hostErr  error
 }
 
 // UseCPU makes the machine keep its registers in c, copying the current

@@ -80,6 +80,12 @@ func (m *Machine) syscall() bool {
 	case SysMunmap:
 		r = neg(eINVAL)
 	default:
+		if hr, handled, exit := m.hostcall(num); exit {
+			return true
+		} else if handled {
+			r = hr
+			break
+		}
 		if m.sys.Unknown == nil {
 			m.sys.Unknown = make(map[uint64]uint64)
 		}
