@@ -27,6 +27,7 @@ import (
 
 	"rvdyn/codecache"
 	"rvdyn/fragment"
+	"rvdyn/gcassist"
 	"rvdyn/interp"
 	"rvdyn/net"
 )
@@ -94,6 +95,7 @@ func ParseMode(s string) (Mode, error) {
 //	MaxInstructions        0: no limit
 //	Timeout                0: no limit
 //	Listing                nil: none
+//	GC.Mode                guest: the guest collects its own heap  gcassist.Options
 type Options struct {
 	// Mode selects interpretation alone or the optimizer.
 	Mode Mode
@@ -122,6 +124,11 @@ type Options struct {
 	// Listing, if set, receives every fragment compiled: its trace and
 	// its machine code (fragment.WriteListing).
 	Listing io.Writer
+	// GC selects who collects a guest heap announced through the heap
+	// contract's host call (docs/heap-contract.md): the guest itself (the
+	// default), or rvdyn's collector, stop-the-world or concurrent with
+	// one of its store barriers (package gcassist, docs/gc.md).
+	GC gcassist.Options
 }
 
 // DefaultOptions returns the default options, the zero Options: dynamo
@@ -145,6 +152,7 @@ type VM struct {
 
 	deadline  time.Time // zero: no timeout
 	nextCheck uint64    // retired count at which to look at the clock again
+	gc        *gcRun    // the host collector, nil if the guest collects (gc.go)
 }
 
 // ErrTimeout is returned by Run when Options.Timeout expires before the
@@ -210,6 +218,10 @@ func New(image []byte, opts Options) (*VM, error) {
 		vm.sel = net.NewSelector(opts.NET)
 		vm.env = fragment.EnvOf(m)
 	}
+	if err := vm.startGC(); err != nil {
+		vm.Close()
+		return nil, err
+	}
 	return vm, nil
 }
 
@@ -218,9 +230,11 @@ func (vm *VM) Machine() *interp.Machine { return vm.m }
 
 // Close releases guest memory and the code cache.
 func (vm *VM) Close() error {
-	var err error
+	err := vm.stopGC()
 	if vm.cache != nil {
-		err = vm.cache.Close()
+		if e := vm.cache.Close(); err == nil {
+			err = e
+		}
 	}
 	if e := vm.m.Close(); err == nil {
 		err = e
@@ -249,6 +263,9 @@ func (vm *VM) Run() (int, error) {
 		err = vm.dispatch()
 	}
 	vm.ctr.wall = time.Since(start)
+	if e := vm.m.HostError(); e != nil && err == nil {
+		err = e
+	}
 	code := vm.m.ExitCode()
 	if f, ok := err.(*interp.Fault); ok {
 		code = 128 + f.Kind.Signal()

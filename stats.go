@@ -12,6 +12,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"rvdyn/gcassist"
 	"rvdyn/net"
 )
 
@@ -98,6 +99,8 @@ type Stats struct {
 	Wall        time.Duration // wall time of Run
 	RecordTime  time.Duration // of which spent recording traces
 	CompileTime time.Duration // of which spent compiling and inserting fragments
+
+	GC *gcassist.Stats // the host collector's, nil when the guest collects its own heap
 }
 
 // Stats returns the statistics of the run so far.
@@ -118,6 +121,9 @@ func (vm *VM) Stats() Stats {
 	s.UnknownSyscalls = make(map[uint64]uint64, len(sc.Unknown))
 	for n, k := range sc.Unknown {
 		s.UnknownSyscalls[n] = k
+	}
+	if g, ok := vm.GCStats(); ok {
+		s.GC = &g
 	}
 	if vm.cache != nil {
 		cs := vm.cache.Stats()
@@ -182,6 +188,9 @@ func (s Stats) MarshalJSON() ([]byte, error) {
 	o.add("wall_seconds", s.Wall.Seconds())
 	o.add("record_seconds", s.RecordTime.Seconds())
 	o.add("compile_seconds", s.CompileTime.Seconds())
+	if s.GC != nil {
+		o.add("gc", s.GC)
+	}
 	return o.bytes()
 }
 
@@ -277,6 +286,7 @@ func (s *Stats) WriteTable(w io.Writer) error {
 	for _, n := range nums {
 		row(fmt.Sprintf("  unknown syscall %d", n), s.UnknownSyscalls[n])
 	}
+	s.writeGCRows(row)
 	row("wall time", s.Wall.Round(time.Microsecond))
 	if s.Wall > 0 {
 		row("guest MIPS", fmt.Sprintf("%.1f", float64(s.GuestInstructions)/s.Wall.Seconds()/1e6))

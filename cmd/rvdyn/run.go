@@ -15,6 +15,7 @@ import (
 	"rvdyn"
 	"rvdyn/bench/corpus"
 	"rvdyn/codecache"
+	"rvdyn/gcassist"
 	"rvdyn/interp"
 	"rvdyn/net"
 )
@@ -44,6 +45,7 @@ func runCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	query := fs.String("query", "", "relational profiler queries, a file or the text itself (docs/rpa.md); needs --mode=interp; prints each queue's per-pc table and the RPA stats to stderr")
 	querySeed := fs.Uint64("query-seed", 1, "seed for the queries' random sampling (every N, filter N)")
 	queryJSON := fs.String("query-json", "", "with --query: write the per-pc tables and RPA stats as JSON to this file instead")
+	gcf := addGCFlags(fs)
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "usage: rvdyn run [flags] [prog.elf [args...]]\n\nRuns a static RV64IM Linux ELF program; with no program, runs the embedded %q guest.\nThe exit status is the guest's; a guest fault gives 128+signal (139 bad address, 132 illegal instruction).\n\nflags:\n", corpus.Default)
 		fs.PrintDefaults()
@@ -77,6 +79,13 @@ func runCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	opts := rvdyn.Options{Mode: m, NET: net.Options{Delay: net.DelayOf(*delay), MaxTraceLen: *maxTrace},
 		Cache: codecache.Options{Size: *cacheSize}, MaxInstructions: *maxInsts, Timeout: *timeout,
 		Config: interp.Config{Args: gargs, Stdin: stdin, Stdout: stdout, Stderr: stderr, MemSize: *memSize, StackSize: *stackSize}}
+	if opts.GC, err = gcf.options(); err == nil && *query != "" && opts.GC.Mode == gcassist.ModeRPA {
+		err = fmt.Errorf("--query and --gc=rpa both attach a query engine; use one")
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "rvdyn: %v\n", err)
+		return exitUsage
+	}
 	if err := opts.Disable(*disable); err != nil {
 		fmt.Fprintf(stderr, "rvdyn: --disable: %v\n", err)
 		return exitUsage
