@@ -43,6 +43,7 @@ struct gc_stats gc_stats;
 struct gc_control gc_control;
 static value_t gc_log[GC_LOG_MAX];
 uint64_t gc_every;
+uint64_t gc_interval;
 int gc_poison;
 
 static uint64_t heap_start, heap_end;
@@ -214,6 +215,16 @@ static uint64_t try_alloc(uint64_t size, uint64_t *got)
 	return 0;
 }
 
+/* trigger_limit: bytes allocated since the last collection that start the
+   next: -gc-interval, or max(GC_MIN_INTERVAL, live bytes after the last). */
+static uint64_t trigger_limit(void)
+{
+	if (gc_interval != 0)
+		return gc_interval;
+	return gc_stats.live_bytes > GC_MIN_INTERVAL ? gc_stats.live_bytes
+						      : GC_MIN_INTERVAL;
+}
+
 /* The words the host may change at any time are read through volatile. */
 #define HOST_WORD(w) (*(volatile uint64_t *)&(w))
 
@@ -230,8 +241,7 @@ static void hosted_safepoint(int alloc)
 	} else {
 		uint64_t limit = HOST_WORD(gc_control.interval);
 		if (limit == 0)
-			limit = gc_stats.live_bytes > GC_MIN_INTERVAL
-				? gc_stats.live_bytes : GC_MIN_INTERVAL;
+			limit = trigger_limit();
 		fire = alloc && gc_stats.since_gc > limit;
 	}
 	if (fire) {
@@ -252,11 +262,8 @@ value_t gc_alloc(unsigned type, uint64_t nrefs, uint64_t size)
 	} else if (gc_every != 0) {
 		if (++allocs_since_gc >= gc_every)
 			gc_collect();
-	} else {
-		uint64_t limit = gc_stats.live_bytes > GC_MIN_INTERVAL
-			? gc_stats.live_bytes : GC_MIN_INTERVAL;
-		if (gc_stats.since_gc > limit)
-			gc_collect();
+	} else if (gc_stats.since_gc > trigger_limit()) {
+		gc_collect();
 	}
 	uint64_t got;
 	uint64_t b = try_alloc(size, &got);

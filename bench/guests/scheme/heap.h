@@ -278,6 +278,7 @@ void gc_log_ref(value_t v);
 
 /* Options, set before heap_init.  */
 extern uint64_t gc_every; /* collect every N allocations (0: off) */
+extern uint64_t gc_interval; /* bytes between collections (0: the rule) */
 extern int gc_poison;     /* poison free memory and verify it on reuse */
 
 /* heap_init: take `bytes` of memory for the heap, fill the descriptor and
