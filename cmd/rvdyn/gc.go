@@ -19,7 +19,7 @@ func gcCmd(args []string, stdout, stderr io.Writer) int {
 	programs := fs.String("programs", "", "Scheme programs, comma-separated (default: all eleven)")
 	size := fs.String("size", "small", "the programs' size argument: small, train, test or a number")
 	execs := fs.String("exec", "interp,dynamo", "execution modes, comma-separated")
-	modes := fs.String("modes", "nogc,guest,stw,soft,rpa", "collector configurations, comma-separated: nogc (hosted, never collected: the baseline), guest, stw, soft, rpa, none")
+	modes := fs.String("modes", "nogc,guest,stw,soft,nogc-rpa,rpa", "collector configurations, comma-separated: nogc (hosted, never collected: the baseline), guest, stw, soft, nogc-rpa (never collected, the store-barrier query running: rpa's baseline), rpa, none")
 	runs := fs.Int("runs", 5, "runs per cell (interleaved); medians are reported")
 	interval := fs.Uint64("interval-kb", 64, "KiB allocated between collections, for the guest's and the host's collector alike")
 	heap := fs.Int("heap-mb", 256, "guest heap in MiB (the no-GC run must fit)")
