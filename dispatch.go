@@ -134,7 +134,7 @@ func (vm *VM) runNative(f *codecache.Fragment, budget uint64) error {
 		vm.ctr.exits[ExitInterp]++
 		// The instruction native code left to the interpreter: a
 		// faulting access or a jalr whose target is not the recorded one.
-		if _, err := vm.m.Step(); err != nil {
+		if _, err := vm.m.StepHooked(); err != nil {
 			return err
 		}
 		if vm.m.Exited() {

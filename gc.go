@@ -7,74 +7,57 @@ import (
 	"time"
 
 	"rvdyn/gcassist"
-	"rvdyn/profhw/mq"
 	"rvdyn/profhw/rpa"
 )
 
-// gcRun is the collector of one VM and, in ModeRPA, the relational
-// profiler's store barrier feeding it.
+// gcRun is the collector of one VM and, when the VM made it, the
+// relational profiler session feeding its store barrier.
 type gcRun struct {
-	c     *gcassist.Collector
-	queue *mq.Queue
-	svc   *mq.Service
-	eng   *rpa.Engine
+	c       *gcassist.Collector
+	session *rpa.Session // made by startGC (ModeRPA without Options.Profile); closed by stopGC
 }
 
-// startGC installs the collector of vm.opts.GC as the machine's host-call
-// handler. In ModeRPA it also assembles gcassist.BarrierQuery (Figure 2c),
-// maps queue 3, starts the store-barrier service thread and attaches the
-// query engine to the machine.
+// startGC installs the run's collector (Options.Collector, or one made
+// from Options.GC) as the machine's host-call handler. In ModeRPA without
+// a caller's session it starts one (gcassist.Collector.StartSession:
+// Figure 2c's query, queue 3 to the collector) and makes it
+// vm.opts.Profile, which New then attaches in either mode.
 func (vm *VM) startGC() error {
-	o := vm.opts.GC
-	if o.Mode == gcassist.ModeGuest && !o.Verify {
-		return nil // nothing answers: the guest collects, exactly as before
+	c := vm.opts.Collector
+	if c == nil {
+		if vm.opts.GC.Mode == gcassist.ModeGuest {
+			return nil // nothing answers: the guest collects, exactly as before
+		}
+		c = gcassist.New(vm.opts.GC)
 	}
-	g := &gcRun{c: gcassist.New(o)}
-	if o.Mode == gcassist.ModeRPA {
-		if vm.opts.Mode == ModeDynamo {
-			return fmt.Errorf("gc mode rpa needs --mode=interp until the query engine runs in dynamo mode")
+	g := &gcRun{c: c}
+	if c.Options().Mode == gcassist.ModeRPA {
+		if vm.opts.Profile == nil {
+			s, err := c.StartSession("", rpa.Options{}, 0)
+			if err != nil {
+				return err
+			}
+			g.session, vm.opts.Profile = s, s
+		} else if !c.HasBarrierQueue() {
+			return fmt.Errorf("rvdyn: gc mode rpa with Options.Profile: start the session with the collector's StartSession, so that queue 3 feeds its barrier")
 		}
-		p, err := rpa.Assemble(gcassist.BarrierQuery)
-		if err != nil {
-			return err
-		}
-		layouts, _ := p.QueueLayouts()
-		if g.queue, err = mq.NewQueue(0); err != nil {
-			return err
-		}
-		if err := g.c.UseQueue(g.queue, layouts[gcassist.BarrierQueue]); err != nil {
-			g.queue.Close()
-			return err
-		}
-		qs := make([]*mq.Queue, rpa.MaxQueues)
-		qs[gcassist.BarrierQueue] = g.queue
-		if g.eng, err = rpa.NewEngine(p, rpa.Options{Queues: qs}); err != nil {
-			g.queue.Close()
-			return err
-		}
-		g.svc = mq.Serve(g.queue, g.c.BarrierMessage)
-		g.eng.Attach(vm.m)
 	}
-	vm.m.SetHostCall(g.c)
+	vm.m.SetHostCall(c)
 	vm.gc = g
 	return nil
 }
 
-// stopGC stops the marker and the barrier's service thread (after it has
-// drained queue 3) and unmaps the queue.
+// stopGC stops the marker, then closes the session startGC made (its
+// service threads drain their queues).
 func (vm *VM) stopGC() error {
 	g := vm.gc
 	if g == nil {
 		return nil
 	}
 	err := g.c.Close()
-	if g.svc != nil {
-		g.svc.Stop()
-		g.svc = nil
-	}
-	if g.queue != nil {
-		g.queue.Close()
-		g.queue = nil
+	if g.session != nil {
+		g.session.Close()
+		g.session = nil
 	}
 	return err
 }

@@ -30,6 +30,7 @@ import (
 	"rvdyn/gcassist"
 	"rvdyn/interp"
 	"rvdyn/net"
+	"rvdyn/profhw/rpa"
 )
 
 // A Mode selects how guest code runs. The zero value is ModeDynamo.
@@ -96,6 +97,8 @@ func ParseMode(s string) (Mode, error) {
 //	Timeout                0: no limit
 //	Listing                nil: none
 //	GC.Mode                guest: the guest collects its own heap  gcassist.Options
+//	Collector              nil: made from GC
+//	Profile                nil: no relational profiling     rpa.Session
 type Options struct {
 	// Mode selects interpretation alone or the optimizer.
 	Mode Mode
@@ -129,6 +132,24 @@ type Options struct {
 	// default), or rvdyn's collector, stop-the-world or concurrent with
 	// one of its store barriers (package gcassist, docs/gc.md).
 	GC gcassist.Options
+	// Collector, if set, is the collector to use instead of one made from
+	// GC: a caller that runs more queries beside the store barrier makes
+	// the collector (gcassist.New), starts Profile with its
+	// StartSession, and sets both. The VM closes the collector, the
+	// caller the session.
+	Collector *gcassist.Collector
+	// Profile, if set, is a running relational profiler session
+	// (rpa.Start): New attaches its query engine to the guest, so every
+	// retired instruction whose class and profile tag its PCT selects is
+	// sampled and queried, in both modes, with the same records (RPA sec.
+	// 3.4.2). In dynamo mode the selected instructions are kept out of
+	// fragments (traces end before them and they are interpreted), where
+	// the paper's hardware sees every instruction at full speed; the cost
+	// of profiling is then that of interpreting the selected
+	// instructions. The caller owns the session: it closes it (draining
+	// the service threads) after Run, and reads its tables and Report;
+	// Stats carries the report too. A session serves one VM.
+	Profile *rpa.Session
 }
 
 // DefaultOptions returns the default options, the zero Options: dynamo
@@ -221,6 +242,17 @@ func New(image []byte, opts Options) (*VM, error) {
 	if err := vm.startGC(); err != nil {
 		vm.Close()
 		return nil, err
+	}
+	if p := vm.opts.Profile; p != nil {
+		if p.Engine == nil {
+			vm.Close()
+			return nil, fmt.Errorf("rvdyn: Options.Profile is not a started session (use rpa.Start)")
+		}
+		p.Attach(m)
+		if vm.sel != nil {
+			g := p.Engine
+			vm.sel.KeepInterpreted(g.Selects)
+		}
 	}
 	return vm, nil
 }

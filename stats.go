@@ -14,6 +14,7 @@ import (
 
 	"rvdyn/gcassist"
 	"rvdyn/net"
+	"rvdyn/profhw/rpa"
 )
 
 // An ExitReason says why native code returned to the dispatcher.
@@ -101,6 +102,10 @@ type Stats struct {
 	CompileTime time.Duration // of which spent compiling and inserting fragments
 
 	GC *gcassist.Stats // the host collector's, nil when the guest collects its own heap
+	// Profile is the relational profiler's report (records selected,
+	// query instructions executed, messages, stalls, stall time and
+	// maximum occupancy per queue) when Options.Profile was set, else nil.
+	Profile *rpa.Report
 }
 
 // Stats returns the statistics of the run so far.
@@ -124,6 +129,10 @@ func (vm *VM) Stats() Stats {
 	}
 	if g, ok := vm.GCStats(); ok {
 		s.GC = &g
+	}
+	if p := vm.opts.Profile; p != nil && p.Engine != nil {
+		r := p.Report()
+		s.Profile = &r
 	}
 	if vm.cache != nil {
 		cs := vm.cache.Stats()
@@ -190,6 +199,9 @@ func (s Stats) MarshalJSON() ([]byte, error) {
 	o.add("compile_seconds", s.CompileTime.Seconds())
 	if s.GC != nil {
 		o.add("gc", s.GC)
+	}
+	if s.Profile != nil {
+		o.add("rpa", s.Profile)
 	}
 	return o.bytes()
 }
@@ -287,6 +299,18 @@ func (s *Stats) WriteTable(w io.Writer) error {
 		row(fmt.Sprintf("  unknown syscall %d", n), s.UnknownSyscalls[n])
 	}
 	s.writeGCRows(row)
+	if r := s.Profile; r != nil {
+		row("rpa: events (class and tag selected)", r.Events)
+		row("rpa: records selected (queries run)", r.Records)
+		row("rpa: query instructions executed", r.Insts)
+		row("rpa: count actions", r.Counts)
+		row("rpa: interrupts", r.Interrupts)
+		for _, q := range r.Queues {
+			row(fmt.Sprintf("rpa: queue %d sent / received", q.Queue), fmt.Sprintf("%d / %d", q.Sent, q.Received))
+			row(fmt.Sprintf("rpa: queue %d full stalls (stall time)", q.Queue), fmt.Sprintf("%d (%v)", q.Stalls, time.Duration(q.StallNs)))
+			row(fmt.Sprintf("rpa: queue %d max occupancy", q.Queue), q.MaxOccupancy)
+		}
+	}
 	row("wall time", s.Wall.Round(time.Microsecond))
 	if s.Wall > 0 {
 		row("guest MIPS", fmt.Sprintf("%.1f", float64(s.GuestInstructions)/s.Wall.Seconds()/1e6))

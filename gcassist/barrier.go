@@ -37,6 +37,7 @@ func (c *Collector) UseQueue(q *mq.Queue, mask rpa.FieldMask) error {
 // announcement). Outside a cycle the message is only counted. It is safe
 // to call from a service goroutine while the guest runs.
 func (c *Collector) BarrierMessage(m *mq.Message) {
+	c.inflight.Add(1)
 	if c.marking.Load() {
 		v := uint64(uint32(m[c.op1Word]))
 		if c.opts.Deterministic {
@@ -48,4 +49,55 @@ func (c *Collector) BarrierMessage(m *mq.Message) {
 		}
 	}
 	c.handled.Add(1)
+	c.inflight.Add(-1)
 }
+
+// StartSession starts a relational profiler session (rpa.Start) whose
+// program is BarrierQuery followed by the queries in extra ("" for none:
+// e.g. the edge-profiling query, to run both as the paper did), with
+// queue 3 consumed by BarrierMessage on its own service thread and the
+// other queues as opts says (per-pc tables, or opts.Handlers). The
+// collector's final pauses then wait on queue 3. The caller attaches the
+// session to the guest (rvdyn.Options.Profile does it in both modes) and
+// closes it after the run. extra must not send to queue 3.
+func (c *Collector) StartSession(extra string, opts rpa.Options, slots int) (*rpa.Session, error) {
+	src := BarrierQuery
+	if extra != "" {
+		xp, err := rpa.Assemble(extra)
+		if err != nil {
+			return nil, err
+		}
+		for _, n := range xp.Queues() {
+			if n == BarrierQueue {
+				return nil, fmt.Errorf("gcassist: the extra queries send to queue %d, the store barrier's", BarrierQueue)
+			}
+		}
+		src += "\n" + extra
+	}
+	p, err := rpa.Assemble(src)
+	if err != nil {
+		return nil, err
+	}
+	layouts, _ := p.QueueLayouts()
+	handlers := map[int]func(*mq.Message){BarrierQueue: c.BarrierMessage}
+	for n, h := range opts.Handlers {
+		if n == BarrierQueue {
+			return nil, fmt.Errorf("gcassist: a handler is given for queue %d, the store barrier's", BarrierQueue)
+		}
+		handlers[n] = h
+	}
+	opts.Handlers = handlers
+	s, err := rpa.Start(p, opts, slots)
+	if err != nil {
+		return nil, err
+	}
+	if err := c.UseQueue(s.Queues[BarrierQueue], layouts[BarrierQueue]); err != nil {
+		s.Close()
+		return nil, err
+	}
+	return s, nil
+}
+
+// HasBarrierQueue reports whether the collector has a queue 3 to wait on
+// (UseQueue or StartSession was called).
+func (c *Collector) HasBarrierQueue() bool { return c.queue != nil }

@@ -36,6 +36,7 @@ type Collector struct {
 	queue     *mq.Queue
 	op1Word   int
 	handled   atomic.Uint64 // messages BarrierMessage has finished with
+	inflight  atomic.Int64  // BarrierMessage calls under way (see Close)
 	pendingMu sync.Mutex
 	pending   []uint64 // deterministic mode: referents to shade at the next safepoint
 
@@ -240,8 +241,18 @@ func (c *Collector) pause(d time.Duration) {
 }
 
 // Close stops the marker goroutine if a cycle is still marking (the guest
-// exited during one). It does not touch guest memory.
-func (c *Collector) Close() error { return c.stopMarker() }
+// exited during one), and makes BarrierMessage count messages without
+// touching guest memory from then on; it returns once no BarrierMessage
+// call that might still touch it is under way. After Close the guest
+// memory may be unmapped while a session still drains queue 3.
+func (c *Collector) Close() error {
+	err := c.stopMarker()
+	c.marking.Store(false)
+	for c.inflight.Load() != 0 {
+		runtime.Gosched()
+	}
+	return err
+}
 
 // waitBarrier returns when the barrier goroutine has handled every message
 // sent to queue 3 so far (the guest, whose goroutine this is, sends no

@@ -100,7 +100,17 @@ type Selector struct {
 	maxLen int
 	counts map[uint64]uint32 // abandoned for heads no longer counted
 	stats  SelectorStats
+	// interpOnly, if set, names instructions native code must not run:
+	// traces end before them (see KeepInterpreted).
+	interpOnly func(pc uint64, in interp.Inst) bool
 }
+
+// KeepInterpreted makes every trace recorded from now on end (EndStop)
+// before an instruction for which f reports true, so that it stays
+// interpreted: the dispatcher passes the relational profiler's selection
+// (the instructions whose class and profile tag a query selects) when the
+// fragment compiler does not emit the query engine. nil removes the rule.
+func (s *Selector) KeepInterpreted(f func(pc uint64, in interp.Inst) bool) { s.interpOnly = f }
 
 // SelectorStats describe the counter table and the heads given up.
 type SelectorStats struct {
@@ -197,7 +207,7 @@ func (s *Selector) Record(m *interp.Machine, left uint64, isFragment func(pc uin
 		return nil, 0, nil // the dispatch loop reports the limit
 	}
 	head := m.CPU.PC
-	t, reason, err := Record(m, int(n), isFragment)
+	t, reason, err := record(m, int(n), isFragment, s.interpOnly)
 	switch {
 	case err != nil:
 		return nil, 0, err

@@ -330,6 +330,9 @@ func (c Config) NewCompressor(seed uint64, sink Sink) (Compressor, error) {
 var Presets = map[string]string{
 	// Figure 7 of the stratified paper: the five compressors it compares.
 	"stratified": "R256;P256;H[P256]2048;H[P512]2048;tag2-256-2048",
+	// Figure 9 of the stratified paper: the stratified sampler's table-size
+	// sensitivity, 512 to 4096 entries at rate 256.
+	"tablesize": "H[P256]512;H[P256]1024;H[P256]2048;H[P256]4096",
 	// Figure 10 of the stratified paper: with and without A_16.
 	"twolevel": "R256;R256+A16;H[P256]2048;H[P256]2048+A16;tag2-256-2048;tag2-256-2048+A16",
 	// Figure 12 of the multi-hash paper: the best design with 1, 2, 4, 8 tables.

@@ -22,7 +22,7 @@ func addGCFlags(fs *flag.FlagSet) *gcFlags {
 	return &gcFlags{
 		mode: fs.String("gc", "guest", "who collects a guest heap announced by the heap contract (docs/gc.md): guest (its own stop-the-world collector), "+
 			"stw (rvdyn, stop-the-world), soft (rvdyn, concurrent marking, the guest's software store barrier), rpa (rvdyn, concurrent marking, "+
-			"the relational profiler's store barrier, Figure 2c; needs --mode=interp for now), none (concurrent, no barrier: wrong on purpose)"),
+			"the relational profiler's store barrier, Figure 2c; --query's queries run beside it), none (concurrent, no barrier: wrong on purpose)"),
 		interval:      fs.Uint64("gc-interval", 0, "with a host collector: bytes the guest allocates between collections (0 = the guest's rule, max(4 MiB, live bytes))"),
 		deterministic: fs.Bool("gc-deterministic", false, "concurrent modes: mark on the guest's thread, --gc-step objects at each guest safepoint, so runs are reproducible"),
 		step:          fs.Int("gc-step", 4, "with --gc-deterministic: objects marked per guest safepoint"),

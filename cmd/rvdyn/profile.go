@@ -62,6 +62,7 @@ func profileCmd(args []string, stdout, stderr io.Writer) int {
 	maxInsts := fs.Uint64("max-instructions", 0, "stop each guest after this many instructions (0 = run to exit)")
 	every := fs.Uint64("every", 0, "checkpoint every N tuples (0 = 1000, 2000, 5000, 10000, ...)")
 	cpm := fs.Float64("cycles-per-message", profhw.CyclesPerMessage, "cost of one message to software, in cycles (stratified 5.3.2)")
+	threshold := fs.String("threshold", "5%", "error threshold for the events-to-reach and events-to-stay-below table (stratified 5.4)")
 	progress := fs.Bool("progress", true, "print error and overhead at every checkpoint")
 	guestOut := fs.Bool("guest-output", false, "pass the guest's stdout and stderr through to stderr")
 	mc := fs.Bool("montecarlo", false, "run the Monte Carlo experiment of stratified Figure 4")
@@ -109,6 +110,10 @@ func profileCmd(args []string, stdout, stderr io.Writer) int {
 		return montecarlo(opts, *jsonOut, *plotOut, stdout, stderr)
 	}
 
+	th, err := profhw.ParseThreshold(*threshold)
+	if err != nil {
+		return fail("--threshold: %v", err)
+	}
 	list := *configList
 	if list == "" && len(configs) == 0 {
 		list = "paper"
@@ -204,6 +209,7 @@ func profileCmd(args []string, stdout, stderr io.Writer) int {
 		if *progress {
 			profhw.WriteProgress(stdout, res)
 		}
+		profhw.WriteConvergence(stdout, res, th)
 		fmt.Fprintln(stdout)
 		for i := range res.Rows {
 			res.Rows[i].Guest = j.name

@@ -42,7 +42,7 @@ func runCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	stats := fs.Bool("stats", false, "print run statistics to stderr when the guest ends")
 	statsJSON := fs.String("stats-json", "", "write run statistics as one JSON object to this file")
 	listing := fs.String("listing", "", "write every compiled fragment (guest trace and x86-64 code) to this file")
-	query := fs.String("query", "", "relational profiler queries, a file or the text itself (docs/rpa.md); needs --mode=interp; prints each queue's per-pc table and the RPA stats to stderr")
+	query := fs.String("query", "", "relational profiler queries, a file or the text itself (docs/rpa.md), in either mode; prints each queue's per-pc table and the RPA stats to stderr")
 	querySeed := fs.Uint64("query-seed", 1, "seed for the queries' random sampling (every N, filter N)")
 	queryJSON := fs.String("query-json", "", "with --query: write the per-pc tables and RPA stats as JSON to this file instead")
 	gcf := addGCFlags(fs)
@@ -79,10 +79,7 @@ func runCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	opts := rvdyn.Options{Mode: m, NET: net.Options{Delay: net.DelayOf(*delay), MaxTraceLen: *maxTrace},
 		Cache: codecache.Options{Size: *cacheSize}, MaxInstructions: *maxInsts, Timeout: *timeout,
 		Config: interp.Config{Args: gargs, Stdin: stdin, Stdout: stdout, Stderr: stderr, MemSize: *memSize, StackSize: *stackSize}}
-	if opts.GC, err = gcf.options(); err == nil && *query != "" && opts.GC.Mode == gcassist.ModeRPA {
-		err = fmt.Errorf("--query and --gc=rpa both attach a query engine; use one")
-	}
-	if err != nil {
+	if opts.GC, err = gcf.options(); err != nil {
 		fmt.Fprintf(stderr, "rvdyn: %v\n", err)
 		return exitUsage
 	}
@@ -113,20 +110,24 @@ func runCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		}
 		defer statsFile.Close()
 	}
+	var qr *queryRun
+	if *query != "" {
+		if opts.GC.Mode == gcassist.ModeRPA {
+			opts.Collector = gcassist.New(opts.GC)
+		}
+		if qr, err = startQuery(*query, *querySeed, opts.Collector); err != nil {
+			fmt.Fprintf(stderr, "rvdyn: %v\n", err)
+			return exitUsage
+		}
+		defer qr.s.Close()
+		opts.Profile = qr.s
+	}
 	vm, err := rvdyn.New(image, opts)
 	if err != nil {
 		fmt.Fprintf(stderr, "rvdyn: %s: %v\n", gargs[0], err)
 		return exitUsage
 	}
 	defer vm.Close()
-	var qr *queryRun
-	if *query != "" {
-		if qr, err = startQuery(*query, m, *querySeed); err != nil {
-			fmt.Fprintf(stderr, "rvdyn: %v\n", err)
-			return exitUsage
-		}
-		qr.s.Attach(vm.Machine())
-	}
 	code, runErr := vm.Run()
 	var fault *interp.Fault
 	switch {
