@@ -42,7 +42,6 @@ func gcConfigs() []gcConfig {
 // gcModes are the execution modes a collector configuration runs in.
 func gcModes() []rvdyn.Mode { return []rvdyn.Mode{rvdyn.ModeInterp, rvdyn.ModeDynamo} }
 
-
 // TestGCPrograms runs every Scheme benchmark at its small size under every
 // collector configuration in interp and dynamo mode: the output and exit
 // status must be the program's expected ones (the guest collector's, and

@@ -12,8 +12,8 @@ import (
 	"strings"
 	"text/tabwriter"
 
-	"rvdyn/interp"
 	"rvdyn/gcassist"
+	"rvdyn/interp"
 	"rvdyn/profhw/rpa"
 )
 
