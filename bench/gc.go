@@ -10,6 +10,8 @@ import (
 	"os"
 	"runtime"
 	"sort"
+	"strconv"
+	"strings"
 	"text/tabwriter"
 	"time"
 
@@ -18,6 +20,7 @@ import (
 	"rvdyn"
 	"rvdyn/bench/corpus"
 	"rvdyn/gcassist"
+	"rvdyn/profhw/rpa"
 )
 
 // GCNoGC names the baseline configuration of the collector experiment: the
@@ -31,6 +34,27 @@ const GCNoGC = "nogc"
 // query engine's (in hardware, the paper's query engine costs the
 // application nothing; rvdyn's runs on the guest's thread).
 const GCNoGCRPA = "nogc-rpa"
+
+// A configuration name may end in "+edgeN" (rpa and nogc-rpa only): the
+// edge-profiling query of the paper's Figure 2a, sampling one branch in N,
+// runs beside the store barrier, as in the paper's simulations; the
+// baseline of "rpa+edgeN" is "nogc-rpa+edgeN".
+
+// splitEdge splits "rpa+edge64" into "rpa" and 64.
+func splitEdge(g string) (base string, edge int) {
+	if i := strings.Index(g, "+edge"); i >= 0 {
+		if n, err := strconv.Atoi(g[i+5:]); err == nil && n > 0 {
+			return g[:i], n
+		}
+		return g, -1
+	}
+	return g, 0
+}
+
+// edgeQuery is Figure 2a's query sampling one branch in n.
+func edgeQuery(n int) string {
+	return fmt.Sprintf("for opBRANCH * every %d collect pc misc; send 1 stop;", n)
+}
 
 // GCConfig selects what the collector experiment measures.
 type GCConfig struct {
@@ -107,7 +131,11 @@ func (c *GCConfig) defaults() error {
 		c.GC = []string{GCNoGC, "guest", "stw", "soft", GCNoGCRPA, "rpa"}
 	}
 	for _, g := range c.GC {
-		if _, err := gcassist.ParseMode(g); err != nil && g != GCNoGC && g != GCNoGCRPA {
+		base, edge := splitEdge(g)
+		if edge < 0 || edge > 0 && base != "rpa" && base != GCNoGCRPA {
+			return fmt.Errorf("bad collector configuration %q (+edgeN goes with rpa and nogc-rpa)", g)
+		}
+		if _, err := gcassist.ParseMode(base); err != nil && base != GCNoGC && base != GCNoGCRPA {
 			return err
 		}
 	}
@@ -123,11 +151,13 @@ func (c *GCConfig) defaults() error {
 	return nil
 }
 
-// gcOptions returns the run options of one cell.
-func (c *GCConfig) gcOptions(program string, exec rvdyn.Mode, gc string) rvdyn.Options {
+// gcOptions returns the run options of one cell, and what to close after
+// the run (a session the cell started).
+func (c *GCConfig) gcOptions(program string, exec rvdyn.Mode, gc string) (rvdyn.Options, func(), error) {
 	args := []string{"scheme", "-heap", fmt.Sprint(c.HeapMB)}
 	o := rvdyn.Options{Mode: exec}
-	switch gc {
+	base, edge := splitEdge(gc)
+	switch base {
 	case GCNoGC:
 		o.GC = gcassist.Options{Mode: gcassist.ModeSTW, Interval: 1 << 62}
 	case GCNoGCRPA:
@@ -135,11 +165,21 @@ func (c *GCConfig) gcOptions(program string, exec rvdyn.Mode, gc string) rvdyn.O
 	case "guest":
 		args = append(args, "-gc-interval", fmt.Sprint(c.IntervalKB))
 	default:
-		m, _ := gcassist.ParseMode(gc)
+		m, _ := gcassist.ParseMode(base)
 		o.GC = gcassist.Options{Mode: m, Interval: c.IntervalKB << 10}
 	}
 	o.Args = append(args, "-gc-stats", program, c.Size)
-	return o
+	done := func() {}
+	if edge > 0 {
+		col := gcassist.New(o.GC)
+		s, err := col.StartSession(edgeQuery(edge), rpa.Options{Seed: 1}, 0)
+		if err != nil {
+			return o, done, err
+		}
+		o.Collector, o.Profile = col, s
+		done = s.Close
+	}
+	return o, done, nil
 }
 
 // RunGC runs the collector experiment. A cell that cannot run (a mode
@@ -170,7 +210,12 @@ func RunGC(cfg GCConfig, log io.Writer) (*GCReport, error) {
 					if m.Error != "" {
 						continue
 					}
-					if err := gcRun(image, cfg.gcOptions(p, ex, g), m); err != nil {
+					opts, done, err := cfg.gcOptions(p, ex, g)
+					if err == nil {
+						err = gcRun(image, opts, m)
+					}
+					done()
+					if err != nil {
 						m.Error = err.Error()
 						fmt.Fprintf(log, "%s %s %s: %v\n", p, ex, g, err)
 					}
@@ -194,9 +239,15 @@ func RunGC(cfg GCConfig, log io.Writer) (*GCReport, error) {
 	}
 	for _, m := range r.Measurements {
 		base := cells[[3]string{m.Program, m.Exec, GCNoGC}]
-		if b := cells[[3]string{m.Program, m.Exec, GCNoGCRPA}]; m.GC == "rpa" && b != nil && b.Wall > 0 {
-			base = b
-			m.Baseline = GCNoGCRPA
+		if gb, edge := splitEdge(m.GC); gb == "rpa" {
+			name := GCNoGCRPA
+			if edge > 0 {
+				name += fmt.Sprintf("+edge%d", edge)
+			}
+			if b := cells[[3]string{m.Program, m.Exec, name}]; b != nil && b.Wall > 0 {
+				base = b
+				m.Baseline = name
+			}
 		}
 		if base != nil && base.Wall > 0 && m.Wall > 0 {
 			m.WallOverhead = 100 * (m.Wall/base.Wall - 1)
@@ -287,7 +338,8 @@ func (r *GCReport) WriteTable(w io.Writer) error {
 			continue
 		}
 		coll, pmax, p99, msgs, hw, stalls, forced, peak := fmt.Sprint(m.GuestCollections), "", "", "", "", "", "", ""
-		if s := m.Stats; s != nil && m.GC != GCNoGC && m.GC != GCNoGCRPA {
+		if gb, _ := splitEdge(m.GC); m.Stats != nil && gb != GCNoGC && gb != GCNoGCRPA {
+			s := m.Stats
 			coll = fmt.Sprint(s.Collections)
 			pmax, p99 = fmtMS(s.PauseMax), fmtMS(s.PauseP99)
 			forced, peak = fmt.Sprint(s.ForcedFinishes), fmt.Sprint(s.PeakHeapBytes>>10)

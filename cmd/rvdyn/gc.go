@@ -57,9 +57,9 @@ func gcCmd(args []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 	fmt.Fprintln(stdout, "\nGC overhead: geometric mean over programs of time / no-GC time, in %:")
-	fmt.Fprintf(stdout, "  %-7s %-6s %8s %12s %10s\n", "exec", "gc", "wall", "guest thread", "total CPU")
+	fmt.Fprintf(stdout, "  %-7s %-17s %8s %12s %10s\n", "exec", "gc", "wall", "guest thread", "total CPU")
 	for _, s := range r.GCSummary() {
-		fmt.Fprintf(stdout, "  %-7s %-6s %+8.1f %+12.1f %+10.1f\n", s.Exec, s.GC, s.Wall, s.ThreadCPU, s.TotalCPU)
+		fmt.Fprintf(stdout, "  %-7s %-17s %+8.1f %+12.1f %+10.1f\n", s.Exec, s.GC, s.Wall, s.ThreadCPU, s.TotalCPU)
 	}
 	if *jsonPath != "" {
 		if err := r.WriteJSON(*jsonPath); err != nil {
