@@ -57,10 +57,7 @@ func (c *Collector) Stats() Stats {
 			s.PauseTotal += d
 		}
 		s.PauseMax = p[len(p)-1]
-		s.PauseP99 = p[(len(p)*99)/100]
-		if (len(p)*99)/100 >= len(p) {
-			s.PauseP99 = s.PauseMax
-		}
+		s.PauseP99 = p[(len(p)*99)/100] // nearest rank, always < len(p)
 	}
 	return s
 }
