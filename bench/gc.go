@@ -98,6 +98,7 @@ type GCMeasurement struct {
 	TotalOverhead  float64 `json:"total_cpu_overhead_pct"`
 
 	GuestInstructions uint64          `json:"guest_instructions"`
+	TaggedStores      uint64          `json:"tagged_stores,omitempty"` // REF_STOREs executed, counted by the query engine (rpa configurations)
 	GuestCollections  uint64          `json:"guest_collections,omitempty"` // the guest's own (mode guest)
 	Stats             *gcassist.Stats `json:"host_gc,omitempty"`           // the host collector's, median-wall run
 	Output            string          `json:"-"`
@@ -286,6 +287,9 @@ func gcRun(image []byte, opts rvdyn.Options, m *GCMeasurement) error {
 	m.Output, m.ExitCode, m.GuestInstructions = out.String(), code, st.GuestInstructions
 	if st.GC != nil {
 		m.Stats = st.GC
+	}
+	if st.Profile != nil {
+		m.TaggedStores = st.Profile.Events
 	}
 	var n, b, l uint64
 	if _, err := fmt.Sscanf(errb.String(), "gc: %d collections, %d bytes allocated, %d bytes", &n, &b, &l); err == nil {
