@@ -53,27 +53,17 @@ func (m *Machine) hostcall(num uint64) (r uint64, handled, exit bool) {
 	return r, handled, false
 }
 
-// Word returns a pointer to the aligned 64-bit word at guest address a,
-// for another goroutine's sync/atomic accesses while the guest runs (a
-// concurrent collector, package gcassist), or nil if a is misaligned or
-// the word is not both loadable and storable. The pointer is into memory
-// outside the Go heap and stays valid until Close.
+// LoadWord loads the aligned 64-bit word at guest address a atomically,
+// for another goroutine than the guest's while the guest runs (a
+// concurrent collector, package gcassist). The caller must have checked
+// the address: 8-aligned, and inside a range that passed CanRead and
+// CanWrite.
 //
 // On x86-64 an aligned 8-byte access is single-copy atomic, whether it is
 // a plain MOV (the interpreter's and native code's guest stores) or a Go
 // atomic (MOV for a load, XCHG for a store, LOCK CMPXCHG for a CAS), so a
 // word read this way is either the guest's old or its new value, never a
 // mix.
-func (m *Memory) Word(a uint64) *uint64 {
-	if a&7 != 0 || !m.CanRead(a, 8) || !m.CanWrite(a, 8) {
-		return nil
-	}
-	return (*uint64)(m.ptr(a))
-}
-
-// LoadWord and StoreWord access the aligned word at guest address a
-// atomically; the address must have been checked (Word, or a range
-// checked once with CanRead and CanWrite).
 func (m *Memory) LoadWord(a uint64) uint64 { return atomic.LoadUint64((*uint64)(m.ptr(a))) }
 
 // StoreWord stores v at the checked, aligned guest address a atomically
