@@ -12,25 +12,15 @@ import (
 // all push; a mutex orders them (and gives the Go memory model's
 // happens-before between a push and the pop that scans the object).
 type greySet struct {
-	mu       sync.Mutex
-	cond     *sync.Cond
-	stack    []uint64
-	stopping bool // the marker goroutine is asked to exit
-	idle     bool // the marker goroutine found the set empty and waits
+	mu    sync.Mutex
+	stack []uint64
 }
 
-func newGreySet() *greySet {
-	g := &greySet{}
-	g.cond = sync.NewCond(&g.mu)
-	return g
-}
+func newGreySet() *greySet { return &greySet{} }
 
 func (g *greySet) push(v uint64) {
 	g.mu.Lock()
 	g.stack = append(g.stack, v)
-	if g.idle {
-		g.cond.Signal()
-	}
 	g.mu.Unlock()
 }
 
@@ -132,40 +122,23 @@ func (c *Collector) rootValues(f func(uint64)) error {
 func (c *Collector) markRoots() error { return c.rootValues(c.shade) }
 
 // startMarker runs marking on a service goroutine until the grey set is
-// empty, then asks the guest for a safepoint (the request word) and waits
-// for more grey objects or for stopMarker.
+// empty, then asks the guest for a safepoint (the request word) and exits:
+// what the barrier shades after that is scanned in the final pause, which
+// then never waits for a sleeping goroutine to wake up.
 func (c *Collector) startMarker() {
 	c.markerDone = make(chan struct{})
-	g := c.grey
-	g.mu.Lock()
-	g.stopping, g.idle = false, false
-	g.mu.Unlock()
 	c.stopMark.Store(false)
 	go func() {
 		defer close(c.markerDone)
-		for {
-			if c.stopMark.Load() {
-				return
-			}
+		for !c.stopMark.Load() {
 			empty, err := c.markSome(1024)
 			if err != nil {
 				c.markerErr.Store(&err)
 				c.mem.StoreWord(c.d.ctl+ctlRequest, 1)
 				return
 			}
-			if !empty {
-				continue
-			}
-			c.mem.StoreWord(c.d.ctl+ctlRequest, 1)
-			g.mu.Lock()
-			for len(g.stack) == 0 && !g.stopping {
-				g.idle = true
-				g.cond.Wait()
-			}
-			g.idle = false
-			stop := g.stopping
-			g.mu.Unlock()
-			if stop {
+			if empty {
+				c.mem.StoreWord(c.d.ctl+ctlRequest, 1)
 				return
 			}
 		}
@@ -178,15 +151,10 @@ func (c *Collector) stopMarker() error {
 	if c.markerDone == nil {
 		return nil
 	}
-	g := c.grey
 	c.stopMark.Store(true)
-	g.mu.Lock()
-	g.stopping = true
-	g.cond.Broadcast()
-	g.mu.Unlock()
 	<-c.markerDone
 	c.markerDone = nil
-	if p := c.markerErr.Load(); p != nil {
+	if p := c.markerErr.Swap(nil); p != nil {
 		return *p
 	}
 	return nil
