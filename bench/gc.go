@@ -98,7 +98,7 @@ type GCMeasurement struct {
 	TotalOverhead  float64 `json:"total_cpu_overhead_pct"`
 
 	GuestInstructions uint64          `json:"guest_instructions"`
-	TaggedStores      uint64          `json:"tagged_stores,omitempty"` // REF_STOREs executed, counted by the query engine (rpa configurations)
+	TaggedStores      uint64          `json:"tagged_stores,omitempty"`     // REF_STOREs executed, counted by the query engine (rpa configurations)
 	GuestCollections  uint64          `json:"guest_collections,omitempty"` // the guest's own (mode guest)
 	Stats             *gcassist.Stats `json:"host_gc,omitempty"`           // the host collector's, median-wall run
 	Output            string          `json:"-"`

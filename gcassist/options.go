@@ -90,3 +90,12 @@ func (o Options) step() int {
 	}
 	return o.Step
 }
+
+// UnmarshalText reads a Mode by name (see ParseMode).
+func (m *Mode) UnmarshalText(b []byte) error {
+	v, err := ParseMode(string(b))
+	if err == nil {
+		*m = v
+	}
+	return err
+}

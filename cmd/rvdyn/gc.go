@@ -11,6 +11,7 @@ import (
 
 	"rvdyn"
 	"rvdyn/bench"
+	"rvdyn/internal/figure"
 )
 
 func gcCmd(args []string, stdout, stderr io.Writer) int {
@@ -24,6 +25,8 @@ func gcCmd(args []string, stdout, stderr io.Writer) int {
 	interval := fs.Uint64("interval-kb", 64, "KiB allocated between collections, for the guest's and the host's collector alike")
 	heap := fs.Int("heap-mb", 256, "guest heap in MiB (the no-GC run must fit)")
 	jsonPath := fs.String("json", "", "also write the report as JSON to this file")
+	plotPath := fs.String("plot", "", "also draw the guest-thread GC overhead per program and mode to this .svg or .png file")
+	fromJSON := fs.String("from-json", "", "measure nothing: read a report written by --json and print (and plot) it")
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "usage: rvdyn gc [flags]\n\nMeasures the Scheme guest's collectors (docs/gc.md): per program, execution mode and collector,\nwall, guest-thread CPU and total CPU time against a run that never collects, collections,\npauses, store-barrier traffic, queue 3 high-water and stalls, peak heap.\n\nflags:\n")
 		fs.PrintDefaults()
@@ -47,7 +50,19 @@ func gcCmd(args []string, stdout, stderr io.Writer) int {
 		}
 		cfg.Exec = append(cfg.Exec, m)
 	}
-	r, err := bench.RunGC(cfg, stderr)
+	if *plotPath != "" {
+		if err := figure.CheckPath(*plotPath); err != nil {
+			fmt.Fprintf(stderr, "rvdyn: --plot: %v\n", err)
+			return exitUsage
+		}
+	}
+	var r *bench.GCReport
+	var err error
+	if *fromJSON != "" {
+		r, err = bench.ReadGCJSON(*fromJSON)
+	} else {
+		r, err = bench.RunGC(cfg, stderr)
+	}
 	if err != nil {
 		fmt.Fprintf(stderr, "rvdyn: %v\n", err)
 		return 1
@@ -60,6 +75,12 @@ func gcCmd(args []string, stdout, stderr io.Writer) int {
 	fmt.Fprintf(stdout, "  %-7s %-17s %8s %12s %10s\n", "exec", "gc", "wall", "guest thread", "total CPU")
 	for _, s := range r.GCSummary() {
 		fmt.Fprintf(stdout, "  %-7s %-17s %+8.1f %+12.1f %+10.1f\n", s.Exec, s.GC, s.Wall, s.ThreadCPU, s.TotalCPU)
+	}
+	if *plotPath != "" {
+		if err := bench.PlotGC(r, *plotPath); err != nil {
+			fmt.Fprintf(stderr, "rvdyn: --plot: %v\n", err)
+			return 1
+		}
 	}
 	if *jsonPath != "" {
 		if err := r.WriteJSON(*jsonPath); err != nil {
