@@ -63,7 +63,7 @@ func PlotGC(r *GCReport, path string) error {
 	w := vg.Points(4)
 	for _, e := range execs {
 		p := plot.New()
-		p.Title.Text = fmt.Sprintf("%s mode: guest-thread CPU time vs no GC (%s size, %d KiB between collections)", e, r.Size, r.IntervalKB)
+		p.Title.Text = fmt.Sprintf("%s mode: guest-thread CPU time vs no GC, rpa vs nogc-rpa (%s size, %d KiB between collections)", e, r.Size, r.IntervalKB)
 		p.Y.Label.Text = "GC overhead, % of the no-GC time"
 		p.Legend.Top = true
 		for i, g := range gcs {
