@@ -335,7 +335,7 @@ func (r *GCReport) WriteTable(w io.Writer) error {
 		return ms[i].Exec < ms[j].Exec
 	})
 	tw := tabwriter.NewWriter(w, 0, 8, 1, ' ', tabwriter.AlignRight|tabwriter.Debug)
-	fmt.Fprintln(tw, "program\texec\tgc\twall ms\tGC overhead wall %\tthread CPU ms\ttotal CPU ms\tGC overhead CPU %\tguest insts M\tcollections\tpause max ms\tpause p99 ms\tbarrier msgs/log\tq high-water\tq stalls\tforced\tpeak heap KB\t")
+	fmt.Fprintln(tw, "program\texec\tgc\twall ms\twall ovh %\tthread CPU ms\tthread ovh %\ttotal CPU ms\ttotal ovh %\tguest insts M\tcollections\tpause max ms\tpause p99 ms\tbarrier msgs/log\tq high-water\tq stalls\tforced\tpeak heap KB\t")
 	for _, m := range ms {
 		if m.Error != "" {
 			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\n", m.Program, m.Exec, m.GC, "n/a")
