@@ -167,6 +167,7 @@ type VM struct {
 	ctr    counters
 	ran    bool
 	bailed bool // optimization given up: interpreting to the end
+	again  bool // path profiling: the pc is a head whose path is profiled next
 	// codePages holds the guest text pages the fragments in the cache were
 	// built from: a fence.i after the guest rewrote one flushes the cache.
 	codePages map[uint64]bool

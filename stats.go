@@ -71,8 +71,9 @@ type counters struct {
 // snake_case and durations are seconds.
 type Stats struct {
 	Mode     Mode
-	Delay    int // the prediction delay tau the run used
-	ExitCode int // the guest's status (128+signal after a fault)
+	Delay    int         // the prediction delay tau the run used
+	Predict  net.Predict // the online prediction scheme (NET or path profiling)
+	ExitCode int         // the guest's status (128+signal after a fault)
 
 	GuestInstructions       uint64 // retired guest instructions
 	CacheInstructions       uint64 // of which retired in native code
@@ -82,6 +83,8 @@ type Stats struct {
 	TraceInstructions uint64                    // guest instructions in them
 	EndReasons        [net.NumEndReasons]uint64 // traces by the reason they ended
 	TraceHeads        uint64                    // distinct candidates counted (NET counter space)
+	PathCounters      uint64                    // --predict=path: distinct paths counted (its counter space)
+	PathsProfiled     uint64                    // --predict=path: path executions recorded and counted
 	Quieted           uint64                    // trace heads given up: the trace ends at a system instruction too soon to pay
 	Fragments         uint64                    // fragments inserted into the code cache
 	TooLarge          uint64                    // traces whose code did not fit in the empty cache (left interpreted)
@@ -112,7 +115,7 @@ type Stats struct {
 func (vm *VM) Stats() Stats {
 	c := &vm.ctr
 	s := Stats{
-		Mode: vm.opts.Mode, Delay: vm.opts.NET.Tau(), ExitCode: c.exitCode,
+		Mode: vm.opts.Mode, Delay: vm.opts.NET.Tau(), Predict: vm.opts.NET.Predict, ExitCode: c.exitCode,
 		GuestInstructions: vm.m.Retired(), CacheInstructions: c.cacheInstructions,
 		Traces: c.traces, TraceInstructions: c.traceInstructions, EndReasons: c.endReasons,
 		TooLarge: c.tooLarge, Exits: c.exits,
@@ -139,6 +142,7 @@ func (vm *VM) Stats() Stats {
 		s.Fragments, s.CodeBytes, s.Links, s.Flushes, s.CacheExits = cs.Fragments, cs.CodeBytes, cs.Links, cs.Flushes, cs.ExitsTaken
 		ss := vm.sel.Stats()
 		s.TraceHeads, s.Quieted = ss.Heads, ss.Quieted
+		s.PathCounters, s.PathsProfiled = ss.Paths, ss.Profiled
 	}
 	return s
 }
@@ -174,6 +178,11 @@ func (s Stats) MarshalJSON() ([]byte, error) {
 	}
 	o.add("trace_end_reasons", ends)
 	o.add("trace_heads", s.TraceHeads)
+	if s.Predict == net.PredictPath {
+		o.add("predict", s.Predict.String())
+		o.add("path_counters", s.PathCounters)
+		o.add("paths_profiled", s.PathsProfiled)
+	}
 	o.add("fragments", s.Fragments)
 	o.add("fragments_too_large", s.TooLarge)
 	o.add("heads_interpreted", s.Quieted)
@@ -254,6 +263,11 @@ func (s *Stats) WriteTable(w io.Writer) error {
 		row("  from code cache", fmt.Sprintf("%d (%.2f%%)", s.CacheInstructions, s.CachePercent()))
 		row("  interpreted", s.InterpretedInstructions)
 		row("trace heads counted", s.TraceHeads)
+		if s.Predict == net.PredictPath {
+			row("prediction", "path profile")
+			row("path counters", s.PathCounters)
+			row("paths profiled", s.PathsProfiled)
+		}
 		row("traces recorded", s.Traces)
 		// By name, as the table always listed them.
 		reasons := make([]net.EndReason, 0, net.NumEndReasons)

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -76,6 +77,9 @@ func ConvergenceOf(r Row, threshold float64) Convergence {
 // longer" compares R256 with H[P256]2048). "-" means never within the
 // run.
 func WriteConvergence(w io.Writer, res *Result, threshold float64) error {
+	if !slices.ContainsFunc(res.Rows, func(r Row) bool { return r.IntervalBreakdown == nil }) {
+		return nil // interval profilers only
+	}
 	fmt.Fprintf(w, "\nevents (tuples) to reach %g%% error and to stay below it (stratified 5.4)\n", 100*threshold)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintf(tw, "config\tprofile\treach\tstay below\tR256 reach / reach\tR256 stay / stay\t\n")

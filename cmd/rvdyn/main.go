@@ -7,6 +7,7 @@
 //	rvdyn predict [flags] prog.elf [args...] NET vs path-profile prediction quality
 //	rvdyn rpa asm|disasm|edge ...            relational profiler queries
 //	rvdyn gc [flags]                         the Scheme guest's collectors measured
+//	rvdyn reproduce [--quick] [--out DIR]    every paper's figures and tables
 //
 // Run `rvdyn <command> -h` for the flags of each command.
 package main
@@ -28,6 +29,7 @@ usage:
   rvdyn predict [flags] [prog.elf [args...]] hot path prediction quality: NET vs path profiles
   rvdyn rpa asm|disasm|edge ...              relational profiler: queries, listings, edge accuracy
   rvdyn gc [flags]                           the Scheme guest's collectors: GC overhead, pauses, barriers
+  rvdyn reproduce [--quick] [--out DIR]      regenerate every figure and table of the papers
   rvdyn help                                 this text
 
 Run 'rvdyn <command> -h' for a command's flags.
@@ -55,10 +57,12 @@ func realMain(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return rpaCmd(args[1:], stdout, stderr)
 	case "gc":
 		return gcCmd(args[1:], stdout, stderr)
+	case "reproduce":
+		return reproduceCmd(args[1:], stdout, stderr)
 	case "help", "-h", "--help", "-help":
 		fmt.Fprintf(stdout, usage, corpus.Default)
 		return 0
 	}
-	fmt.Fprintf(stderr, "rvdyn: unknown command %q (want run, bench, profile, predict, rpa, gc or help)\n", args[0])
+	fmt.Fprintf(stderr, "rvdyn: unknown command %q (want run, bench, profile, predict, rpa, gc, reproduce or help)\n", args[0])
 	return 2
 }
