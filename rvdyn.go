@@ -28,6 +28,7 @@ import (
 
 	"rvdyn/codecache"
 	"rvdyn/fragment"
+	"rvdyn/gcassist"
 	"rvdyn/interp"
 	"rvdyn/net"
 	"rvdyn/profhw/rpa"
@@ -96,6 +97,8 @@ func ParseMode(s string) (Mode, error) {
 //	MaxInstructions        0: no limit
 //	Timeout                0: no limit
 //	Listing                nil: none
+//	GC.Mode                guest: the guest collects its own heap  gcassist.Options
+//	Collector              nil: made from GC
 //	Profile                nil: no relational profiling     rpa.Session
 type Options struct {
 	// Mode selects interpretation alone or the optimizer.
@@ -130,6 +133,17 @@ type Options struct {
 	// /tmp/perf-PID.map, through which perf report names guest
 	// functions in code cache samples.
 	PerfMap io.Writer
+	// GC selects who collects a guest heap announced through the heap
+	// contract's host call (docs/heap-contract.md): the guest itself (the
+	// default), or rvdyn's collector, stop-the-world or concurrent with
+	// one of its store barriers (package gcassist, docs/gc.md).
+	GC gcassist.Options
+	// Collector, if set, is the collector to use instead of one made from
+	// GC: a caller that runs more queries beside the store barrier makes
+	// the collector (gcassist.New), starts Profile with its
+	// StartSession, and sets both. The VM closes the collector, the
+	// caller the session.
+	Collector *gcassist.Collector
 	// Profile, if set, is a running relational profiler session
 	// (rpa.Start): New attaches its query engine to the guest, so every
 	// retired instruction whose class and profile tag its PCT selects is
@@ -170,6 +184,7 @@ type VM struct {
 	interrupt atomic.Bool // a debugger asks the run to stop (see expired)
 	deadline  time.Time   // zero: no timeout
 	nextCheck uint64      // retired count at which to look at the clock again
+	gc        *gcRun      // the host collector, nil if the guest collects (gc.go)
 }
 
 // ErrTimeout is returned by Run when Options.Timeout expires before the
@@ -239,7 +254,11 @@ func New(image []byte, opts Options) (*VM, error) {
 		vm.sel = net.NewSelector(opts.NET)
 		vm.env = fragment.EnvOf(m)
 	}
-	if p := opts.Profile; p != nil {
+	if err := vm.startGC(); err != nil {
+		vm.Close()
+		return nil, err
+	}
+	if p := vm.opts.Profile; p != nil {
 		if p.Engine == nil {
 			vm.Close()
 			return nil, fmt.Errorf("rvdyn: Options.Profile is not a started session (use rpa.Start)")
@@ -261,9 +280,11 @@ func (vm *VM) Machine() *interp.Machine { return vm.m }
 
 // Close releases guest memory and the code cache.
 func (vm *VM) Close() error {
-	var err error
+	err := vm.stopGC()
 	if vm.cache != nil {
-		err = vm.cache.Close()
+		if e := vm.cache.Close(); err == nil {
+			err = e
+		}
 	}
 	if e := vm.m.Close(); err == nil {
 		err = e
@@ -292,6 +313,9 @@ func (vm *VM) Run() (int, error) {
 		err = vm.dispatch()
 	}
 	vm.ctr.wall = time.Since(start)
+	if e := vm.m.HostError(); e != nil && err == nil {
+		err = e
+	}
 	code := vm.m.ExitCode()
 	if f, ok := err.(*interp.Fault); ok {
 		code = 128 + f.Kind.Signal()

@@ -12,6 +12,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"rvdyn/gcassist"
 	"rvdyn/net"
 	"rvdyn/profhw/rpa"
 )
@@ -107,6 +108,7 @@ type Stats struct {
 	// retired the most guest instructions (dynamo mode), named by guest
 	// function.
 	TopFragments []FragmentStat
+	GC           *gcassist.Stats // the host collector's, nil when the guest collects its own heap
 	// Profile is the relational profiler's report (records selected,
 	// query instructions executed, messages, stalls, stall time and
 	// maximum occupancy per queue) when Options.Profile was set, else nil.
@@ -131,6 +133,9 @@ func (vm *VM) Stats() Stats {
 	s.UnknownSyscalls = make(map[uint64]uint64, len(sc.Unknown))
 	for n, k := range sc.Unknown {
 		s.UnknownSyscalls[n] = k
+	}
+	if g, ok := vm.GCStats(); ok {
+		s.GC = &g
 	}
 	if p := vm.opts.Profile; p != nil && p.Engine != nil {
 		r := p.Report()
@@ -211,6 +216,9 @@ func (s Stats) MarshalJSON() ([]byte, error) {
 		top = []FragmentStat{}
 	}
 	o.add("top_fragments", top)
+	if s.GC != nil {
+		o.add("gc", s.GC)
+	}
 	if s.Profile != nil {
 		o.add("rpa", s.Profile)
 	}
@@ -314,6 +322,7 @@ func (s *Stats) WriteTable(w io.Writer) error {
 	for _, n := range nums {
 		row(fmt.Sprintf("  unknown syscall %d", n), s.UnknownSyscalls[n])
 	}
+	s.writeGCRows(row)
 	if r := s.Profile; r != nil {
 		row("rpa: events (class and tag selected)", r.Events)
 		row("rpa: records selected (queries run)", r.Records)

@@ -88,6 +88,9 @@ type Machine struct {
 	fds fdTable   // guest file descriptors (fdtable.go)
 	mm  mmapState // mmap'd ranges (sysmem.go)
 	sig sigState  // recorded signal actions and mask (sysproc.go)
+
+	hostCall HostCallHandler // hostcall.go
+	hostErr  error
 }
 
 // UseCPU makes the machine keep its registers in c, copying the current

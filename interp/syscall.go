@@ -64,6 +64,12 @@ func (m *Machine) syscall() bool {
 		m.exited, m.exitCode = true, int(a[0]&0xff)
 		return true
 	default:
+		if hr, handled, exit := m.hostcall(num); exit {
+			return true
+		} else if handled {
+			r = hr
+			break
+		}
 		if e, ok := sysTable[num]; ok && e.fn != nil {
 			r = e.fn(m, &a)
 			break

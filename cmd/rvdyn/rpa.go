@@ -12,6 +12,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"rvdyn/gcassist"
 	"rvdyn/interp"
 	"rvdyn/profhw/rpa"
 )
@@ -181,10 +182,17 @@ type queryRun struct {
 // startQuery assembles the --query program and starts its queues and
 // service threads; the caller hands the session to rvdyn.Options.Profile,
 // which attaches it in either mode.
-func startQuery(arg string, seed uint64) (*queryRun, error) {
+func startQuery(arg string, seed uint64, gc *gcassist.Collector) (*queryRun, error) {
 	text, err := readQuery(arg)
 	if err != nil {
 		return nil, fmt.Errorf("--query: %w", err)
+	}
+	if gc != nil { // --gc=rpa: the store-barrier query first, then these
+		s, err := gc.StartSession(text, rpa.Options{Seed: seed}, 0)
+		if err != nil {
+			return nil, fmt.Errorf("--query with --gc=rpa: %w", err)
+		}
+		return &queryRun{s: s}, nil
 	}
 	p, err := rpa.Assemble(text)
 	if err != nil {

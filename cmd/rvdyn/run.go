@@ -15,6 +15,7 @@ import (
 	"rvdyn"
 	"rvdyn/bench/corpus"
 	"rvdyn/codecache"
+	"rvdyn/gcassist"
 	"rvdyn/interp"
 	"rvdyn/net"
 )
@@ -49,6 +50,7 @@ func runCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	perfMap := fs.Bool("perf-map", false, "write /tmp/perf-PID.map naming each fragment's code by guest function, for perf report (docs/profiling.md)")
 	gdbAddr := fs.String("gdb", "", "wait for gdb (target remote HOST:PORT) on this address, e.g. :1234, and run the guest under its control (as qemu-riscv64 -g)")
 	queryJSON := fs.String("query-json", "", "with --query: write the per-pc tables and RPA stats as JSON to this file instead")
+	gcf := addGCFlags(fs)
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "usage: rvdyn run [flags] [prog.elf [args...]]\n\nRuns a static RV64IM Linux ELF program; with no program, runs the embedded %q guest.\nThe exit status is the guest's; a guest fault gives 128+signal (139 bad address, 132 illegal instruction).\n\nflags:\n", corpus.Default)
 		fs.PrintDefaults()
@@ -90,6 +92,10 @@ func runCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if *strace {
 		opts.Strace = stderr
 	}
+	if opts.GC, err = gcf.options(); err != nil {
+		fmt.Fprintf(stderr, "rvdyn: %v\n", err)
+		return exitUsage
+	}
 	if err := opts.Disable(*disable); err != nil {
 		fmt.Fprintf(stderr, "rvdyn: --disable: %v\n", err)
 		return exitUsage
@@ -130,7 +136,10 @@ func runCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	var qr *queryRun
 	if *query != "" {
-		if qr, err = startQuery(*query, *querySeed); err != nil {
+		if opts.GC.Mode == gcassist.ModeRPA {
+			opts.Collector = gcassist.New(opts.GC)
+		}
+		if qr, err = startQuery(*query, *querySeed, opts.Collector); err != nil {
 			fmt.Fprintf(stderr, "rvdyn: %v\n", err)
 			return exitUsage
 		}

@@ -10,14 +10,26 @@
      RVDYN_HC_HEAP_ANNOUNCE  0x52560001
          a0 = guest address of a struct heap_desc (bench/guests/scheme/
          heap.h, docs/heap-contract.md), a1 = 0.  Answer 0: the host has
-         taken the heap over as that document describes; -ENOSYS (today,
-         under qemu-riscv64 and rvdyn): the guest collects its own heap. */
+         taken the heap over as that document describes (rvdyn run
+         --gc=stw|soft|rpa); -ENOSYS (qemu-riscv64, rvdyn --gc=guest): the
+         guest collects its own heap.
+   The hosted protocol's calls, made only by a guest whose announcement
+   was answered 0, each at a heap safepoint except GC_LOG (a0 = a1 = 0,
+   answer 0):
+     RVDYN_HC_GC_TRIGGER     0x52560002  the allocation trigger fired
+     RVDYN_HC_GC_SAFEPOINT   0x52560003  answers gc_control.request
+     RVDYN_HC_GC_FULL        0x52560004  allocation failed: collect fully
+     RVDYN_HC_GC_LOG         0x52560005  the software barrier's log is full */
 #ifndef RVDYN_H
 #define RVDYN_H
 
 #include <stdint.h>
 
 #define RVDYN_HC_HEAP_ANNOUNCE 0x52560001L
+#define RVDYN_HC_GC_TRIGGER 0x52560002L
+#define RVDYN_HC_GC_SAFEPOINT 0x52560003L
+#define RVDYN_HC_GC_FULL 0x52560004L
+#define RVDYN_HC_GC_LOG 0x52560005L
 
 #define RVDYN_ENOSYS 38
 

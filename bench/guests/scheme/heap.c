@@ -14,7 +14,14 @@
    again, rescanning every marked object, until a round ends without
    overflow.  The sweep rebuilds every free list in address order,
    coalescing adjacent free and dead blocks; a free run that ends at top
-   goes back to the bump space. */
+   goes back to the bump space.
+
+   Hosted (the host answered the announcement with 0): this file never
+   collects; at its safepoints it makes the host calls of the hosted
+   protocol instead (docs/heap-contract.md): RVDYN_HC_GC_SAFEPOINT when
+   the host has set gc_control.request, RVDYN_HC_GC_TRIGGER when the
+   allocation trigger fires, RVDYN_HC_GC_FULL when allocation fails, and
+   RVDYN_HC_GC_LOG when the software barrier's log is full. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
@@ -33,7 +40,10 @@ uint64_t gc_shadow_top;
 
 struct heap_desc heap_desc;
 struct gc_stats gc_stats;
+struct gc_control gc_control;
+static value_t gc_log[GC_LOG_MAX];
 uint64_t gc_every;
+uint64_t gc_interval;
 int gc_poison;
 
 static uint64_t heap_start, heap_end;
@@ -120,6 +130,10 @@ void heap_init(uint64_t bytes)
 	heap_desc.nsmall = NSMALL;
 	heap_desc.stats_addr = (uint64_t)(uintptr_t)&gc_stats;
 	heap_desc.ntypes = NTYPES;
+	heap_desc.control_addr = (uint64_t)(uintptr_t)&gc_control;
+	gc_control.log_cap = GC_LOG_MAX;
+	gc_control.log_addr = (uint64_t)(uintptr_t)gc_log;
+	gc_control.flags = gc_poison ? GC_FLAG_POISON : 0;
 
 	hosted = rvdyn_hostcall(RVDYN_HC_HEAP_ANNOUNCE,
 				(long)(uintptr_t)&heap_desc, 0) == 0;
@@ -201,33 +215,72 @@ static uint64_t try_alloc(uint64_t size, uint64_t *got)
 	return 0;
 }
 
+/* trigger_limit: bytes allocated since the last collection that start the
+   next: -gc-interval, or max(GC_MIN_INTERVAL, live bytes after the last). */
+static uint64_t trigger_limit(void)
+{
+	if (gc_interval != 0)
+		return gc_interval;
+	return gc_stats.live_bytes > GC_MIN_INTERVAL ? gc_stats.live_bytes
+						      : GC_MIN_INTERVAL;
+}
+
+/* The words the host may change at any time are read through volatile. */
+#define HOST_WORD(w) (*(volatile uint64_t *)&(w))
+
+/* hosted_safepoint: the hosted protocol at a safepoint: answer a pending
+   request, then fire the allocation trigger (alloc: called from
+   gc_alloc; gc_safepoint fires only the -gc-every count). */
+static void hosted_safepoint(int alloc)
+{
+	if (HOST_WORD(gc_control.request) != 0)
+		rvdyn_hostcall(RVDYN_HC_GC_SAFEPOINT, 0, 0);
+	int fire;
+	if (gc_every != 0) {
+		fire = ++allocs_since_gc >= gc_every;
+	} else {
+		uint64_t limit = HOST_WORD(gc_control.interval);
+		if (limit == 0)
+			limit = trigger_limit();
+		fire = alloc && gc_stats.since_gc > limit;
+	}
+	if (fire) {
+		rvdyn_hostcall(RVDYN_HC_GC_TRIGGER, 0, 0);
+		gc_stats.since_gc = 0;
+		allocs_since_gc = 0;
+	}
+}
+
 value_t gc_alloc(unsigned type, uint64_t nrefs, uint64_t size)
 {
 	if (size == 0)
 		size = 1;
 	if (size > MAX_WORDS)
 		scheme_fatal("out of memory");
-	if (!hosted) {
-		if (gc_every != 0) {
-			if (++allocs_since_gc >= gc_every)
-				gc_collect();
-		} else {
-			uint64_t limit = gc_stats.live_bytes > GC_MIN_INTERVAL
-				? gc_stats.live_bytes : GC_MIN_INTERVAL;
-			if (gc_stats.since_gc > limit)
-				gc_collect();
-		}
+	if (hosted) {
+		hosted_safepoint(1);
+	} else if (gc_every != 0) {
+		if (++allocs_since_gc >= gc_every)
+			gc_collect();
+	} else if (gc_stats.since_gc > trigger_limit()) {
+		gc_collect();
 	}
 	uint64_t got;
 	uint64_t b = try_alloc(size, &got);
 	if (b == 0) {
-		if (!hosted)
+		if (hosted) {
+			/* Still a safepoint: nothing allocated yet. */
+			rvdyn_hostcall(RVDYN_HC_GC_FULL, 0, 0);
+			gc_stats.since_gc = 0;
+			allocs_since_gc = 0;
+		} else {
 			gc_collect();
+		}
 		b = try_alloc(size, &got);
 		if (b == 0)
 			scheme_fatal("out of memory");
 	}
-	*W(b) = MAKE_HDR(type, nrefs, got);
+	*W(b) = MAKE_HDR(type, nrefs, got) | gc_control.alloc_bits;
 	memset(W(b) + 1, 0, 8 * got);
 	gc_stats.since_gc += 8 * (got + 1);
 	gc_stats.bytes_allocated += 8 * (got + 1);
@@ -236,8 +289,19 @@ value_t gc_alloc(unsigned type, uint64_t nrefs, uint64_t size)
 
 void gc_safepoint(void)
 {
-	if (gc_every != 0 && !hosted && ++allocs_since_gc >= gc_every)
+	if (hosted)
+		hosted_safepoint(0);
+	else if (gc_every != 0 && ++allocs_since_gc >= gc_every)
 		gc_collect();
+}
+
+void gc_log_ref(value_t v)
+{
+	if (!IS_REF(v))
+		return;
+	gc_log[gc_control.log_n++] = v;
+	if (gc_control.log_n == GC_LOG_MAX)
+		rvdyn_hostcall(RVDYN_HC_GC_LOG, 0, 0);
 }
 
 /* ---- marking ---- */

@@ -121,8 +121,18 @@ enum {
 /* REF_STORE: the one way to store into a value slot.  On RISC-V it is a
    single `sd` (inline asm, so the compiler can neither merge nor split it)
    right after the profile tag HINT of PROFILE_TAG(1), in the same asm
-   statement so that nothing is scheduled between them; an
-   incremental-update store barrier will attach here.  Natively a plain store. */
+   statement so that nothing is scheduled between them: the relational
+   profiler's store barrier (a host collector's barrier mode "rpa")
+   selects exactly these stores.  After the store comes the software
+   store barrier of a host collector's mode "soft": when the host has set
+   gc_control.barrier (only while it marks concurrently), the stored value
+   goes to gc_log_ref.  Disabled, that barrier costs one load and one
+   branch; under qemu-riscv64 and natively it is always disabled. */
+#define REF_BARRIER(val)                                                    \
+	do {                                                                \
+		if (__builtin_expect(*(volatile uint64_t *)&gc_control.barrier != 0, 0)) \
+			gc_log_ref(val);                                    \
+	} while (0)
 #ifdef __riscv
 #define REF_STORE(obj, i, val)                                              \
 	do {                                                                \
@@ -130,12 +140,15 @@ enum {
 		value_t ref_val_ = (val);                                   \
 		__asm__ volatile(PROFILE_TAG_INSN(1) "sd %1, %0"            \
 				 : "=m"(*ref_slot_) : "r"(ref_val_));       \
+		REF_BARRIER(ref_val_);                                      \
 	} while (0)
 #else
 #define REF_STORE(obj, i, val)                                              \
 	do {                                                                \
 		value_t *ref_slot_ = (value_t *)(uintptr_t)(obj) + 1 + (i); \
-		*ref_slot_ = (val);                                         \
+		value_t ref_val_ = (val);                                   \
+		*ref_slot_ = ref_val_;                                      \
+		REF_BARRIER(ref_val_);                                      \
 	} while (0)
 #endif
 
@@ -151,7 +164,8 @@ enum {
    collection, a Scheme error "out of memory". */
 value_t gc_alloc(unsigned type, uint64_t nrefs, uint64_t size);
 
-/* gc_safepoint: may collect (only under -gc-every); a safepoint.  */
+/* gc_safepoint: may collect (only under -gc-every), or answer a hosting
+   collector's safepoint request; a safepoint.  */
 void gc_safepoint(void);
 
 /* ---- roots ---- */
@@ -200,7 +214,7 @@ void gc_balance_fail(uint64_t saved);
 /* ---- the heap descriptor ---- */
 
 #define HEAP_MAGIC 0x3150414548445652ULL /* "RVDHEAP1" little-endian */
-#define HEAP_VERSION 1
+#define HEAP_VERSION 2
 
 /* struct heap_desc: what a host collector needs, at a fixed layout (all
    fields 64-bit guest addresses or counts; offsets in the comments). */
@@ -220,10 +234,34 @@ struct heap_desc {
 				    exact size s; heads[0] size >= NSMALL */
 	uint64_t stats_addr;     /*  96 struct gc_stats */
 	uint64_t ntypes;         /* 104 NTYPES: types in use are < ntypes */
+	uint64_t control_addr;   /* 112 &gc_control (version 2) */
 };
 
+/* struct gc_control: the words a host collector and the guest share once
+   the host has answered the announcement with 0 (docs/heap-contract.md,
+   "The hosted protocol").  The host writes request at any time; the other
+   host-written words only while the guest is stopped in a host call. */
+struct gc_control {
+	uint64_t request;    /*  0 host: nonzero asks for RVDYN_HC_GC_SAFEPOINT
+				at the next safepoint */
+	uint64_t alloc_bits; /*  8 host: ORed into every header gc_alloc
+				writes (allocation colour; bits 8-15 only) */
+	uint64_t barrier;    /* 16 host: nonzero makes REF_STORE log every
+				stored reference (software store barrier) */
+	uint64_t interval;   /* 24 host: bytes allocated after which the guest
+				calls RVDYN_HC_GC_TRIGGER (0: the guest's own
+				rule, max(4 MiB, live bytes)) */
+	uint64_t log_n;      /* 32 guest appends, host resets: entries in log */
+	uint64_t log_cap;    /* 40 guest: GC_LOG_MAX */
+	uint64_t log_addr;   /* 48 guest: gc_log, value_t[log_cap] */
+	uint64_t flags;      /* 56 guest: GC_FLAG_POISON under -poison */
+};
+
+#define GC_LOG_MAX 1024
+#define GC_FLAG_POISON 1
+
 struct gc_stats {
-	uint64_t collections;     /* guest collections so far */
+	uint64_t collections;     /* collections so far (a host's included) */
 	uint64_t bytes_allocated; /* all objects ever allocated, headers too */
 	uint64_t live_bytes;      /* live after the last collection */
 	uint64_t since_gc;        /* bytes allocated since the last one */
@@ -231,9 +269,16 @@ struct gc_stats {
 
 extern struct heap_desc heap_desc;
 extern struct gc_stats gc_stats;
+extern struct gc_control gc_control;
+
+/* gc_log_ref: the software store barrier's slow path (REF_BARRIER): logs
+   v if it is a reference; a full log goes to the host
+   (RVDYN_HC_GC_LOG). */
+void gc_log_ref(value_t v);
 
 /* Options, set before heap_init.  */
 extern uint64_t gc_every; /* collect every N allocations (0: off) */
+extern uint64_t gc_interval; /* bytes between collections (0: the rule) */
 extern int gc_poison;     /* poison free memory and verify it on reuse */
 
 /* heap_init: take `bytes` of memory for the heap, fill the descriptor and

@@ -6,7 +6,8 @@
    embed.S), `all` (the default: every benchmark, by name), `list` (print
    the names) or `-` (evaluate a program read from stdin).  SIZE is small,
    train, test or a positive integer; default test for one program, train
-   for all.  Options: -gc-every N, -poison, -heap MB, -gc-stats.
+   for all.  Options: -gc-every N, -gc-interval KB, -poison, -heap MB,
+   -gc-stats.
 
    For each benchmark the driver evaluates its source in the global
    environment, then (bench-main "NAME" "SIZE") from prelude.scm, which
@@ -35,7 +36,7 @@ static int show_stats;
 static _Noreturn void usage(const char *msg, const char *arg)
 {
 	fprintf(stderr, "scheme: %s%s%s\n", msg, arg ? ": " : "", arg ? arg : "");
-	fprintf(stderr, "usage: scheme [-gc-every N] [-poison] [-heap MB] [-gc-stats] [PROGRAM|all|list|- [small|train|test|N]]\n");
+	fprintf(stderr, "usage: scheme [-gc-every N] [-gc-interval KB] [-poison] [-heap MB] [-gc-stats] [PROGRAM|all|list|- [small|train|test|N]]\n");
 	exit(2);
 }
 
@@ -125,7 +126,7 @@ int main(int argc, char **argv)
 	char probe;
 	stack_limit = (uintptr_t)&probe - STACK_BUDGET;
 
-	int64_t heap_mb = 64, every = 0;
+	int64_t heap_mb = 64, every = 0, interval_kb = 0;
 	int i = 1;
 	for (; i < argc && argv[i][0] == '-' && argv[i][1] != 0; i++) {
 		const char *o = argv[i];
@@ -133,8 +134,10 @@ int main(int argc, char **argv)
 			gc_poison = 1;
 		} else if (strcmp(o, "-gc-stats") == 0) {
 			show_stats = 1;
-		} else if (strcmp(o, "-gc-every") == 0 || strcmp(o, "-heap") == 0) {
-			int64_t *dst = o[1] == 'g' ? &every : &heap_mb;
+		} else if (strcmp(o, "-gc-every") == 0 || strcmp(o, "-heap") == 0 ||
+			   strcmp(o, "-gc-interval") == 0) {
+			int64_t *dst = o[1] == 'h' ? &heap_mb
+				: o[4] == 'e' ? &every : &interval_kb;
 			if (i + 1 == argc || !positive(argv[i + 1], dst))
 				usage("option needs a positive integer", o);
 			i++;
@@ -145,6 +148,7 @@ int main(int argc, char **argv)
 	if (heap_mb > 1024)
 		usage("heap too large (at most 1024 MB)", argv[i - 1]);
 	gc_every = (uint64_t)every;
+	gc_interval = (uint64_t)interval_kb << 10;
 
 	find_programs();
 	const char *program = i < argc ? argv[i++] : "all";

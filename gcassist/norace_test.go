@@ -1,0 +1,5 @@
+//go:build !race
+
+package gcassist_test
+
+const raceBuild = false

@@ -1,0 +1,31 @@
+;; The mutation pattern that breaks concurrent marking without a store
+;; barrier (gc_test.go): objects move out of a long list, whose cells the
+;; marker reaches late, into a vector it has already scanned, and are
+;; dropped from the list, with allocation (safepoints, marking steps)
+;; between the moves; then back.  The sum checks every object survived.
+(define n 2000)
+(define holder (make-vector n #f))
+(define (build i acc) (if (= i 0) acc (build (- i 1) (cons (vector i) acc))))
+(define lst (build n '()))
+(define (garbage k) (if (> k 0) (begin (cons k k) (garbage (- k 1)))))
+(define (move! l i)
+  (when (pair? l)
+    (vector-set! holder i (car l))
+    (set-car! l #f)
+    (garbage 3)
+    (move! (cdr l) (+ i 1))))
+(define (back! l i)
+  (when (pair? l)
+    (set-car! l (vector-ref holder i))
+    (vector-set! holder i #f)
+    (garbage 3)
+    (back! (cdr l) (+ i 1))))
+(define (sum-list l acc) (if (pair? l) (sum-list (cdr l) (+ acc (vector-ref (car l) 0))) acc))
+(define (round k)
+  (when (> k 0)
+    (move! lst 0)
+    (back! lst 0)
+    (round (- k 1))))
+(round 3)
+(display (sum-list lst 0)) ; 2001000
+(newline)
