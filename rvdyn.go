@@ -28,6 +28,7 @@ import (
 	"rvdyn/codecache"
 	"rvdyn/fragment"
 	"rvdyn/interp"
+	"rvdyn/layout"
 	"rvdyn/net"
 )
 
@@ -94,6 +95,7 @@ func ParseMode(s string) (Mode, error) {
 //	MaxInstructions        0: no limit
 //	Timeout                0: no limit
 //	Listing                nil: none
+//	Sample                 Period 0: no PC sampling         layout.SampleOptions
 type Options struct {
 	// Mode selects interpretation alone or the optimizer.
 	Mode Mode
@@ -122,6 +124,11 @@ type Options struct {
 	// Listing, if set, receives every fragment compiled: its trace and
 	// its machine code (fragment.WriteListing).
 	Listing io.Writer
+	// Sample takes a PC sample every Sample.Period retired instructions
+	// at a seeded random offset (the frequency-based sampler of the
+	// statistical-profiles paper); VM.Samples returns the sample set. It
+	// gives the same set in both modes.
+	Sample layout.SampleOptions
 }
 
 // DefaultOptions returns the default options, the zero Options: dynamo
@@ -142,6 +149,8 @@ type VM struct {
 	// codePages holds the guest text pages the fragments in the cache were
 	// built from: a fence.i after the guest rewrote one flushes the cache.
 	codePages map[uint64]bool
+
+	samp sampler // Options.Sample
 
 	deadline  time.Time // zero: no timeout
 	nextCheck uint64    // retired count at which to look at the clock again
@@ -166,7 +175,8 @@ func (vm *VM) expired() bool {
 func (vm *VM) interpret() error {
 	m := vm.m
 	for !m.Exited() {
-		n := uint64(slice)
+		vm.takeSample()
+		n := min(uint64(slice), vm.untilSample())
 		if lim := vm.opts.MaxInstructions; lim > 0 {
 			if m.Retired() >= lim {
 				return interp.ErrLimit
@@ -191,6 +201,9 @@ func New(image []byte, opts Options) (*VM, error) {
 		return nil, err
 	}
 	vm := &VM{opts: opts, m: m, codePages: make(map[uint64]bool)}
+	if cd := layout.NewCountdown(opts.Sample); cd != nil {
+		vm.samp = sampler{cd: cd, set: make(layout.SampleSet)}
+	}
 	if opts.Mode == ModeDynamo {
 		if !codecache.Supported {
 			m.Close()
