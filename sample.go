@@ -2,7 +2,12 @@
 
 package rvdyn
 
-import "rvdyn/layout"
+import (
+	"iter"
+
+	"rvdyn/codecache"
+	"rvdyn/layout"
+)
 
 // sampler is the VM's side of Options.Sample: the countdown and the set
 // it fills. Both modes stop the guest exactly at each due count (the
@@ -39,3 +44,32 @@ func (vm *VM) untilSample() uint64 {
 // Samples returns the sample set of the run (Options.Sample), nil when
 // the run did not sample. The set belongs to the VM until it is closed.
 func (vm *VM) Samples() layout.SampleSet { return vm.samp.set }
+
+// GuestPCAt maps a host address inside the code cache (a time-based PC
+// sample, or a perf map query) to the guest pc the code there was
+// emitted for, through the fragment's host->guest pc map; false for an
+// address outside every fragment now in the cache (rvdyn's own code,
+// or a fragment flushed since). Call it between runs or after Run, not
+// while the guest runs on another goroutine.
+func (vm *VM) GuestPCAt(hostAddr uintptr) (uint64, bool) {
+	if vm.cache == nil {
+		return 0, false
+	}
+	f := vm.cache.FragmentAt(hostAddr)
+	if f == nil {
+		return 0, false
+	}
+	return f.GuestPC(hostAddr)
+}
+
+// Fragments calls yield with the head, entry address and code size of
+// every fragment in the code cache, in placement order, until yield
+// returns false (for perf maps and for tests of GuestPCAt).
+func (vm *VM) Fragments(yield func(head uint64, entry uintptr, size int, pcs iter.Seq2[int, uint64]) bool) {
+	if vm.cache == nil {
+		return
+	}
+	vm.cache.Each(func(f *codecache.Fragment) bool {
+		return yield(f.Head, f.Entry, f.Size, f.Code.PCs.All())
+	})
+}

@@ -3,7 +3,9 @@
 package rvdyn_test
 
 import (
+	"iter"
 	"maps"
+	"reflect"
 	"testing"
 
 	"rvdyn"
@@ -66,5 +68,58 @@ func TestSampleOffSamplesNothing(t *testing.T) {
 	}
 	if vm.Samples() != nil {
 		t.Errorf("Samples() = %d samples without Options.Sample", len(vm.Samples()))
+	}
+}
+
+// TestGuestPCAt checks the code cache's host->guest map: every entry of
+// every fragment's pc map, read back through the host address, gives
+// its guest pc, and that pc is an instruction of the guest's text.
+func TestGuestPCAt(t *testing.T) {
+	image, err := corpus.ELF("qsort")
+	if err != nil {
+		t.Fatal(err)
+	}
+	prog, err := layout.Analyze(image)
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts := rvdyn.Options{}
+	opts.Args = corpus.Args("qsort", corpus.Small)
+	vm, err := rvdyn.New(image, opts)
+	if err != nil {
+		t.Skip(err) // no code cache on this host
+	}
+	defer vm.Close()
+	if _, err := vm.Run(); err != nil {
+		t.Fatal(err)
+	}
+	frags, entries := 0, 0
+	var end uintptr
+	vm.Fragments(func(head uint64, entry uintptr, size int, pcs iter.Seq2[int, uint64]) bool {
+		frags++
+		end = max(end, entry+uintptr(size))
+		if pc, ok := vm.GuestPCAt(entry); !ok || pc != head {
+			t.Errorf("fragment %#x: entry maps to %#x, %v", head, pc, ok)
+		}
+		for off, pc := range pcs {
+			entries++
+			got, ok := vm.GuestPCAt(entry + uintptr(off))
+			if !ok || got != pc {
+				t.Fatalf("fragment %#x +%d: GuestPCAt = %#x, %v; pc map says %#x", head, off, got, ok, pc)
+			}
+			if prog.BlockAt(pc) < 0 {
+				t.Errorf("fragment %#x +%d: guest pc %#x outside the text", head, off, pc)
+			}
+		}
+		return true
+	})
+	if frags == 0 || entries < frags {
+		t.Fatalf("%d fragments, %d map entries", frags, entries)
+	}
+	if _, ok := vm.GuestPCAt(end + 4096); ok {
+		t.Error("an address past the last fragment maps to a guest pc")
+	}
+	if _, ok := vm.GuestPCAt(reflect.ValueOf(TestGuestPCAt).Pointer()); ok {
+		t.Error("an address in rvdyn's own code maps to a guest pc")
 	}
 }
