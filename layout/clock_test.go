@@ -4,7 +4,10 @@ package layout
 
 import (
 	"errors"
+	"os/exec"
+	"path/filepath"
 	"runtime"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -75,4 +78,50 @@ func TestClockSamplerOwnThread(t *testing.T) {
 	if c, _ := s.Counts(); len(c) != 0 {
 		t.Errorf("%d pcs after Reset", len(c))
 	}
+}
+
+// TestClockSamplerNative samples a native build of a corpus guest: the
+// samples land in its own functions.
+func TestClockSamplerNative(t *testing.T) {
+	gcc, err := exec.LookPath("gcc")
+	if err != nil {
+		t.Skip("no host gcc")
+	}
+	s, err := NewClockSampler(DefaultHz)
+	if errors.Is(err, ErrClockUnavailable) {
+		t.Skip(err)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	bin := filepath.Join(t.TempDir(), "nqueens.native")
+	if out, err := exec.Command(gcc, "-O2", "-o", bin, "../bench/guests/nqueens.c").CombinedOutput(); err != nil {
+		t.Fatalf("gcc: %v\n%s", err, out)
+	}
+	var total uint64
+	var r NativeRun
+	for size := 12; total < 10 && size <= 15; size++ {
+		r, err = RunNative(bin, []string{strconv.Itoa(size)}, s)
+		if errors.Is(err, ErrClockUnavailable) {
+			t.Skip(err)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		total = 0
+		for _, n := range r.Funcs {
+			total += n
+		}
+	}
+	var top string
+	for f, n := range r.Funcs {
+		if top == "" || n > r.Funcs[top] {
+			top = f
+		}
+	}
+	if total == 0 || top == "?" {
+		t.Errorf("samples by function: %v", r.Funcs)
+	}
+	t.Logf("%d samples, top %s; %v", total, top, r.Funcs)
 }

@@ -19,6 +19,7 @@ import (
 )
 
 const layoutUsage = `usage: rvdyn layout [flags]
+       rvdyn layout clock [flags]   (the time-based sampler: rvdyn layout clock -h)
 
 Procedure placement from statistical PC samples (docs/layout.md): for each
 guest, --sets sampled runs of its training input (one PC sample every
@@ -42,6 +43,9 @@ type layoutReport struct {
 }
 
 func layoutCmd(args []string, stdout, stderr io.Writer) int {
+	if len(args) > 0 && args[0] == "clock" {
+		return layoutClockCmd(args[1:], stdout, stderr)
+	}
 	fs := flag.NewFlagSet("layout", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	guest := fs.String("guest", "", "comma-separated guests (default: the layout package's DefaultGuests; each needs training and test inputs in layout.Inputs)")
