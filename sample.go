@@ -19,24 +19,29 @@ type sampler struct {
 	set layout.SampleSet
 }
 
-// takeSample records the pc if the guest stands at a sample point (and
-// every point it stands on, should two coincide).
+// takeSample records the pc if the guest stands at a sample point (once
+// per point, should two coincide). The budgets make the guest stop at
+// every point exactly; were one ever passed, its sample is taken at the
+// next stop rather than the countdown lost.
 func (vm *VM) takeSample() {
 	s := &vm.samp
 	if s.cd == nil {
 		return
 	}
-	for s.cd.Next() == vm.m.Retired() {
+	for s.cd.Next() <= vm.m.Retired() {
 		s.set[vm.m.CPU.PC]++
 		s.cd.Advance()
 	}
 }
 
 // untilSample returns how many instructions may retire before the next
-// sample point (the largest int64 when not sampling).
+// sample point (the largest int64 when not sampling, 0 when one is due).
 func (vm *VM) untilSample() uint64 {
-	if vm.samp.cd == nil {
+	switch {
+	case vm.samp.cd == nil:
 		return 1<<63 - 1
+	case vm.samp.cd.Next() <= vm.m.Retired():
+		return 0 // due now: takeSample, at the top of the loop, takes it
 	}
 	return vm.samp.cd.Next() - vm.m.Retired()
 }
