@@ -14,6 +14,7 @@ var Inputs = map[string][2][]string{
 	"qsort":    {{"4000"}, {"8000"}},
 	"bytecode": {{"50"}, {"100"}},
 	"bintree":  {{"9"}, {"10"}},
+	"nqueens":  {{"7"}, {"8"}}, // tiny: for tests of the pipeline
 }
 
 // DefaultGuests are the guests `rvdyn layout` runs with no --guest.

@@ -55,7 +55,7 @@ func TestLayoutPipeline(t *testing.T) {
 	}
 	dir := t.TempDir()
 	js := filepath.Join(dir, "layout.json")
-	code, stdout, stderr := runLayout(t, "--guests-dir", "../../bench/guests", "--guest", "bytecode", "--sets", "2",
+	code, stdout, stderr := runLayout(t, "--guests-dir", "../../bench/guests", "--guest", "nqueens", "--sets", "2", "--period", "1000",
 		"--no-qemu", "--json", js, "--plot", filepath.Join(dir, "km.svg"))
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
