@@ -4,6 +4,7 @@ package layout_test
 
 import (
 	"fmt"
+	"strings"
 
 	"rvdyn/layout"
 )
@@ -19,10 +20,11 @@ func ExamplePettisHansen() {
 		Edges:  map[[2]int]float64{{0, 1}: 100, {0, 2}: 900, {2, 3}: 800},
 	}
 	for _, order := range [][]int{layout.PettisHansen(g), layout.C3(g, 0)} {
+		var s []string
 		for _, p := range order {
-			fmt.Print(names[p], " ")
+			s = append(s, names[p])
 		}
-		fmt.Println()
+		fmt.Println(strings.Join(s, " "))
 	}
 	// Output:
 	// apply eval main parse report
