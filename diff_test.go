@@ -56,7 +56,8 @@ func run(t *testing.T, image []byte, opts rvdyn.Options) outcome {
 
 // dynamoConfigs are the optimizer configurations every guest must agree
 // under: every delay of the sweep, each mechanism switched off in turn,
-// and a cache so small that it fills up and is flushed.
+// a cache so small that it fills up and is flushed, and path profile
+// based prediction instead of NET.
 func dynamoConfigs(t *testing.T) map[string]rvdyn.Options {
 	cfgs := map[string]rvdyn.Options{}
 	for _, d := range []int{0, 1, 10, 50, 100, 500, 1000, 10000} {
@@ -70,6 +71,11 @@ func dynamoConfigs(t *testing.T) map[string]rvdyn.Options {
 		cfgs["no "+m] = o
 	}
 	cfgs["16 KiB cache"] = rvdyn.Options{NET: net.Options{Delay: 10}, Cache: codecache.Options{Size: 16 << 10}}
+	// Path profile based prediction (NET paper section 6), at the
+	// paper's three delays.
+	for _, d := range []int{10, 50, 100} {
+		cfgs[fmt.Sprintf("path delay %d", d)] = rvdyn.Options{NET: net.Options{Delay: d, Predict: net.PredictPath}}
+	}
 	return cfgs
 }
 

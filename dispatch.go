@@ -30,6 +30,8 @@ const slice = 1 << 22
 //	  fragment entry, or a fence.i
 //	  candidate's counter > delay    -> record the next executing tail,
 //	                                   compile it, insert it, link it
+//	  (--predict=path: every path from a candidate is recorded and
+//	  counted; a path whose own counter > delay is compiled)
 //	  at each window's end, the cache policy may flush or bail out
 func (vm *VM) dispatch() error {
 	m := vm.m
@@ -65,6 +67,15 @@ func (vm *VM) dispatch() error {
 		// exact.
 		if f := vm.cache.Lookup(vm.st.CPU.PC); f != nil && remaining > maxTrace+1 {
 			if err := vm.runNative(f, remaining-maxTrace-1); err != nil {
+				return err
+			}
+			continue
+		}
+		if vm.again {
+			// Path profiling: the last recorded path ended at a head,
+			// and the path from there is profiled too.
+			vm.again = false
+			if err := vm.candidate(vm.st.CPU.PC); err != nil {
 				return err
 			}
 			continue
@@ -138,7 +149,7 @@ func (vm *VM) runNative(f *codecache.Fragment, budget uint64) error {
 		vm.ctr.exits[ExitInterp]++
 		// The instruction native code left to the interpreter: a
 		// faulting access or a jalr whose target is not the recorded one.
-		if _, err := vm.m.Step(); err != nil {
+		if _, err := vm.m.StepHooked(); err != nil {
 			return err
 		}
 		if vm.m.Exited() {
@@ -158,6 +169,9 @@ func (vm *VM) candidate(pc uint64) error {
 	trace, reason, err := vm.sel.Record(vm.m, min(vm.left(), vm.untilSample()), vm.isFragment)
 	t1 := time.Now()
 	vm.ctr.recordTime += t1.Sub(t0)
+	// Under path profile prediction every path from a head is recorded:
+	// when this one ended at the next head, profile from there as well.
+	vm.again = err == nil && vm.sel.Predict() == net.PredictPath && (reason == net.EndBackward || reason == net.EndCycle)
 	if err != nil || trace == nil {
 		return err // a guest fault while recording, or nothing worth compiling
 	}

@@ -30,6 +30,7 @@ import (
 	"rvdyn/interp"
 	"rvdyn/layout"
 	"rvdyn/net"
+	"rvdyn/profhw/rpa"
 )
 
 // A Mode selects how guest code runs. The zero value is ModeDynamo.
@@ -95,6 +96,7 @@ func ParseMode(s string) (Mode, error) {
 //	MaxInstructions        0: no limit
 //	Timeout                0: no limit
 //	Listing                nil: none
+//	Profile                nil: no relational profiling     rpa.Session
 //	Sample                 Period 0: no PC sampling         layout.SampleOptions
 type Options struct {
 	// Mode selects interpretation alone or the optimizer.
@@ -124,6 +126,18 @@ type Options struct {
 	// Listing, if set, receives every fragment compiled: its trace and
 	// its machine code (fragment.WriteListing).
 	Listing io.Writer
+	// Profile, if set, is a running relational profiler session
+	// (rpa.Start): New attaches its query engine to the guest, so every
+	// retired instruction whose class and profile tag its PCT selects is
+	// sampled and queried, in both modes, with the same records (RPA sec.
+	// 3.4.2). In dynamo mode the selected instructions are kept out of
+	// fragments (traces end before them and they are interpreted), where
+	// the paper's hardware sees every instruction at full speed; the cost
+	// of profiling is then that of interpreting the selected
+	// instructions. The caller owns the session: it closes it (draining
+	// the service threads) after Run, and reads its tables and Report;
+	// Stats carries the report too. A session serves one VM.
+	Profile *rpa.Session
 	// Sample takes a PC sample every Sample.Period retired instructions
 	// at a seeded random offset (the frequency-based sampler of the
 	// statistical-profiles paper); VM.Samples returns the sample set. It
@@ -146,6 +160,7 @@ type VM struct {
 	ctr    counters
 	ran    bool
 	bailed bool // optimization given up: interpreting to the end
+	again  bool // path profiling: the pc is a head whose path is profiled next
 	// codePages holds the guest text pages the fragments in the cache were
 	// built from: a fence.i after the guest rewrote one flushes the cache.
 	codePages map[uint64]bool
@@ -222,6 +237,17 @@ func New(image []byte, opts Options) (*VM, error) {
 		m.UseCPU(&vm.st.CPU)
 		vm.sel = net.NewSelector(opts.NET)
 		vm.env = fragment.EnvOf(m)
+	}
+	if p := opts.Profile; p != nil {
+		if p.Engine == nil {
+			vm.Close()
+			return nil, fmt.Errorf("rvdyn: Options.Profile is not a started session (use rpa.Start)")
+		}
+		p.Attach(m)
+		if vm.sel != nil {
+			g := p.Engine
+			vm.sel.KeepInterpreted(g.Selects)
+		}
 	}
 	return vm, nil
 }

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"rvdyn/net"
+	"rvdyn/profhw/rpa"
 )
 
 // An ExitReason says why native code returned to the dispatcher.
@@ -69,8 +70,9 @@ type counters struct {
 // snake_case and durations are seconds.
 type Stats struct {
 	Mode     Mode
-	Delay    int // the prediction delay tau the run used
-	ExitCode int // the guest's status (128+signal after a fault)
+	Delay    int         // the prediction delay tau the run used
+	Predict  net.Predict // the online prediction scheme (NET or path profiling)
+	ExitCode int         // the guest's status (128+signal after a fault)
 
 	GuestInstructions       uint64 // retired guest instructions
 	CacheInstructions       uint64 // of which retired in native code
@@ -80,6 +82,8 @@ type Stats struct {
 	TraceInstructions uint64                    // guest instructions in them
 	EndReasons        [net.NumEndReasons]uint64 // traces by the reason they ended
 	TraceHeads        uint64                    // distinct candidates counted (NET counter space)
+	PathCounters      uint64                    // --predict=path: distinct paths counted (its counter space)
+	PathsProfiled     uint64                    // --predict=path: path executions recorded and counted
 	Quieted           uint64                    // trace heads given up: the trace ends at a system instruction too soon to pay
 	Fragments         uint64                    // fragments inserted into the code cache
 	TooLarge          uint64                    // traces whose code did not fit in the empty cache (left interpreted)
@@ -98,13 +102,18 @@ type Stats struct {
 	Wall        time.Duration // wall time of Run
 	RecordTime  time.Duration // of which spent recording traces
 	CompileTime time.Duration // of which spent compiling and inserting fragments
+
+	// Profile is the relational profiler's report (records selected,
+	// query instructions executed, messages, stalls, stall time and
+	// maximum occupancy per queue) when Options.Profile was set, else nil.
+	Profile *rpa.Report
 }
 
 // Stats returns the statistics of the run so far.
 func (vm *VM) Stats() Stats {
 	c := &vm.ctr
 	s := Stats{
-		Mode: vm.opts.Mode, Delay: vm.opts.NET.Tau(), ExitCode: c.exitCode,
+		Mode: vm.opts.Mode, Delay: vm.opts.NET.Tau(), Predict: vm.opts.NET.Predict, ExitCode: c.exitCode,
 		GuestInstructions: vm.m.Retired(), CacheInstructions: c.cacheInstructions,
 		Traces: c.traces, TraceInstructions: c.traceInstructions, EndReasons: c.endReasons,
 		TooLarge: c.tooLarge, Exits: c.exits,
@@ -119,11 +128,16 @@ func (vm *VM) Stats() Stats {
 	for n, k := range sc.Unknown {
 		s.UnknownSyscalls[n] = k
 	}
+	if p := vm.opts.Profile; p != nil && p.Engine != nil {
+		r := p.Report()
+		s.Profile = &r
+	}
 	if vm.cache != nil {
 		cs := vm.cache.Stats()
 		s.Fragments, s.CodeBytes, s.Links, s.Flushes, s.CacheExits = cs.Fragments, cs.CodeBytes, cs.Links, cs.Flushes, cs.ExitsTaken
 		ss := vm.sel.Stats()
 		s.TraceHeads, s.Quieted = ss.Heads, ss.Quieted
+		s.PathCounters, s.PathsProfiled = ss.Paths, ss.Profiled
 	}
 	return s
 }
@@ -159,6 +173,11 @@ func (s Stats) MarshalJSON() ([]byte, error) {
 	}
 	o.add("trace_end_reasons", ends)
 	o.add("trace_heads", s.TraceHeads)
+	if s.Predict == net.PredictPath {
+		o.add("predict", s.Predict.String())
+		o.add("path_counters", s.PathCounters)
+		o.add("paths_profiled", s.PathsProfiled)
+	}
 	o.add("fragments", s.Fragments)
 	o.add("fragments_too_large", s.TooLarge)
 	o.add("heads_interpreted", s.Quieted)
@@ -182,6 +201,9 @@ func (s Stats) MarshalJSON() ([]byte, error) {
 	o.add("wall_seconds", s.Wall.Seconds())
 	o.add("record_seconds", s.RecordTime.Seconds())
 	o.add("compile_seconds", s.CompileTime.Seconds())
+	if s.Profile != nil {
+		o.add("rpa", s.Profile)
+	}
 	return o.bytes()
 }
 
@@ -233,6 +255,11 @@ func (s *Stats) WriteTable(w io.Writer) error {
 		row("  from code cache", fmt.Sprintf("%d (%.2f%%)", s.CacheInstructions, s.CachePercent()))
 		row("  interpreted", s.InterpretedInstructions)
 		row("trace heads counted", s.TraceHeads)
+		if s.Predict == net.PredictPath {
+			row("prediction", "path profile")
+			row("path counters", s.PathCounters)
+			row("paths profiled", s.PathsProfiled)
+		}
 		row("traces recorded", s.Traces)
 		// By name, as the table always listed them.
 		reasons := make([]net.EndReason, 0, net.NumEndReasons)
@@ -276,6 +303,18 @@ func (s *Stats) WriteTable(w io.Writer) error {
 	slices.Sort(nums)
 	for _, n := range nums {
 		row(fmt.Sprintf("  unknown syscall %d", n), s.UnknownSyscalls[n])
+	}
+	if r := s.Profile; r != nil {
+		row("rpa: events (class and tag selected)", r.Events)
+		row("rpa: records selected (queries run)", r.Records)
+		row("rpa: query instructions executed", r.Insts)
+		row("rpa: count actions", r.Counts)
+		row("rpa: interrupts", r.Interrupts)
+		for _, q := range r.Queues {
+			row(fmt.Sprintf("rpa: queue %d sent / received", q.Queue), fmt.Sprintf("%d / %d", q.Sent, q.Received))
+			row(fmt.Sprintf("rpa: queue %d full stalls (stall time)", q.Queue), fmt.Sprintf("%d (%v)", q.Stalls, time.Duration(q.StallNs)))
+			row(fmt.Sprintf("rpa: queue %d max occupancy", q.Queue), q.MaxOccupancy)
+		}
 	}
 	row("wall time", s.Wall.Round(time.Microsecond))
 	if s.Wall > 0 {

@@ -48,6 +48,10 @@ type Config struct {
 	// Ablation adds dynamo runs with each mechanism of rvdyn.Mechanisms()
 	// switched off in turn (at the first delay).
 	Ablation bool
+	// PathPrediction adds dynamo runs with path profile based prediction
+	// (net.PredictPath) at every delay, beside NET's: the NET paper's
+	// Figure 5 comparison.
+	PathPrediction bool
 	// Dir holds the guests' host builds, NAME.native (default
 	// bench/guests, found relative to the working directory or its
 	// parents). qemu-riscv64 runs the ELF files of corpus.Dir.
@@ -60,6 +64,7 @@ type Measurement struct {
 	Mode         string    `json:"mode"`
 	Delay        int       `json:"delay,omitempty"`
 	Disabled     string    `json:"disabled,omitempty"` // mechanism switched off (ablation), "" for none
+	Predict      string    `json:"predict,omitempty"`  // "path" for path profile based prediction, "" for NET
 	Seconds      []float64 `json:"seconds"`            // wall time of each run
 	Median       float64   `json:"median_seconds"`     // median of Seconds
 	Instructions uint64    `json:"guest_instructions,omitempty"`
@@ -67,6 +72,7 @@ type Measurement struct {
 	Fragments    uint64    `json:"fragments,omitempty"`
 	CodeBytes    uint64    `json:"code_bytes,omitempty"`
 	Flushes      uint64    `json:"flushes,omitempty"`
+	Counters     uint64    `json:"counters,omitempty"`        // prediction counter space: trace heads (NET) or distinct paths (path)
 	CompileSecs  float64   `json:"compile_seconds,omitempty"` // recording + compiling, median run
 	Output       string    `json:"-"`
 	ExitCode     int       `json:"exit_code"`
@@ -76,6 +82,7 @@ type Measurement struct {
 type Report struct {
 	Runs         int            `json:"runs"`
 	Ablation     bool           `json:"ablation"`
+	Paths        bool           `json:"path_prediction,omitempty"`
 	Small        bool           `json:"small_sizes"`
 	Modes        []string       `json:"modes"`
 	Delays       []int          `json:"delays"`
@@ -85,7 +92,18 @@ type Report struct {
 // Find returns the measurement of guest in mode (at delay, for dynamo), or nil.
 func (r *Report) Find(guest, mode string, delay int) *Measurement {
 	for _, m := range r.Measurements {
-		if m.Guest == guest && m.Mode == mode && m.Disabled == "" && (mode != ModeDynamo || m.Delay == delay) {
+		if m.Guest == guest && m.Mode == mode && m.Disabled == "" && m.Predict == "" && (mode != ModeDynamo || m.Delay == delay) {
+			return m
+		}
+	}
+	return nil
+}
+
+// FindPath returns the dynamo measurement of guest with path profile
+// based prediction at delay, or nil.
+func (r *Report) FindPath(guest string, delay int) *Measurement {
+	for _, m := range r.Measurements {
+		if m.Guest == guest && m.Mode == ModeDynamo && m.Predict == "path" && m.Delay == delay {
 			return m
 		}
 	}
@@ -96,7 +114,7 @@ func (r *Report) Find(guest, mode string, delay int) *Measurement {
 // with mechanism off, or nil.
 func (r *Report) FindDisabled(guest, off string) *Measurement {
 	for _, m := range r.Measurements {
-		if m.Guest == guest && m.Mode == ModeDynamo && m.Disabled == off && m.Delay == r.Delays[0] {
+		if m.Guest == guest && m.Mode == ModeDynamo && m.Disabled == off && m.Predict == "" && m.Delay == r.Delays[0] {
 			return m
 		}
 	}
@@ -192,7 +210,7 @@ func Run(cfg Config, log io.Writer) (*Report, error) {
 			return nil, fmt.Errorf("unknown mode %q (want interp, dynamo, qemu or native)", m)
 		}
 	}
-	rep := &Report{Runs: cfg.Runs, Small: cfg.Small, Modes: cfg.Modes, Delays: cfg.Delays, Ablation: cfg.Ablation}
+	rep := &Report{Runs: cfg.Runs, Small: cfg.Small, Modes: cfg.Modes, Delays: cfg.Delays, Ablation: cfg.Ablation, Paths: cfg.PathPrediction}
 	images := map[string][]byte{}
 	for _, g := range cfg.guests() {
 		img, err := corpus.ELF(g)
@@ -204,6 +222,9 @@ func Run(cfg Config, log io.Writer) (*Report, error) {
 			if mode == ModeDynamo {
 				for _, d := range cfg.Delays {
 					rep.Measurements = append(rep.Measurements, &Measurement{Guest: g, Mode: mode, Delay: d})
+					if cfg.PathPrediction {
+						rep.Measurements = append(rep.Measurements, &Measurement{Guest: g, Mode: mode, Delay: d, Predict: "path"})
+					}
 				}
 				if cfg.Ablation {
 					for _, off := range rvdyn.Mechanisms() {
@@ -259,6 +280,9 @@ func Run(cfg Config, log io.Writer) (*Report, error) {
 }
 
 func label(m *Measurement) string {
+	if m.Mode == ModeDynamo && m.Predict != "" {
+		return fmt.Sprintf("%s@%d", m.Predict, m.Delay)
+	}
 	if m.Mode == ModeDynamo && m.Disabled != "" {
 		return fmt.Sprintf("dynamo@%d-%s", m.Delay, m.Disabled)
 	}
@@ -274,6 +298,9 @@ func runRvdyn(cfg Config, image []byte, args []string, m *Measurement, run int) 
 		opts = *cfg.Options
 	}
 	opts.Mode, opts.NET.Delay, opts.Args = rvdyn.ModeDynamo, net.DelayOf(m.Delay), args
+	if m.Predict == "path" {
+		opts.NET.Predict = net.PredictPath
+	}
 	if err := opts.Disable(m.Disabled); err != nil {
 		return err
 	}
@@ -298,6 +325,10 @@ func runRvdyn(cfg Config, image []byte, args []string, m *Measurement, run int) 
 	m.Output, m.ExitCode = out.String(), code
 	m.Instructions, m.CachePercent = st.GuestInstructions, st.CachePercent()
 	m.Fragments, m.CodeBytes, m.Flushes = st.Fragments, st.CodeBytes, st.Flushes
+	m.Counters = st.TraceHeads
+	if m.Predict == "path" {
+		m.Counters = st.PathCounters
+	}
 	if run == 0 || secs <= median(m.Seconds) {
 		m.CompileSecs = (st.RecordTime + st.CompileTime).Seconds()
 	}

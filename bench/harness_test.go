@@ -59,6 +59,36 @@ func TestHarness(t *testing.T) {
 	}
 }
 
+// TestPathPrediction runs the Figure 5 comparison on one guest: path
+// profile based prediction beside NET, same answer, its own counters.
+func TestPathPrediction(t *testing.T) {
+	cfg := Config{Guests: []string{"bytecode"}, Modes: []string{ModeInterp, ModeDynamo},
+		Runs: 1, Small: true, Delays: []int{10, 50}, PathPrediction: true}
+	rep, err := Run(cfg, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := rep.Find("bytecode", ModeInterp, 0)
+	for _, d := range cfg.Delays {
+		ne, pa := rep.Find("bytecode", ModeDynamo, d), rep.FindPath("bytecode", d)
+		if ne == nil || pa == nil || ne == pa || pa.Predict != "path" || ne.Predict != "" {
+			t.Fatalf("delay %d: NET %+v path %+v", d, ne, pa)
+		}
+		if pa.Instructions != in.Instructions || pa.Fragments == 0 {
+			t.Errorf("delay %d: path run %+v vs interp %d instructions", d, pa, in.Instructions)
+		}
+		// One counter per distinct path is more than one per head.
+		if pa.Counters <= ne.Counters || ne.Counters == 0 {
+			t.Errorf("delay %d: path counters %d, NET heads %d", d, pa.Counters, ne.Counters)
+		}
+	}
+	var tab bytes.Buffer
+	rep.WritePrediction(&tab)
+	if !strings.Contains(tab.String(), "path/interp") || strings.Count(tab.String(), "bytecode") != 2 {
+		t.Errorf("prediction table:\n%s", tab.String())
+	}
+}
+
 func TestGeoMean(t *testing.T) {
 	if g := GeoMean([]float64{2, 8}); g < 3.999 || g > 4.001 {
 		t.Errorf("GeoMean(2, 8) = %v", g)

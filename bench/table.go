@@ -208,3 +208,42 @@ func (r *Report) WriteAblation(w io.Writer) error {
 	fmt.Fprintln(tw, "\t")
 	return tw.Flush()
 }
+
+// WritePrediction writes the NET paper's Figure 5 comparison (section 6):
+// per guest and delay, the speedup of NET and of path profile based
+// prediction over the interpreter and over native code (native time /
+// dynamo time: above 1 means faster than the native build), with
+// geometric means per delay. It needs a report run with PathPrediction.
+func (r *Report) WritePrediction(w io.Writer) error {
+	tw := tabwriter.NewWriter(w, 0, 8, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "guest\tdelay\tNET s\tpath s\tNET/interp\tpath/interp\tNET/native\tpath/native\tpath counters/NET heads\t")
+	type col struct{ ni, pi, nn, pn []float64 }
+	geo := map[int]*col{}
+	for _, d := range r.Delays {
+		geo[d] = &col{}
+	}
+	for _, g := range r.Guests() {
+		in, nat := r.Find(g, ModeInterp, 0), r.Find(g, ModeNative, 0)
+		for _, d := range r.Delays {
+			ne, pa := r.Find(g, ModeDynamo, d), r.FindPath(g, d)
+			if ne == nil || pa == nil {
+				continue
+			}
+			c := geo[d]
+			vals := []float64{ratio(in, ne), ratio(in, pa), ratio(nat, ne), ratio(nat, pa)}
+			c.ni, c.pi, c.nn, c.pn = append(c.ni, vals[0]), append(c.pi, vals[1]), append(c.nn, vals[2]), append(c.pn, vals[3])
+			counters := "-"
+			if ne.Counters > 0 {
+				counters = fmt.Sprintf("%.2f", float64(pa.Counters)/float64(ne.Counters))
+			}
+			fmt.Fprintf(tw, "%s\t%d\t%.3f\t%.3f\t%s\t%s\t%s\t%s\t%s\t\n", g, d, ne.Median, pa.Median,
+				fmtF(vals[0], "%.2fx"), fmtF(vals[1], "%.2fx"), fmtF(vals[2], "%.2fx"), fmtF(vals[3], "%.2fx"), counters)
+		}
+	}
+	for _, d := range r.Delays {
+		c := geo[d]
+		fmt.Fprintf(tw, "geomean\t%d\t\t\t%s\t%s\t%s\t%s\t\t\n", d, fmtF(GeoMean(c.ni), "%.2fx"), fmtF(GeoMean(c.pi), "%.2fx"),
+			fmtF(GeoMean(c.nn), "%.2fx"), fmtF(GeoMean(c.pn), "%.2fx"))
+	}
+	return tw.Flush()
+}

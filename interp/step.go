@@ -152,3 +152,15 @@ func (m *Machine) runHooked(budget uint64, stops StopSet) (Stop, error) {
 	}
 	return StopBudget, nil
 }
+
+// StepHooked is Step followed by the hook's Event call when the
+// instruction's class is in the hook's mask: a run that single-steps
+// (trace recording, the dispatcher completing an exit) reports to the
+// profiler exactly as RunUntil does.
+func (m *Machine) StepHooked() (*Event, error) {
+	e, err := m.Step()
+	if err == nil && e != nil && m.hook != nil && m.hookMask.Has(e.Class) {
+		m.hook.Event(e)
+	}
+	return e, err
+}

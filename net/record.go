@@ -54,6 +54,12 @@ func stops(in interp.Inst) bool {
 // guest fault or exit during recording ends it with the fault (the trace
 // is discarded); a trace may be empty if the head itself stops recording.
 func Record(m *interp.Machine, maxLen int, isHead func(pc uint64) bool) (*interp.Trace, EndReason, error) {
+	return record(m, maxLen, isHead, nil)
+}
+
+// record is Record with one more end condition: the trace also ends
+// (EndStop) before an instruction for which interpOnly reports true.
+func record(m *interp.Machine, maxLen int, isHead func(pc uint64) bool, interpOnly func(pc uint64, in interp.Inst) bool) (*interp.Trace, EndReason, error) {
 	if maxLen <= 0 {
 		maxLen = DefaultMaxTraceLen
 	}
@@ -62,13 +68,13 @@ func Record(m *interp.Machine, maxLen int, isHead func(pc uint64) bool) (*interp
 	for {
 		pc := m.CPU.PC
 		t.End = pc
-		if in, ok := m.InstAt(pc); !ok || stops(in) {
+		if in, ok := m.InstAt(pc); !ok || stops(in) || interpOnly != nil && interpOnly(pc, in) {
 			return t, EndStop, nil
 		}
 		if len(t.Steps) >= maxLen {
 			return t, EndMaxLen, nil
 		}
-		e, err := m.Step()
+		e, err := m.StepHooked() // a profiling hook sees recorded instructions too
 		if err != nil {
 			return nil, 0, err
 		}

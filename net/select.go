@@ -32,12 +32,16 @@ const minStopTrace = 16
 //	Delay        DefaultDelay (50)          prediction delay tau: a head is hot when its counter exceeds it;
 //	                                        NoDelay (any negative value) for tau = 0
 //	MaxTraceLen  DefaultMaxTraceLen (512)   guest instructions in one trace at most
+//	Predict      PredictNET                 the online scheme: NET, or path profile based prediction
 type Options struct {
 	// Delay is the prediction delay tau, or NoDelay for 0 (see DelayOf).
 	Delay int
 	// MaxTraceLen limits the guest instructions in one trace (values
 	// below 1 mean DefaultMaxTraceLen).
 	MaxTraceLen int
+	// Predict is the online prediction scheme: PredictNET (the zero
+	// value) or PredictPath.
+	Predict Predict
 }
 
 // DelayOf returns the Options.Delay that asks for prediction delay tau,
@@ -100,7 +104,21 @@ type Selector struct {
 	maxLen int
 	counts map[uint64]uint32 // abandoned for heads no longer counted
 	stats  SelectorStats
+	// interpOnly, if set, names instructions native code must not run:
+	// traces end before them (see KeepInterpreted).
+	interpOnly func(pc uint64, in interp.Inst) bool
+	// predict is the online scheme; paths holds the path counters of
+	// PredictPath (a zero count after a prediction or a Reset).
+	predict Predict
+	paths   map[onlinePath]uint32
 }
+
+// KeepInterpreted makes every trace recorded from now on end (EndStop)
+// before an instruction for which f reports true, so that it stays
+// interpreted: the dispatcher passes the relational profiler's selection
+// (the instructions whose class and profile tag a query selects) when the
+// fragment compiler does not emit the query engine. nil removes the rule.
+func (s *Selector) KeepInterpreted(f func(pc uint64, in interp.Inst) bool) { s.interpOnly = f }
 
 // SelectorStats describe the counter table and the heads given up.
 type SelectorStats struct {
@@ -109,11 +127,18 @@ type SelectorStats struct {
 	Predictions uint64 // times a counter passed the delay
 	Abandoned   uint64 // heads from which no trace can be built (Abandon, Record giving up)
 	Quieted     uint64 // of which given up by Record: the trace ends at a system instruction too soon to pay
+	// PredictPath only: distinct paths ever counted (its counter space,
+	// section 5.2) and path executions recorded and counted.
+	Paths, Profiled uint64
 }
 
 // NewSelector returns a selector with no heads counted yet.
 func NewSelector(o Options) *Selector {
-	return &Selector{tau: uint32(o.Tau()), maxLen: o.TraceLimit(), counts: make(map[uint64]uint32)}
+	s := &Selector{tau: uint32(o.Tau()), maxLen: o.TraceLimit(), counts: make(map[uint64]uint32), predict: o.Predict}
+	if o.Predict == PredictPath {
+		s.paths = make(map[onlinePath]uint32)
+	}
+	return s
 }
 
 // Delay returns tau.
@@ -132,10 +157,22 @@ func (s *Selector) Stops() interp.StopSet { return interp.StopOnBackward }
 // next executing tail from pc should be recorded. The counter restarts
 // after a prediction, so a head whose trace is lost (a flush) must prove
 // itself hot again.
+//
+// Under PredictPath every execution of a head that is not abandoned is
+// recorded (Bump reports true and counts the head without predicting
+// it); Record then counts the path and decides.
 func (s *Selector) Bump(pc uint64) bool {
 	n, seen := s.counts[pc]
 	if n == abandoned {
 		return false
+	}
+	if s.predict == PredictPath {
+		s.stats.Bumps++
+		if !seen {
+			s.stats.Heads++
+			s.counts[pc] = 0
+		}
+		return true
 	}
 	s.stats.Bumps++
 	if !seen {
@@ -169,6 +206,7 @@ func (s *Selector) Reset() {
 			s.counts[pc] = 0
 		}
 	}
+	clear(s.paths)
 }
 
 // Stats returns the selector's statistics.
@@ -190,6 +228,10 @@ func (s *Selector) Stats() SelectorStats { return s.stats }
 //     is cheaper. The head is abandoned and made Quiet in m, so the
 //     interpreter no longer stops at backward transfers to it.
 //
+// Under PredictPath the recorded path is also counted, and the trace is
+// nil (with its end reason) unless the path's own counter now exceeds the
+// delay: the instructions were executed and profiled, not predicted.
+//
 // A guest fault during recording is returned as the error.
 func (s *Selector) Record(m *interp.Machine, left uint64, isFragment func(pc uint64) bool) (*interp.Trace, EndReason, error) {
 	n := min(uint64(s.maxLen), left)
@@ -197,7 +239,7 @@ func (s *Selector) Record(m *interp.Machine, left uint64, isFragment func(pc uin
 		return nil, 0, nil // the dispatch loop reports the limit
 	}
 	head := m.CPU.PC
-	t, reason, err := Record(m, int(n), isFragment)
+	t, reason, err := record(m, int(n), isFragment, s.interpOnly)
 	switch {
 	case err != nil:
 		return nil, 0, err
@@ -207,6 +249,8 @@ func (s *Selector) Record(m *interp.Machine, left uint64, isFragment func(pc uin
 		s.Abandon(head)
 		m.Quiet(head)
 		s.stats.Quieted++
+		return nil, reason, nil
+	case s.predict == PredictPath && !s.countPath(t):
 		return nil, reason, nil
 	}
 	return t, reason, nil

@@ -330,13 +330,26 @@ func (c Config) NewCompressor(seed uint64, sink Sink) (Compressor, error) {
 var Presets = map[string]string{
 	// Figure 7 of the stratified paper: the five compressors it compares.
 	"stratified": "R256;P256;H[P256]2048;H[P512]2048;tag2-256-2048",
+	// Figure 9 of the stratified paper: the stratified sampler's table-size
+	// sensitivity, 512 to 4096 entries at rate 256.
+	"tablesize": "H[P256]512;H[P256]1024;H[P256]2048;H[P256]4096",
 	// Figure 10 of the stratified paper: with and without A_16.
 	"twolevel": "R256;R256+A16;H[P256]2048;H[P256]2048+A16;tag2-256-2048;tag2-256-2048+A16",
-	// Figure 12 of the multi-hash paper: the best design with 1, 2, 4, 8 tables.
-	"multihash": "multihash:tables=1;multihash:tables=2;multihash:tables=4;multihash:tables=8",
+	// Figure 12 of the multi-hash paper: the best design with 1, 2, 4, 8
+	// and 16 tables (2048 counters in all: 128 per table at 16).
+	"multihash": "multihash:tables=1;multihash:tables=2;multihash:tables=4;multihash:tables=8;multihash:tables=16",
 	// The same with the paper's long intervals: 1,000,000 tuples, 0.1%.
 	"multihash-1m": "multihash:tables=1,interval=1000000,threshold=0.1%;multihash:tables=2,interval=1000000,threshold=0.1%;" +
-		"multihash:tables=4,interval=1000000,threshold=0.1%;multihash:tables=8,interval=1000000,threshold=0.1%",
+		"multihash:tables=4,interval=1000000,threshold=0.1%;multihash:tables=8,interval=1000000,threshold=0.1%;" +
+		"multihash:tables=16,interval=1000000,threshold=0.1%",
+	// Figure 13 of the multi-hash paper: per-interval error of the best
+	// single hash table (with resetting) and the best multi-hash design
+	// (4 tables, C1R0) at interval 1,000,000 / 0.1%.
+	"spikes": "multihash:tables=1,cu=0,reset=1,interval=1000000,threshold=0.1%;multihash:tables=4,interval=1000000,threshold=0.1%",
+	// Figure 7 of the multi-hash paper: one hash table without and with
+	// retaining (P0/P1) and resetting (R0/R1), at interval 10,000 / 1%.
+	"singlehash": "multihash:tables=1,cu=0,retain=0,reset=0;multihash:tables=1,cu=0,retain=1,reset=0;" +
+		"multihash:tables=1,cu=0,retain=0,reset=1;multihash:tables=1,cu=0,retain=1,reset=1",
 	// Figures 10 and 11 of the multi-hash paper: C0/C1 x R0/R1 x 1, 2, 4, 8 tables.
 	"multihash-design": designSpace(),
 	// What the issue asks for on every guest.

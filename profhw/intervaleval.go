@@ -150,7 +150,17 @@ type IntervalBreakdown struct {
 	FalsePositiveRate float64 `json:"false_positive_rate"`
 	// FalsePositiveBound is FalsePositiveBound for the configuration.
 	FalsePositiveBound float64 `json:"false_positive_bound"`
+	// MaxError is the largest per-interval error and Spikes the number of
+	// intervals whose error exceeds SpikeError: how the error is spread
+	// over the run (multi-hash Figure 13 plots it per interval; a better
+	// profiler lowers "the magnitude as well as the number of such spikes").
+	MaxError float64 `json:"max_interval_error"`
+	Spikes   int     `json:"spikes"`
 }
+
+// SpikeError is the per-interval error above which an interval counts as
+// a spike in IntervalBreakdown.Spikes: 10%, a fraction.
+const SpikeError = 0.10
 
 // intervalTally accumulates IntervalScores into an IntervalError.
 type intervalTally struct {
@@ -171,11 +181,17 @@ func (a *intervalTally) add(s IntervalScore) {
 	a.sum.NeutralPositive += float64(s.NeutralPositive) / d
 	a.sum.NeutralNegative += float64(s.NeutralNegative) / d
 	a.sum.Intervals++
+	e := s.Error()
+	a.sum.MaxError = max(a.sum.MaxError, e)
+	if e > SpikeError {
+		a.sum.Spikes++
+	}
 }
 
 func (a *intervalTally) result(bound float64) IntervalError {
 	r := IntervalError{}
 	r.Intervals, r.FalsePositiveBound = a.sum.Intervals, bound
+	r.MaxError, r.Spikes = a.sum.MaxError, a.sum.Spikes
 	if n := float64(a.sum.Intervals); n > 0 {
 		r.Error = a.sum.Error / n
 		r.FalsePositive = a.sum.FalsePositive / n

@@ -149,3 +149,20 @@ func TestIntervalRunAveragesIntervals(t *testing.T) {
 		t.Errorf("scored %d intervals, want 6 (5 full and the partial last)", len(want[0]))
 	}
 }
+
+// TestIntervalSpikes checks the per-interval spread of the error: the
+// mean over intervals, the largest one, and the intervals above 10%.
+func TestIntervalSpikes(t *testing.T) {
+	var a intervalTally
+	for _, fp := range []uint64{0, 5, 50, 11, 0} { // errors 0, 5%, 50%, 11% of 100, and one empty interval
+		if fp == 0 && a.sum.Intervals > 0 {
+			a.add(IntervalScore{}) // nothing In either profile: no error rate
+			continue
+		}
+		a.add(IntervalScore{SumFP: 100, FalsePositive: fp})
+	}
+	r := a.result(0)
+	if r.Intervals != 4 || math.Abs(r.Error-0.165) > 1e-12 || r.MaxError != 0.5 || r.Spikes != 2 {
+		t.Errorf("got %d intervals, error %v, max %v, %d spikes; want 4, 0.165, 0.5, 2", r.Intervals, r.Error, r.MaxError, r.Spikes)
+	}
+}

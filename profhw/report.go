@@ -14,10 +14,11 @@ import (
 // invariance error is computed over ("-" for the error if none passed the
 // filters), and for interval profilers the
 // four error categories, the measured false-positive rate and the bound of
-// multi-hash section 6.2.
+// multi-hash section 6.2, the largest per-interval error and the number of
+// intervals above SpikeError (Figure 13).
 func WriteTable(w io.Writer, res *Result) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintf(tw, "config\tprofile\terror%%\toverhead%%\tmessages\tselected\tFP%%\tFN%%\tNP%%\tNN%%\tintervals\tFP rate\tFP bound\n")
+	fmt.Fprintf(tw, "config\tprofile\terror%%\toverhead%%\tmessages\tselected\tFP%%\tFN%%\tNP%%\tNN%%\tintervals\tFP rate\tFP bound\tmax interval%%\tspikes\n")
 	for _, r := range res.Rows {
 		errCell := fmt.Sprintf("%.2f", 100*r.Error)
 		sel := ""
@@ -33,11 +34,11 @@ func WriteTable(w io.Writer, res *Result) error {
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%.3f\t%d\t%s\t", r.Config, r.Profile, errCell, 100*r.Overhead, r.Messages, sel)
 		if b := r.IntervalBreakdown; b != nil {
-			fmt.Fprintf(tw, "%.2f\t%.2f\t%.2f\t%.2f\t%d\t%.2e\t%.2e\n",
+			fmt.Fprintf(tw, "%.2f\t%.2f\t%.2f\t%.2f\t%d\t%.2e\t%.2e\t%.2f\t%d\n",
 				100*b.FalsePositive, 100*b.FalseNegative, 100*b.NeutralPositive, 100*b.NeutralNegative,
-				b.Intervals, b.FalsePositiveRate, b.FalsePositiveBound)
+				b.Intervals, b.FalsePositiveRate, b.FalsePositiveBound, 100*b.MaxError, b.Spikes)
 		} else {
-			fmt.Fprintf(tw, "\t\t\t\t\t\t\n")
+			fmt.Fprintf(tw, "\t\t\t\t\t\t\t\t\n")
 		}
 	}
 	return tw.Flush()

@@ -25,6 +25,7 @@ func benchCmd(args []string, stdout, stderr io.Writer) int {
 	jsonPath := fs.String("json", "", "write the results as JSON to this file")
 	plotPath := fs.String("plot", "", "with a delay sweep: draw speedup vs delay to this .svg or .png file")
 	list := fs.Bool("list", false, "list the embedded guests and exit")
+	predict := fs.String("predict", "net", "net, or net,path: also run dynamo with path profile based prediction at every delay and print the NET paper's Figure 5 comparison (speedups over interp and native)")
 	ablation := fs.Bool("ablation", false, "also run dynamo with each optimization switched off in turn ("+strings.Join(rvdyn.Mechanisms(), ", ")+") and print what each buys")
 	quiet := fs.Bool("q", false, "no progress lines")
 	from := fs.String("from", "", "do not run anything: print the tables (and --plot) of a report saved with --json")
@@ -49,12 +50,20 @@ func benchCmd(args []string, stdout, stderr io.Writer) int {
 		return exitUsage
 	}
 	cfg := bench.Config{Runs: *runs, Small: *small, Guests: splitList(*guestList, ","), Modes: splitList(*modes, ","), Ablation: *ablation}
+	switch p := strings.ReplaceAll(strings.ToLower(*predict), " ", ""); p {
+	case "net":
+	case "net,path", "path,net":
+		cfg.PathPrediction = true
+	default:
+		fmt.Fprintf(stderr, "rvdyn bench: --predict: want net or net,path (path is measured beside NET), not %q\n", *predict)
+		return exitUsage
+	}
 	var err error
 	if cfg.Delays, err = parseInts(*delays, 0); err != nil {
 		fmt.Fprintf(stderr, "rvdyn bench: --delays: %v\n", err)
 		return exitUsage
 	}
-	if len(cfg.Delays) > 1 && len(cfg.Modes) == 0 {
+	if len(cfg.Delays) > 1 && len(cfg.Modes) == 0 && !cfg.PathPrediction { // Figure 5 also wants native
 		cfg.Modes = []string{bench.ModeInterp, bench.ModeDynamo}
 	}
 	log := stderr
@@ -75,6 +84,10 @@ func benchCmd(args []string, stdout, stderr io.Writer) int {
 		rep.WriteSweep(stdout)
 	} else {
 		rep.WriteTable(stdout)
+	}
+	if rep.Paths {
+		fmt.Fprintln(stdout)
+		rep.WritePrediction(stdout)
 	}
 	if rep.Ablation {
 		fmt.Fprintln(stdout)

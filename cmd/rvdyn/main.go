@@ -6,6 +6,7 @@
 //	rvdyn profile [flags] prog.elf [args...] profiler-model experiments
 //	rvdyn predict [flags] prog.elf [args...] NET vs path-profile prediction quality
 //	rvdyn rpa asm|disasm|edge ...            relational profiler queries
+//	rvdyn reproduce [--quick] [--out DIR]    every paper's figures and tables
 //	rvdyn layout [flags]                     procedure placement from PC samples
 //
 // Run `rvdyn <command> -h` for the flags of each command.
@@ -27,6 +28,7 @@ usage:
   rvdyn profile [flags] [prog.elf [args...]] run profiler-model experiments
   rvdyn predict [flags] [prog.elf [args...]] hot path prediction quality: NET vs path profiles
   rvdyn rpa asm|disasm|edge ...              relational profiler: queries, listings, edge accuracy
+  rvdyn reproduce [--quick] [--out DIR]      regenerate every figure and table of the papers
   rvdyn layout [flags]                       procedure placement from PC samples: Pettis-Hansen, C3, Tables 5-7
   rvdyn help                                 this text
 
@@ -53,12 +55,14 @@ func realMain(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return predictCmd(args[1:], stdout, stderr)
 	case "rpa":
 		return rpaCmd(args[1:], stdout, stderr)
+	case "reproduce":
+		return reproduceCmd(args[1:], stdout, stderr)
 	case "layout":
 		return layoutCmd(args[1:], stdout, stderr)
 	case "help", "-h", "--help", "-help":
 		fmt.Fprintf(stdout, usage, corpus.Default)
 		return 0
 	}
-	fmt.Fprintf(stderr, "rvdyn: unknown command %q (want run, bench, profile, predict, rpa, layout or help)\n", args[0])
+	fmt.Fprintf(stderr, "rvdyn: unknown command %q (want run, bench, profile, predict, rpa, reproduce, layout or help)\n", args[0])
 	return 2
 }

@@ -50,6 +50,8 @@ func predictCmd(args []string, stdout, stderr io.Writer) int {
 	small := fs.Bool("small", false, "run embedded guests at their small size (bench/corpus/sizes.txt) instead of the default")
 	jsonOut := fs.String("json", "", "write the results as a JSON list (one object per guest) to this file")
 	plotOut := fs.String("plot", "", "draw hit rate vs profiled flow (Figure 2) to this .svg or .png file")
+	noiseOut := fs.String("plot-noise", "", "draw noise rate vs profiled flow (Figure 3) to this .svg or .png file")
+	countersOut := fs.String("plot-counters", "", "draw NET's counter space as % of path profiling's, per guest (Figure 4), to this .svg or .png file")
 	maxInsts := fs.Uint64("max-instructions", 0, "stop each guest after this many instructions (0 = run to exit)")
 	// A bad flag gets the flag package's one-line error only; -h the usage.
 	fs.Usage = func() {}
@@ -76,9 +78,19 @@ func predictCmd(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return fail("--hot: %v", err)
 	}
-	if *plotOut != "" {
-		if err := figure.CheckPath(*plotOut); err != nil {
-			return fail("--plot %v", err)
+	plots := []struct {
+		flag, path string
+		draw       func([]string, []*net.Analysis, string) error
+	}{
+		{"--plot", *plotOut, bench.PlotPrediction},
+		{"--plot-noise", *noiseOut, bench.PlotNoise},
+		{"--plot-counters", *countersOut, bench.PlotCounterSpace},
+	}
+	for _, p := range plots {
+		if p.path != "" {
+			if err := figure.CheckPath(p.path); err != nil {
+				return fail("%s %v", p.flag, err)
+			}
 		}
 	}
 
@@ -119,9 +131,11 @@ func predictCmd(args []string, stdout, stderr io.Writer) int {
 			return fail("--json: %v", err)
 		}
 	}
-	if *plotOut != "" && len(as) > 0 {
-		if err := bench.PlotPrediction(names, as, *plotOut); err != nil {
-			return fail("--plot: %v", err)
+	for _, p := range plots {
+		if p.path != "" && len(as) > 0 {
+			if err := p.draw(names, as, p.path); err != nil {
+				return fail("%s: %v", p.flag, err)
+			}
 		}
 	}
 	return status

@@ -32,6 +32,8 @@ func TestPredictBadInput(t *testing.T) {
 		{"bad hot", []string{"--hot", "abc%"}, "abc"},
 		{"hot too large", []string{"--hot", "100%"}, "100%"},
 		{"bad plot name", []string{"--plot", "x.gif"}, ".svg or .png"},
+		{"bad noise plot name", []string{"--plot-noise", "x.pdf"}, "--plot-noise"},
+		{"bad counter plot name", []string{"--plot-counters", "x"}, "--plot-counters"},
 		{"unknown guest", []string{"--guest", "nosuchguest"}, "nosuchguest"},
 		{"file and guest", []string{"--guest", "sieve", "prog.elf"}, "not both"},
 		{"missing file", []string{"/nonexistent/prog.elf"}, "no such file"},
@@ -54,8 +56,9 @@ func TestPredictBadInput(t *testing.T) {
 func TestPredictGuests(t *testing.T) {
 	dir := t.TempDir()
 	js, svg := filepath.Join(dir, "p.json"), filepath.Join(dir, "p.svg")
+	noise, counters := filepath.Join(dir, "noise.svg"), filepath.Join(dir, "counters.png")
 	code, out, stderr := runPredict(t, "--guest", "bytecode,strings", "--small", "--delays", "10,50,1000",
-		"--json", js, "--plot", svg)
+		"--json", js, "--plot", svg, "--plot-noise", noise, "--plot-counters", counters)
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
@@ -97,8 +100,10 @@ func TestPredictGuests(t *testing.T) {
 			}
 		}
 	}
-	if fi, err := os.Stat(svg); err != nil || fi.Size() < 1000 {
-		t.Errorf("plot: %v", err)
+	for _, f := range []string{svg, noise, counters} {
+		if fi, err := os.Stat(f); err != nil || fi.Size() < 1000 {
+			t.Errorf("plot %s: %v", f, err)
+		}
 	}
 }
 

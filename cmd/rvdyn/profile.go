@@ -62,8 +62,10 @@ func profileCmd(args []string, stdout, stderr io.Writer) int {
 	maxInsts := fs.Uint64("max-instructions", 0, "stop each guest after this many instructions (0 = run to exit)")
 	every := fs.Uint64("every", 0, "checkpoint every N tuples (0 = 1000, 2000, 5000, 10000, ...)")
 	cpm := fs.Float64("cycles-per-message", profhw.CyclesPerMessage, "cost of one message to software, in cycles (stratified 5.3.2)")
+	threshold := fs.String("threshold", "5%", "error threshold for the events-to-reach and events-to-stay-below table (stratified 5.4)")
 	progress := fs.Bool("progress", true, "print error and overhead at every checkpoint")
 	guestOut := fs.Bool("guest-output", false, "pass the guest's stdout and stderr through to stderr")
+	census := fs.Bool("census", false, "instead of profiler models, run a perfect interval profiler at intervals 10K/100K/1M and thresholds 1%/0.1%: distinct tuples, candidates and their change between intervals (multi-hash Figures 4-6)")
 	mc := fs.Bool("montecarlo", false, "run the Monte Carlo experiment of stratified Figure 4")
 	trials := fs.Int("trials", 2500, "Monte Carlo: experiments per stream length")
 	mcRate := fs.Uint64("mc-rate", 10, "Monte Carlo: sampling rate r")
@@ -109,6 +111,10 @@ func profileCmd(args []string, stdout, stderr io.Writer) int {
 		return montecarlo(opts, *jsonOut, *plotOut, stdout, stderr)
 	}
 
+	th, err := profhw.ParseThreshold(*threshold)
+	if err != nil {
+		return fail("--threshold: %v", err)
+	}
 	list := *configList
 	if list == "" && len(configs) == 0 {
 		list = "paper"
@@ -182,6 +188,34 @@ func profileCmd(args []string, stdout, stderr io.Writer) int {
 		jobs[0].done = f.Close
 	}
 
+	if *census {
+		var all []profhw.CensusRow
+		status := 0
+		for _, j := range jobs {
+			rows, err := profhw.Census(j.src, profhw.DefaultCensus)
+			if j.done != nil {
+				if cerr := j.done(); err == nil {
+					err = cerr
+				}
+			}
+			if err != nil {
+				fmt.Fprintf(stderr, "rvdyn: profile: %s: %v\n", j.name, err)
+				status = 1
+			}
+			for i := range rows {
+				rows[i].Guest = strings.Fields(j.name)[0]
+			}
+			all = append(all, rows...)
+		}
+		fmt.Fprintln(stdout, "interval census with a perfect profiler (multi-hash Figures 4, 5 and 6; change = candidates in one of two consecutive intervals' sets but not both, over those in either; read at 25/50/75% of the interval pairs)")
+		profhw.WriteCensus(stdout, all)
+		if *jsonOut != "" {
+			if err := writeJSON(*jsonOut, all); err != nil {
+				return fail("--json: %v", err)
+			}
+		}
+		return status
+	}
 	exp := &profhw.Experiment{Configs: cfgs, Seed: *seed, CyclesPerMessage: *cpm, Every: *every}
 	var all []profhw.Row
 	status := 0
@@ -204,6 +238,7 @@ func profileCmd(args []string, stdout, stderr io.Writer) int {
 		if *progress {
 			profhw.WriteProgress(stdout, res)
 		}
+		profhw.WriteConvergence(stdout, res, th)
 		fmt.Fprintln(stdout)
 		for i := range res.Rows {
 			res.Rows[i].Guest = j.name

@@ -12,7 +12,6 @@ import (
 	"strings"
 	"text/tabwriter"
 
-	"rvdyn"
 	"rvdyn/interp"
 	"rvdyn/profhw/rpa"
 )
@@ -24,7 +23,7 @@ const rpaUsage = `usage: rvdyn rpa asm [-o IMAGE] FILE|'TEXT'   assemble a query
 Queries are the relational profiling architecture's assembly language
 (docs/rpa.md), e.g.
   for opBRANCH * every 256 collect pc misc; send 1 stop;
-'rvdyn run --mode=interp --query FILE|TEXT' runs a guest with queries installed.
+'rvdyn run [--mode=interp] --query FILE|TEXT' runs a guest with queries installed.
 
 edge flags:
 `
@@ -180,13 +179,9 @@ type queryRun struct {
 }
 
 // startQuery assembles the --query program and starts its queues and
-// service threads. Queries run only in interp mode for now: fragments do
-// not yet contain query code, so a dynamo run would profile only the
-// instructions it happens to interpret.
-func startQuery(arg string, mode rvdyn.Mode, seed uint64) (*queryRun, error) {
-	if mode != rvdyn.ModeInterp {
-		return nil, errors.New("--query needs --mode=interp for now: queries are not yet compiled into fragments")
-	}
+// service threads; the caller hands the session to rvdyn.Options.Profile,
+// which attaches it in either mode.
+func startQuery(arg string, seed uint64) (*queryRun, error) {
 	text, err := readQuery(arg)
 	if err != nil {
 		return nil, fmt.Errorf("--query: %w", err)
@@ -209,7 +204,7 @@ type queryQueue struct {
 }
 
 type queryPCLine struct {
-	PC       string  `json:"pc"`
+	PC       string  `json:"pc,omitempty"` // absent when the query does not collect pc: one line for the queue
 	Messages uint64  `json:"messages"`
 	Taken    *uint64 `json:"taken,omitempty"`     // when the records carry a branch outcome
 	NotTaken *uint64 `json:"not_taken,omitempty"` // likewise
@@ -231,7 +226,10 @@ func (q *queryRun) finish(m *interp.Machine, w io.Writer, jsonPath string) error
 		qq := queryQueue{Queue: n}
 		for _, pc := range rpa.SortedPCs(rows) {
 			r := rows[pc]
-			l := queryPCLine{PC: fmt.Sprintf("%#x", pc), Messages: r.Messages}
+			l := queryPCLine{Messages: r.Messages}
+			if t.HasPC() {
+				l.PC = fmt.Sprintf("%#x", pc)
+			}
 			if t.HasOutcome() {
 				l.Taken, l.NotTaken = &r.Taken, &r.NotTaken
 			}
@@ -250,6 +248,9 @@ func (q *queryRun) finish(m *interp.Machine, w io.Writer, jsonPath string) error
 	for _, qq := range qs {
 		fmt.Fprintf(tw, "queue %d pc\tmessages\ttaken\tnot taken\t\n", qq.Queue)
 		for _, l := range qq.PCs {
+			if l.PC == "" {
+				l.PC = "(pc not collected)"
+			}
 			if l.Taken != nil {
 				fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t\n", l.PC, l.Messages, *l.Taken, *l.NotTaken)
 			} else {

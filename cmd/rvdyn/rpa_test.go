@@ -59,8 +59,27 @@ func TestRunQuery(t *testing.T) {
 	if s := rep.Stats.Queues[0]; n == 0 || n != rep.Stats.Records || s.Sent != n || s.Received != n {
 		t.Errorf("%d messages tabulated, stats %+v", n, rep.Stats)
 	}
-	code, _, errs = runMain(t, append([]string{"run", "--query", q}, guest...)...)
-	if code != exitUsage || !strings.Contains(errs, "--query needs --mode=interp for now") {
-		t.Errorf("dynamo with --query: %d %s", code, errs)
+	// Dynamo mode: same output and the same table.
+	js2 := filepath.Join(t.TempDir(), "q2.json")
+	code, out, errs = runMain(t, append([]string{"run", "--query", q, "--query-json", js2}, guest...)...)
+	b2, _ := os.ReadFile(js2)
+	if code != code0 || out != out0 {
+		t.Fatalf("dynamo with --query: status %d, output %q; without: %d, %q (%s)", code, out, code0, out0, errs)
+	}
+	var rep2 struct {
+		Queues json.RawMessage `json:"queues"`
+	}
+	var rep1 struct {
+		Queues json.RawMessage `json:"queues"`
+	}
+	json.Unmarshal(b, &rep1)
+	json.Unmarshal(b2, &rep2)
+	if string(rep1.Queues) != string(rep2.Queues) {
+		t.Errorf("dynamo table differs from interp:\n%s\n%s", rep2.Queues, rep1.Queues)
+	}
+	// A query without pc: one line, not labelled with a pc.
+	code, _, errs = runMain(t, append([]string{"run", "--query", "for opBRANCH * always collect misc; send 1 stop;"}, guest...)...)
+	if code != code0 || !strings.Contains(errs, "(pc not collected)") || strings.Contains(errs, "0x0 ") {
+		t.Errorf("no-pc query: %d %s", code, errs)
 	}
 }

@@ -32,6 +32,7 @@ func runCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	delay := fs.Int("delay", net.DefaultDelay, "NET prediction delay: a trace head is hot when its counter exceeds this (0 = first execution)")
 	maxInsts := fs.Uint64("max-instructions", 0, "stop the guest after this many instructions (0 = no limit); exit status 124")
 	timeout := fs.Duration("timeout", 0, "stop the guest after this much wall time, e.g. 10s (0 = no limit); exit status 124")
+	predict := fs.String("predict", "net", "online hot path prediction: net (one counter per trace head) or path (every path from a head recorded and counted; NET paper Figure 5)")
 	maxTrace := fs.Int("max-trace-len", net.DefaultMaxTraceLen, "maximum guest instructions in one trace")
 	cacheSize := fs.Int("cache-size", 0, "code cache capacity in bytes (0 = 32 MiB); a full cache is flushed")
 	memSize := fs.Uint64("mem-size", 0, "guest address space in bytes, 1 MiB to 2 GiB (0 = 1 GiB): bounds the guest memory rvdyn may commit")
@@ -41,7 +42,7 @@ func runCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	stats := fs.Bool("stats", false, "print run statistics to stderr when the guest ends")
 	statsJSON := fs.String("stats-json", "", "write run statistics as one JSON object to this file")
 	listing := fs.String("listing", "", "write every compiled fragment (guest trace and x86-64 code) to this file")
-	query := fs.String("query", "", "relational profiler queries, a file or the text itself (docs/rpa.md); needs --mode=interp; prints each queue's per-pc table and the RPA stats to stderr")
+	query := fs.String("query", "", "relational profiler queries, a file or the text itself (docs/rpa.md), in either mode; prints each queue's per-pc table and the RPA stats to stderr")
 	querySeed := fs.Uint64("query-seed", 1, "seed for the queries' random sampling (every N, filter N)")
 	queryJSON := fs.String("query-json", "", "with --query: write the per-pc tables and RPA stats as JSON to this file instead")
 	fs.Usage = func() {
@@ -59,6 +60,11 @@ func runCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "rvdyn: %v\n", err)
 		return exitUsage
 	}
+	pred, err := net.ParsePredict(*predict)
+	if err != nil {
+		fmt.Fprintf(stderr, "rvdyn: --predict: %v\n", err)
+		return exitUsage
+	}
 	if *delay < 0 || *maxTrace < 1 || *cacheSize < 0 {
 		fmt.Fprintln(stderr, "rvdyn: --delay must be >= 0, --max-trace-len >= 1, --cache-size >= 0")
 		return exitUsage
@@ -74,7 +80,7 @@ func runCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	image, gargs := runs[0].image, runs[0].args
 
-	opts := rvdyn.Options{Mode: m, NET: net.Options{Delay: net.DelayOf(*delay), MaxTraceLen: *maxTrace},
+	opts := rvdyn.Options{Mode: m, NET: net.Options{Delay: net.DelayOf(*delay), MaxTraceLen: *maxTrace, Predict: pred},
 		Cache: codecache.Options{Size: *cacheSize}, MaxInstructions: *maxInsts, Timeout: *timeout,
 		Config: interp.Config{Args: gargs, Stdin: stdin, Stdout: stdout, Stderr: stderr, MemSize: *memSize, StackSize: *stackSize}}
 	if err := opts.Disable(*disable); err != nil {
@@ -104,20 +110,21 @@ func runCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		}
 		defer statsFile.Close()
 	}
+	var qr *queryRun
+	if *query != "" {
+		if qr, err = startQuery(*query, *querySeed); err != nil {
+			fmt.Fprintf(stderr, "rvdyn: %v\n", err)
+			return exitUsage
+		}
+		defer qr.s.Close()
+		opts.Profile = qr.s
+	}
 	vm, err := rvdyn.New(image, opts)
 	if err != nil {
 		fmt.Fprintf(stderr, "rvdyn: %s: %v\n", gargs[0], err)
 		return exitUsage
 	}
 	defer vm.Close()
-	var qr *queryRun
-	if *query != "" {
-		if qr, err = startQuery(*query, m, *querySeed); err != nil {
-			fmt.Fprintf(stderr, "rvdyn: %v\n", err)
-			return exitUsage
-		}
-		qr.s.Attach(vm.Machine())
-	}
 	code, runErr := vm.Run()
 	var fault *interp.Fault
 	switch {

@@ -26,6 +26,13 @@ type Options struct {
 	// The profiled instruction has retired; the guest resumes when it
 	// returns (the paper's synchronous interrupt, sec. 3.1).
 	OnInterrupt func(qpc int, code uint16, rec *Record)
+	// Handlers, for Start only: a queue number listed here is consumed by
+	// its own service-thread handler instead of a PCTable (the concurrent
+	// collector's store-barrier threads, sec. 5, read queue 3 this way).
+	// The handler runs on the queue's service goroutine, one message at a
+	// time in queue order, and must not retain the *mq.Message. A handler
+	// for a queue the program does not send to is an error.
+	Handlers map[int]func(m *mq.Message)
 }
 
 // CounterOverflow is the interrupt code OnInterrupt receives when a count
@@ -161,6 +168,19 @@ func (g *Engine) ClassMask() interp.ClassMask {
 		}
 	}
 	return m
+}
+
+// Selects reports whether the instruction in at pc has an active PCT
+// entry: its class and profile tag select it, so every retired execution
+// of it goes through the engine (before sampling). Instructions of
+// classes the engine never sees (ClassMask) are not selected.
+func (g *Engine) Selects(pc uint64, in interp.Inst) bool {
+	c := g.classOf[in.Op.Class()&7]
+	ent := EntryOf(c, 0)
+	if g.tagged[c] {
+		ent = EntryOf(c, g.tagAt(pc))
+	}
+	return g.ents[ent].on
 }
 
 // Attach installs the engine as m's profiling hook on ClassMask's classes

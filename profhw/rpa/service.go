@@ -46,6 +46,10 @@ func NewPCTable(mask FieldMask) *PCTable {
 	return t
 }
 
+// HasPC reports whether the records carry pc; if not, every message
+// lands in the row of pc 0.
+func (t *PCTable) HasPC() bool { return t.pcWord >= 0 }
+
 // HasOutcome reports whether the records carry a branch outcome.
 func (t *PCTable) HasOutcome() bool { return t.hasOutcome }
 
@@ -128,33 +132,57 @@ func (p *Program) QueueLayouts() (layouts map[int]FieldMask, ok bool) {
 }
 
 // A Session runs a Program: one message queue and one service thread (a
-// goroutine) with a PCTable per queue the program sends to, and the Engine
-// that feeds them.
+// goroutine) per queue the program sends to, each thread folding its
+// messages into a PCTable or handing them to the caller's handler
+// (Options.Handlers), and the Engine that feeds them. The root package
+// attaches a Session to a guest run in either mode (rvdyn.Options.Profile).
 type Session struct {
 	Engine *Engine
 	Queues []*mq.Queue // indexed by queue number; nil where unused
-	Tables []*PCTable  // indexed by queue number; nil where unused
+	Tables []*PCTable  // indexed by queue number; nil where unused or consumed by a handler
 	svcs   []*mq.Service
 	closed bool
 }
 
 // Start creates the queues (slots messages each: 0 = mq.DefaultSlots),
-// starts their service threads and the engine. opts.Queues is filled in
-// by Start. Call Close when the guest is done.
+// starts their service threads and the engine. A queue listed in
+// opts.Handlers gets that handler as its service thread's work; every
+// other queue gets a PCTable. opts.Queues is filled in by Start. Call
+// Close when the guest is done.
+//
+// Errors: the program is invalid; a handler names a queue the program
+// does not send to; two queries with different fields send to one queue
+// that a PCTable would read; the queues cannot be mapped.
 func Start(p *Program, opts Options, slots int) (*Session, error) {
 	layouts, ok := p.QueueLayouts()
+	sends := p.Queues()
+	for n := range opts.Handlers {
+		if _, used := layouts[n]; !used || opts.Handlers[n] == nil {
+			return nil, fmt.Errorf("rpa: a handler is given for queue %d, which no query sends to (queues used: %v)", n, sends)
+		}
+	}
 	if !ok {
-		return nil, fmt.Errorf("rpa: queries with different fields send to one queue: its service thread cannot read them")
+		for _, n := range sends {
+			if !mixedLayouts(p, n) || opts.Handlers[n] != nil {
+				continue
+			}
+			return nil, fmt.Errorf("rpa: queries with different fields send to queue %d: its service thread cannot read them (give the queue a handler)", n)
+		}
 	}
 	s := &Session{Queues: make([]*mq.Queue, MaxQueues), Tables: make([]*PCTable, MaxQueues)}
-	for _, n := range p.Queues() {
+	for _, n := range sends {
 		q, err := mq.NewQueue(slots)
 		if err != nil {
 			s.Close()
 			return nil, err
 		}
-		s.Queues[n], s.Tables[n] = q, NewPCTable(layouts[n])
-		s.svcs = append(s.svcs, mq.Serve(q, s.Tables[n].Handle))
+		s.Queues[n] = q
+		h := opts.Handlers[n]
+		if h == nil {
+			s.Tables[n] = NewPCTable(layouts[n])
+			h = s.Tables[n].Handle
+		}
+		s.svcs = append(s.svcs, mq.Serve(q, h))
 	}
 	opts.Queues = s.Queues
 	g, err := NewEngine(p, opts)
@@ -164,6 +192,33 @@ func Start(p *Program, opts Options, slots int) (*Session, error) {
 	}
 	s.Engine = g
 	return s, nil
+}
+
+// mixedLayouts reports whether queries with different field masks send to
+// queue n.
+func mixedLayouts(p *Program, n int) bool {
+	starts := map[int]FieldMask{}
+	for _, e := range p.PCT {
+		if e.On() {
+			starts[int(e.QPC())] = e.Mask()
+		}
+	}
+	var cur FieldMask
+	seen, first := false, FieldMask(0)
+	for i, w := range p.Code {
+		if m, s := starts[i]; s {
+			cur = m
+		}
+		q, err := DecodeInst(w)
+		if err != nil || q.Action != ActSend || int(q.Arg) != n {
+			continue
+		}
+		if seen && cur != first {
+			return true
+		}
+		seen, first = true, cur
+	}
+	return false
 }
 
 // Attach installs the session's engine on m (Engine.Attach).

@@ -1,0 +1,150 @@
+package rvdyn_test
+
+import (
+	"fmt"
+	"slices"
+	"sync"
+	"testing"
+
+	"rvdyn"
+	"rvdyn/bench/corpus"
+	"rvdyn/interp"
+	"rvdyn/net"
+	"rvdyn/profhw/mq"
+	"rvdyn/profhw/rpa"
+)
+
+// alwaysQueries select every instruction of their classes, so interp and
+// dynamo runs must deliver the same messages, in the same order, to every
+// queue (the Figure 2c store-barrier query among them, which only the
+// Scheme guest's tagged stores match).
+var alwaysQueries = []string{
+	"for opSTORE * always collect pc op1 op2 op3; send 1 stop;",
+	"for opBRANCH * always collect pc res1 misc; send 1 stop;",
+	"for opSTORE 1 always collect op1 op2 op3;\nif op1 <> 0 then send 3 stop else stop;",
+	"for opLOAD * always collect pc op2 op3 res1 res1u ftime;\n" +
+		"if res1 < 7 and op3.b0 bclr 7 goto small;\n" +
+		"if res1u <> 8 or op2.h1 > 8 then send 2 stop;\n" +
+		"count stop;\n" +
+		"small: send 4 stop;\n" +
+		"for opJMP * opMULT * opSYS * always collect pc op1 res1 res2 misc;\n" +
+		"if misc.b1 >= 40 then send 5 else goto last;\n" +
+		"send 6 stop;\n" +
+		"last: count stop;",
+}
+
+// captured is what the service threads of one run received, per queue.
+type captured struct {
+	mu   sync.Mutex
+	msgs map[int][]mq.Message
+}
+
+// startCapture starts a session for text whose service threads record
+// every message, in order.
+func startCapture(t *testing.T, text string) (*rpa.Session, *captured) {
+	t.Helper()
+	p, err := rpa.Assemble(text)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := &captured{msgs: map[int][]mq.Message{}}
+	h := map[int]func(*mq.Message){}
+	for _, n := range p.Queues() {
+		h[n] = func(m *mq.Message) {
+			c.mu.Lock()
+			c.msgs[n] = append(c.msgs[n], *m)
+			c.mu.Unlock()
+		}
+	}
+	s, err := rpa.Start(p, rpa.Options{Seed: 7, Handlers: h}, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s, c
+}
+
+// queryRunLimit bounds each guest run of the query tests (the first
+// instructions of each guest, its setup and hot loops): an always-query
+// sends a message per selected instruction.
+const queryRunLimit = 3_000_000
+
+// TestQueryModesAgree: with always-queries installed, every guest gives
+// the same output, status and instruction count in interp and dynamo mode
+// as without queries, and the service threads receive identical messages.
+func TestQueryModesAgree(t *testing.T) {
+	for _, name := range corpus.Names() {
+		t.Run(name, func(t *testing.T) {
+			image, err := corpus.ELF(name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			args := corpus.Args(name, corpus.Small)
+			ref := run(t, image, rvdyn.Options{Mode: rvdyn.ModeInterp, MaxInstructions: queryRunLimit, Config: interp.Config{Args: args}})
+			for qi, q := range alwaysQueries {
+				var got [2]map[int][]mq.Message
+				var reps [2]rpa.Report
+				for i, mode := range []rvdyn.Mode{rvdyn.ModeInterp, rvdyn.ModeDynamo} {
+					s, c := startCapture(t, q)
+					o := run(t, image, rvdyn.Options{Mode: mode, NET: net.Options{Delay: 10}, Profile: s, MaxInstructions: queryRunLimit, Config: interp.Config{Args: args}})
+					s.Close()
+					if o.err != ref.err || o.code != ref.code || o.stdout != ref.stdout || o.insts != ref.insts {
+						t.Fatalf("query %d, %v: exit %d (%v), %d instructions; without queries %d, %d", qi, mode, o.code, o.err, o.insts, ref.code, ref.insts)
+					}
+					if o.stats.Profile == nil {
+						t.Fatalf("query %d, %v: no rpa report in Stats", qi, mode)
+					}
+					got[i], reps[i] = c.msgs, s.Report()
+				}
+				for n := range rpa.MaxQueues {
+					a, b := got[0][n], got[1][n]
+					if !slices.Equal(a, b) {
+						t.Errorf("query %d queue %d: interp sent %d messages, dynamo %d; first difference %s", qi, n, len(a), len(b), firstDiff(a, b))
+					}
+				}
+				if reps[0].Records != reps[1].Records || reps[0].Insts != reps[1].Insts || reps[0].Counts != reps[1].Counts {
+					t.Errorf("query %d: reports differ: interp %+v, dynamo %+v", qi, reps[0], reps[1])
+				}
+			}
+		})
+	}
+}
+
+func firstDiff(a, b []mq.Message) string {
+	for i := range min(len(a), len(b)) {
+		if a[i] != b[i] {
+			return fmt.Sprintf("message %d: %x vs %x", i, a[i], b[i])
+		}
+	}
+	return "(one is a prefix of the other)"
+}
+
+// TestEdgeQueryTransparent: the edge query of Figure 2a leaves output,
+// exit status and instruction count unchanged in both modes.
+func TestEdgeQueryTransparent(t *testing.T) {
+	const edge = "for opBRANCH * every 256 collect pc res1 misc; send 1 stop;"
+	for _, name := range corpus.Names() {
+		t.Run(name, func(t *testing.T) {
+			image, err := corpus.ELF(name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			args := corpus.Args(name, corpus.Small)
+			ref := run(t, image, rvdyn.Options{Mode: rvdyn.ModeInterp, Config: interp.Config{Args: args}})
+			for _, mode := range []rvdyn.Mode{rvdyn.ModeInterp, rvdyn.ModeDynamo} {
+				p, _ := rpa.Assemble(edge)
+				s, err := rpa.Start(p, rpa.Options{Seed: 3}, 0)
+				if err != nil {
+					t.Fatal(err)
+				}
+				o := run(t, image, rvdyn.Options{Mode: mode, Profile: s, Config: interp.Config{Args: args}})
+				s.Close()
+				if o.err != nil || o.code != ref.code || o.stdout != ref.stdout || o.insts != ref.insts || o.cpu != ref.cpu {
+					t.Errorf("%v: exit %d (%v), %d instructions; without the query %d, %d", mode, o.code, o.err, o.insts, ref.code, ref.insts)
+				}
+				if r := s.Report(); r.Records == 0 || r.Queues[0].Received != r.Queues[0].Sent {
+					t.Errorf("%v: %+v", mode, r)
+				}
+			}
+		})
+	}
+}
