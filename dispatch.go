@@ -55,14 +55,18 @@ func (vm *VM) dispatch() error {
 			vm.flush()
 			continue
 		}
+		vm.takeSample()
 		remaining := vm.left()
 		if remaining == 0 {
 			return interp.ErrLimit
 		}
-		// Native code may overshoot its budget by up to one trace; keep
-		// that much in reserve so the limit is exact.
-		if f := vm.cache.Lookup(vm.st.CPU.PC); f != nil && remaining > maxTrace {
-			if err := vm.runNative(f, remaining-maxTrace); err != nil {
+		remaining = min(remaining, vm.untilSample())
+		// Native code may overshoot its budget by up to one trace, and
+		// an exit to the interpreter retires one more instruction; keep
+		// that much in reserve so the limit and the sample points are
+		// exact.
+		if f := vm.cache.Lookup(vm.st.CPU.PC); f != nil && remaining > maxTrace+1 {
+			if err := vm.runNative(f, remaining-maxTrace-1); err != nil {
 				return err
 			}
 			continue
@@ -165,7 +169,7 @@ func (vm *VM) candidate(pc uint64) error {
 		return nil
 	}
 	t0 := time.Now()
-	trace, reason, err := vm.sel.Record(vm.m, vm.left(), vm.isFragment)
+	trace, reason, err := vm.sel.Record(vm.m, min(vm.left(), vm.untilSample()), vm.isFragment)
 	t1 := time.Now()
 	vm.ctr.recordTime += t1.Sub(t0)
 	// Under path profile prediction every path from a head is recorded:

@@ -3,6 +3,7 @@ module rvdyn
 go 1.26.0
 
 require (
+	github.com/cilium/ebpf v0.22.0
 	github.com/twitchyliquid64/golang-asm v0.15.1
 	golang.org/x/arch v0.32.0
 	golang.org/x/sys v0.49.0

@@ -30,6 +30,7 @@ import (
 	"rvdyn/fragment"
 	"rvdyn/gcassist"
 	"rvdyn/interp"
+	"rvdyn/layout"
 	"rvdyn/net"
 	"rvdyn/profhw/rpa"
 )
@@ -100,6 +101,7 @@ func ParseMode(s string) (Mode, error) {
 //	GC.Mode                guest: the guest collects its own heap  gcassist.Options
 //	Collector              nil: made from GC
 //	Profile                nil: no relational profiling     rpa.Session
+//	Sample                 Period 0: no PC sampling         layout.SampleOptions
 type Options struct {
 	// Mode selects interpretation alone or the optimizer.
 	Mode Mode
@@ -156,6 +158,11 @@ type Options struct {
 	// the service threads) after Run, and reads its tables and Report;
 	// Stats carries the report too. A session serves one VM.
 	Profile *rpa.Session
+	// Sample takes a PC sample every Sample.Period retired instructions
+	// at a seeded random offset (the frequency-based sampler of the
+	// statistical-profiles paper); VM.Samples returns the sample set. It
+	// gives the same set in both modes.
+	Sample layout.SampleOptions
 }
 
 // DefaultOptions returns the default options, the zero Options: dynamo
@@ -180,6 +187,8 @@ type VM struct {
 	syms      *interp.Symbols          // the guest's function names
 	live      []*codecache.Fragment    // fragments in the cache, for their tallies
 	fragTotal map[uint64]*FragmentStat // tallies of flushed fragments, by head
+
+	samp sampler // Options.Sample
 
 	interrupt atomic.Bool // a debugger asks the run to stop (see expired)
 	deadline  time.Time   // zero: no timeout
@@ -210,7 +219,8 @@ func (vm *VM) expired() bool {
 func (vm *VM) interpret() error {
 	m := vm.m
 	for !m.Exited() {
-		n := uint64(slice)
+		vm.takeSample()
+		n := min(uint64(slice), vm.untilSample())
 		if lim := vm.opts.MaxInstructions; lim > 0 {
 			if m.Retired() >= lim {
 				return interp.ErrLimit
@@ -235,6 +245,9 @@ func New(image []byte, opts Options) (*VM, error) {
 		return nil, err
 	}
 	vm := &VM{opts: opts, m: m, codePages: make(map[uint64]bool), syms: interp.LoadSymbols(image)}
+	if cd := layout.NewCountdown(opts.Sample); cd != nil {
+		vm.samp = sampler{cd: cd, set: make(layout.SampleSet)}
+	}
 	if opts.Mode == ModeDynamo {
 		if !codecache.Supported {
 			m.Close()

@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"sort"
 	"unsafe"
 
 	"golang.org/x/sys/unix"
@@ -82,6 +83,7 @@ type Cache struct {
 	size    int
 	used    int
 	frags   map[uint64]*Fragment
+	placed  []*Fragment         // in placement order (increasing Entry) since the last flush
 	exits   []ExitRecord        // by exit ID
 	pending map[uint64][]uint32 // target pc -> unlinked ExitBranch stubs
 	noLink  bool
@@ -141,6 +143,7 @@ func (c *Cache) reset() {
 	}
 	c.used = 0
 	c.frags = make(map[uint64]*Fragment)
+	c.placed = c.placed[:0]
 	c.exits = c.exits[:0]
 	c.pending = make(map[uint64][]uint32)
 }
@@ -152,6 +155,28 @@ func (c *Cache) Close() error {
 		c.iblMem, c.ibl = nil, nil
 	}
 	return c.mem.close()
+}
+
+// FragmentAt returns the fragment whose machine code holds executable
+// address hostAddr, or nil (an address outside the cache, in alignment
+// padding, or in a fragment flushed since). Fragments are placed at
+// increasing offsets between flushes, so this is a binary search.
+func (c *Cache) FragmentAt(hostAddr uintptr) *Fragment {
+	i := sort.Search(len(c.placed), func(i int) bool { return c.placed[i].Entry > hostAddr }) - 1
+	if i < 0 || hostAddr >= c.placed[i].Entry+uintptr(c.placed[i].Size) {
+		return nil
+	}
+	return c.placed[i]
+}
+
+// Each calls yield with every fragment in the cache, in placement order,
+// until it returns false.
+func (c *Cache) Each(yield func(*Fragment) bool) {
+	for _, f := range c.placed {
+		if !yield(f) {
+			return
+		}
+	}
 }
 
 // Lookup returns the fragment whose tag is pc, or nil.
@@ -194,6 +219,7 @@ func (c *Cache) Insert(code *fragment.Code) (*Fragment, error) {
 		c.exits = append(c.exits, ExitRecord{Exit: e, Frag: f})
 	}
 	c.frags[code.Head] = f
+	c.placed = append(c.placed, f)
 	if !c.noIBL {
 		i := 2 * amd64.IBLIndex(code.Head) // the slot the stubs' probe reads
 		c.ibl[i], c.ibl[i+1] = code.Head, uint64(f.Entry)

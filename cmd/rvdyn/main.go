@@ -8,6 +8,7 @@
 //	rvdyn rpa asm|disasm|edge ...            relational profiler queries
 //	rvdyn gc [flags]                         the Scheme guest's collectors measured
 //	rvdyn reproduce [--quick] [--out DIR]    every paper's figures and tables
+//	rvdyn layout [flags]                     procedure placement from PC samples
 //
 // Run `rvdyn <command> -h` for the flags of each command.
 package main
@@ -30,6 +31,7 @@ usage:
   rvdyn rpa asm|disasm|edge ...              relational profiler: queries, listings, edge accuracy
   rvdyn gc [flags]                           the Scheme guest's collectors: GC overhead, pauses, barriers
   rvdyn reproduce [--quick] [--out DIR]      regenerate every figure and table of the papers
+  rvdyn layout [flags]                       procedure placement from PC samples: Pettis-Hansen, C3, Tables 5-7
   rvdyn help                                 this text
 
 Run 'rvdyn <command> -h' for a command's flags.
@@ -59,10 +61,12 @@ func realMain(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return gcCmd(args[1:], stdout, stderr)
 	case "reproduce":
 		return reproduceCmd(args[1:], stdout, stderr)
+	case "layout":
+		return layoutCmd(args[1:], stdout, stderr)
 	case "help", "-h", "--help", "-help":
 		fmt.Fprintf(stdout, usage, corpus.Default)
 		return 0
 	}
-	fmt.Fprintf(stderr, "rvdyn: unknown command %q (want run, bench, profile, predict, rpa, gc, reproduce or help)\n", args[0])
+	fmt.Fprintf(stderr, "rvdyn: unknown command %q (want run, bench, profile, predict, rpa, gc, reproduce, layout or help)\n", args[0])
 	return 2
 }

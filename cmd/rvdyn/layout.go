@@ -1,0 +1,215 @@
+// The layout command: guests in; sample sets, complete profiles, Pettis-Hansen and C3 orders, relinked ELFs, the paper's Tables 5-7 and Figure 4 out.
+
+package main
+
+import (
+	"bytes"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+
+	"rvdyn"
+	"rvdyn/bench/corpus"
+	"rvdyn/internal/figure"
+	"rvdyn/layout"
+)
+
+const layoutUsage = `usage: rvdyn layout [flags]
+       rvdyn layout clock [flags]   (the time-based sampler: rvdyn layout clock -h)
+
+Procedure placement from statistical PC samples (docs/layout.md): for each
+guest, --sets sampled runs of its training input (one PC sample every
+--period retired instructions, seeded, in dynamo mode) and the complete
+profile of one interpreted training run; Table 5 (chi-square) and
+Figure 4 (key matching); Pettis-Hansen and C3 orders from single sets,
+from all sets and from the complete profile, each relinked with the cross
+linker (bench/guests: make NAME.layout.elf); every layout's test run
+interpreted with instruction caches simulated (Table 6), its output
+checked under the interpreter, rvdyn and qemu-riscv64; with
+--native-runs, the host builds relinked with the same orders and timed
+(Table 7). Needs riscv64-unknown-elf-gcc and make; run from the
+repository root (or give --guests-dir).
+
+flags:
+`
+
+type layoutReport struct {
+	Results []*layout.Result               `json:"results"`
+	Native  map[string][]layout.NativeTime `json:"native,omitempty"`
+}
+
+func layoutCmd(args []string, stdout, stderr io.Writer) int {
+	if len(args) > 0 && args[0] == "clock" {
+		return layoutClockCmd(args[1:], stdout, stderr)
+	}
+	fs := flag.NewFlagSet("layout", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	guest := fs.String("guest", "", "comma-separated guests (default: the layout package's DefaultGuests; each needs training and test inputs in layout.Inputs)")
+	sets := fs.Int("sets", 32, "sample sets per guest")
+	singles := fs.Int("singles", 0, "single-set layouts to relink and simulate for Table 6 (0: all --sets)")
+	period := fs.Uint64("period", 10000, "retired guest instructions between PC samples (mean)")
+	seed := fs.Uint64("seed", 1, "seed of the first sample set (set k uses seed+k)")
+	workers := fs.Int("workers", 2, "concurrent cache simulations")
+	nativeRuns := fs.Int("native-runs", 0, "time the native builds: runs per layout, interleaved (0: skip Table 7)")
+	guestsDir := fs.String("guests-dir", "bench/guests", "the guest sources and Makefile")
+	workDir := fs.String("work", "", "directory for linker scripts and relinked programs (default: a temporary one, removed)")
+	noQemu := fs.Bool("no-qemu", false, "do not check relinked programs under qemu-riscv64")
+	jsonOut := fs.String("json", "", "write the results as JSON to this file")
+	plotOut := fs.String("plot", "", "draw Figure 4 (key matching) to this .svg or .png file")
+	fs.Usage = func() {}
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			fmt.Fprint(stderr, layoutUsage)
+			fs.PrintDefaults()
+			return 0
+		}
+		return exitUsage
+	}
+	fail := func(format string, a ...any) int {
+		fmt.Fprintf(stderr, "rvdyn: layout: "+format+"\n", a...)
+		return 1
+	}
+	if fs.NArg() > 0 {
+		return fail("unexpected arguments %q", fs.Args())
+	}
+	if *plotOut != "" {
+		if err := figure.CheckPath(*plotOut); err != nil {
+			return fail("--plot %v", err)
+		}
+	}
+	if !layout.CrossToolchain() {
+		return fail("riscv64-unknown-elf-gcc is not installed: relinking needs the cross toolchain (.ci/run installs it)")
+	}
+	if _, err := os.Stat(filepath.Join(*guestsDir, "Makefile")); err != nil {
+		return fail("--guests-dir %s: %v", *guestsDir, err)
+	}
+	gdir, _ := filepath.Abs(*guestsDir)
+	names := layout.DefaultGuests
+	if *guest != "" {
+		names = splitList(*guest, ",")
+	}
+	wd := *workDir
+	if wd == "" {
+		d, err := os.MkdirTemp("", "rvdyn-layout-")
+		if err != nil {
+			return fail("%v", err)
+		}
+		defer os.RemoveAll(d)
+		wd = d
+	} else if err := os.MkdirAll(wd, 0o755); err != nil {
+		return fail("--work: %v", err)
+	}
+	runs := map[string]layout.RunFunc{"rvdyn": runRvdyn}
+	if q, err := exec.LookPath("qemu-riscv64"); err == nil && !*noQemu {
+		runs["qemu"] = func(path string, _ []byte, argv []string) ([]byte, int, error) { return runQemu(q, path, argv) }
+	}
+	opts := layout.Options{Sets: *sets, Singles: *singles, Period: *period, Seed: *seed, Workers: *workers,
+		GuestsDir: gdir, WorkDir: wd, Sample: sampleRvdyn, Runs: runs,
+		Log: func(f string, a ...any) { fmt.Fprintf(stderr, "layout: "+f+"\n", a...) }}
+	var rep layoutReport
+	rep.Native = map[string][]layout.NativeTime{}
+	var nativeGuests []string
+	var nativeTimes [][]layout.NativeTime
+	for _, name := range names {
+		in, ok := layout.Inputs[name]
+		if !ok {
+			return fail("no training and test inputs for guest %q (layout.Inputs)", name)
+		}
+		image, err := corpus.ELF(name)
+		if err != nil {
+			return fail("%v", err)
+		}
+		path, _ := corpus.ELFFile(name)
+		g := layout.Guest{Name: name, Image: image, Path: path,
+			Train: append([]string{name}, in[0]...), Test: append([]string{name}, in[1]...)}
+		r, err := layout.Experiment(g, opts)
+		if err != nil {
+			return fail("%v", err)
+		}
+		rep.Results = append(rep.Results, r)
+		if *nativeRuns > 0 {
+			var ls []layout.Layout
+			for _, l := range r.Layouts {
+				if l.Name == "original" || l.Name == "ph-complete" || l.Name == "c3-complete" || l.Name == fmt.Sprintf("ph-%dsets", r.Sets) || l.Name == fmt.Sprintf("c3-%dsets", r.Sets) {
+					ls = append(ls, l)
+				}
+			}
+			fmt.Fprintf(stderr, "layout: %s: timing %d native builds, %d runs each\n", name, len(ls), *nativeRuns)
+			ts, err := layout.NativeTimes(gdir, wd, name, ls, corpus.Args(name, corpus.Full), *nativeRuns)
+			if err != nil {
+				return fail("%v", err)
+			}
+			rep.Native[name] = ts
+			nativeGuests, nativeTimes = append(nativeGuests, name), append(nativeTimes, ts)
+		}
+	}
+	for _, r := range rep.Results {
+		fmt.Fprintf(stdout, "%s: %d procedures, %d blocks, %d bytes of text; %.0f samples per set; %.1f%% of executed calls indirect (no edge)\n",
+			r.Guest, r.Procs, r.Blocks, r.TextBytes, r.SamplesPerSet, 100*r.IndirectShare)
+	}
+	fmt.Fprintln(stdout, "\nTable 5: chi-square of summed sample sets against the complete profile (training input)")
+	layout.WriteTable5(stdout, rep.Results)
+	fmt.Fprintln(stdout, "\nTable 6: simulated instruction-cache miss rates (test input)")
+	layout.WriteTable6(stdout, rep.Results)
+	if len(nativeGuests) > 0 {
+		fmt.Fprintln(stdout, "Table 7: native execution time (host gcc -O2, relinked), medians of interleaved runs")
+		layout.WriteTable7(stdout, nativeGuests, nativeTimes)
+	}
+	if *jsonOut != "" {
+		if err := writeJSON(*jsonOut, rep); err != nil {
+			return fail("--json: %v", err)
+		}
+	}
+	if *plotOut != "" {
+		if err := layout.PlotKeyMatch(rep.Results, 0, *plotOut); err != nil {
+			return fail("--plot: %v", err)
+		}
+	}
+	return 0
+}
+
+// sampleRvdyn runs a guest in dynamo mode with the frequency sampler.
+func sampleRvdyn(image []byte, argv []string, o layout.SampleOptions) (layout.SampleSet, error) {
+	opts := rvdyn.Options{Sample: o}
+	opts.Args = argv
+	vm, err := rvdyn.New(image, opts)
+	if err != nil {
+		return nil, err
+	}
+	defer vm.Close()
+	if _, err := vm.Run(); err != nil {
+		return nil, err
+	}
+	return vm.Samples(), nil
+}
+
+// runRvdyn runs a guest in dynamo mode and returns its output and status.
+func runRvdyn(_ string, image []byte, argv []string) ([]byte, int, error) {
+	var out bytes.Buffer
+	opts := rvdyn.Options{}
+	opts.Args, opts.Stdout = argv, &out
+	vm, err := rvdyn.New(image, opts)
+	if err != nil {
+		return nil, 0, err
+	}
+	defer vm.Close()
+	code, err := vm.Run()
+	return out.Bytes(), code, err
+}
+
+// runQemu runs an ELF file under qemu-riscv64.
+func runQemu(qemu, path string, argv []string) ([]byte, int, error) {
+	var out bytes.Buffer
+	cmd := exec.Command(qemu, append([]string{path}, argv[1:]...)...)
+	cmd.Stdout = &out
+	err := cmd.Run()
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
+		return out.Bytes(), ee.ExitCode(), nil
+	}
+	return out.Bytes(), 0, err
+}

@@ -1,0 +1,170 @@
+// The layout clock command: guests in; the time-based sampler's overhead on native builds and on rvdyn runs (the paper's Table 4) and where the samples fell, out.
+
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"text/tabwriter"
+	"time"
+
+	"rvdyn"
+	"rvdyn/bench/corpus"
+	"rvdyn/layout"
+)
+
+const layoutClockUsage = `usage: rvdyn layout clock [flags]
+
+The time-based sampler (a perf_event cpu-clock at --hz, samples counted in
+the kernel by an eBPF program) against each guest's native build (host gcc,
+bench/guests: make NAME.native) and against rvdyn running the guest:
+execution time without and with monitoring, medians of --runs runs each,
+interleaved (the paper's Table 4), and where the samples fell. Guests run
+at their full size. Needs root (or CAP_BPF and CAP_PERFMON).
+
+flags:
+`
+
+// clockRow is one guest's line of Table 4.
+type clockRow struct {
+	Guest         string        `json:"guest"`
+	NativeOff     time.Duration `json:"native_without_ns"`
+	NativeOn      time.Duration `json:"native_with_ns"`
+	RvdynOff      time.Duration `json:"rvdyn_without_ns"`
+	RvdynOn       time.Duration `json:"rvdyn_with_ns"`
+	NativeSamples uint64        `json:"native_samples"`
+	NativeTop     string        `json:"native_top_function"`
+	CacheSamples  float64       `json:"rvdyn_samples_in_code_cache"`
+	HostSamples   uint64        `json:"rvdyn_samples_elsewhere"`
+}
+
+func layoutClockCmd(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("layout clock", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	guest := fs.String("guest", "", "comma-separated guests (default: the layout experiment's guests)")
+	runs := fs.Int("runs", 5, "runs per configuration, interleaved")
+	hz := fs.Int("hz", layout.DefaultHz, "samples per second of CPU time")
+	guestsDir := fs.String("guests-dir", "bench/guests", "the guest sources and Makefile (for the native builds)")
+	jsonOut := fs.String("json", "", "write the rows as JSON to this file")
+	fs.Usage = func() {}
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			fmt.Fprint(stderr, layoutClockUsage)
+			fs.PrintDefaults()
+			return 0
+		}
+		return exitUsage
+	}
+	fail := func(format string, a ...any) int {
+		fmt.Fprintf(stderr, "rvdyn: layout clock: "+format+"\n", a...)
+		return 1
+	}
+	if *runs < 1 {
+		return fail("--runs must be at least 1")
+	}
+	s, err := layout.NewClockSampler(*hz)
+	if err != nil {
+		return fail("%v; the frequency-based sampler (rvdyn layout --period N) needs no privileges", err)
+	}
+	defer s.Close()
+	names := layout.DefaultGuests
+	if *guest != "" {
+		names = splitList(*guest, ",")
+	}
+	median := func(d []time.Duration) time.Duration {
+		d = slices.Clone(d)
+		slices.Sort(d)
+		return d[len(d)/2]
+	}
+	var rows []clockRow
+	for _, name := range names {
+		image, err := corpus.ELF(name)
+		if err != nil {
+			return fail("%v", err)
+		}
+		argv := corpus.Args(name, corpus.Full)
+		bin := filepath.Join(*guestsDir, name+".native")
+		if out, err := exec.Command("make", "-s", "-C", *guestsDir, name+".native").CombinedOutput(); err != nil {
+			return fail("make %s.native: %v\n%s", name, err, out)
+		}
+		row := clockRow{Guest: name}
+		var nOff, nOn, rOff, rOn []time.Duration
+		fmt.Fprintf(stderr, "layout clock: %s: %d runs of each configuration\n", name, *runs)
+		for range *runs {
+			r, err := layout.RunNative(bin, argv[1:], nil)
+			if err != nil {
+				return fail("%s: %v", bin, err)
+			}
+			nOff = append(nOff, r.Elapsed)
+			r, err = layout.RunNative(bin, argv[1:], s)
+			if err != nil {
+				return fail("%s: %v", bin, err)
+			}
+			nOn = append(nOn, r.Elapsed)
+			row.NativeSamples = 0
+			for f, n := range r.Funcs {
+				row.NativeSamples += n
+				if row.NativeTop == "" || n > r.Funcs[row.NativeTop] {
+					row.NativeTop = f
+				}
+			}
+			d, _, err := rvdynRun(image, argv, nil)
+			if err != nil {
+				return fail("%s: %v", name, err)
+			}
+			rOff = append(rOff, d)
+			if err := s.Reset(); err != nil {
+				return fail("%v", err)
+			}
+			d, cs, err := rvdynRun(image, argv, s)
+			if err != nil {
+				return fail("%s: %v", name, err)
+			}
+			rOn = append(rOn, d)
+			row.CacheSamples, row.HostSamples = cs.Guest.Total(), cs.Host
+		}
+		row.NativeOff, row.NativeOn, row.RvdynOff, row.RvdynOn = median(nOff), median(nOn), median(rOff), median(rOn)
+		rows = append(rows, row)
+	}
+	fmt.Fprintf(stdout, "Table 4: time-based sampling at %d Hz, medians of %d interleaved runs (machine shared)\n", *hz, *runs)
+	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "guest\tnative without\twith\toverhead\tsamples\ttop function\trvdyn without\twith\toverhead\tin code cache\telsewhere\t")
+	for _, r := range rows {
+		ov := func(off, on time.Duration) string { return fmt.Sprintf("%+.1f%%", 100*(float64(on)/float64(off)-1)) }
+		fmt.Fprintf(tw, "%s\t%v\t%v\t%s\t%d\t%s\t%v\t%v\t%s\t%.0f\t%d\t\n", r.Guest,
+			r.NativeOff.Round(time.Millisecond), r.NativeOn.Round(time.Millisecond), ov(r.NativeOff, r.NativeOn), r.NativeSamples, r.NativeTop,
+			r.RvdynOff.Round(time.Millisecond), r.RvdynOn.Round(time.Millisecond), ov(r.RvdynOff, r.RvdynOn), r.CacheSamples, r.HostSamples)
+	}
+	tw.Flush()
+	if *jsonOut != "" {
+		if err := writeJSON(*jsonOut, rows); err != nil {
+			return fail("--json: %v", err)
+		}
+	}
+	return 0
+}
+
+// rvdynRun runs a guest in dynamo mode, sampled by s if it is not nil,
+// and returns the run's wall time.
+func rvdynRun(image []byte, argv []string, s *layout.ClockSampler) (time.Duration, rvdyn.ClockSamples, error) {
+	opts := rvdyn.Options{}
+	opts.Args = argv
+	vm, err := rvdyn.New(image, opts)
+	if err != nil {
+		return 0, rvdyn.ClockSamples{}, err
+	}
+	defer vm.Close()
+	t0 := time.Now()
+	var cs rvdyn.ClockSamples
+	if s != nil {
+		_, cs, err = vm.RunClockSampled(s)
+	} else {
+		_, err = vm.Run()
+	}
+	return time.Since(t0), cs, err
+}

@@ -1,0 +1,127 @@
+// Tests of the time-based sampler on this process's own thread (skipped where perf_event or BPF is refused).
+
+package layout
+
+import (
+	"errors"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+)
+
+// spin burns CPU in user mode; its PCs are what the sampler must see.
+//
+//go:noinline
+func spin(n int) int {
+	x := 1
+	for i := 0; i < n; i++ {
+		x = x*1103515245 + 12345
+	}
+	return x
+}
+
+var sink int
+
+func TestClockSamplerOwnThread(t *testing.T) {
+	s, err := NewClockSampler(DefaultHz)
+	if errors.Is(err, ErrClockUnavailable) {
+		t.Skip(err)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	if err := s.AttachThread(); errors.Is(err, ErrClockUnavailable) {
+		t.Skip(err)
+	} else if err != nil {
+		t.Fatal(err)
+	}
+	// Spin until samples arrive (bounded by a deadline far beyond need,
+	// so a loaded machine only makes the test slower).
+	var counts map[uint64]uint64
+	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); {
+		sink += spin(1 << 22)
+		if counts, err = s.Counts(); err != nil {
+			t.Fatal(err)
+		}
+		var n uint64
+		for _, c := range counts {
+			n += c
+		}
+		if n >= 20 {
+			break
+		}
+	}
+	s.Stop()
+	var top uint64
+	var topN uint64
+	for ip, c := range counts {
+		if c > topN {
+			top, topN = ip, c
+		}
+	}
+	if topN == 0 {
+		t.Fatal("no samples")
+	}
+	if f := runtime.FuncForPC(uintptr(top)); f == nil || !strings.HasSuffix(f.Name(), ".spin") {
+		t.Errorf("most-sampled pc %#x is in %v, want spin", top, f)
+	}
+	if err := s.Reset(); err != nil {
+		t.Fatal(err)
+	}
+	if c, _ := s.Counts(); len(c) != 0 {
+		t.Errorf("%d pcs after Reset", len(c))
+	}
+}
+
+// TestClockSamplerNative samples a native build of a corpus guest: the
+// samples land in its own functions.
+func TestClockSamplerNative(t *testing.T) {
+	gcc, err := exec.LookPath("gcc")
+	if err != nil {
+		t.Skip("no host gcc")
+	}
+	s, err := NewClockSampler(DefaultHz)
+	if errors.Is(err, ErrClockUnavailable) {
+		t.Skip(err)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	bin := filepath.Join(t.TempDir(), "nqueens.native")
+	if out, err := exec.Command(gcc, "-O2", "-o", bin, "../bench/guests/nqueens.c").CombinedOutput(); err != nil {
+		t.Fatalf("gcc: %v\n%s", err, out)
+	}
+	var total uint64
+	var r NativeRun
+	for size := 12; total < 10 && size <= 15; size++ {
+		r, err = RunNative(bin, []string{strconv.Itoa(size)}, s)
+		if errors.Is(err, ErrClockUnavailable) {
+			t.Skip(err)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		total = 0
+		for _, n := range r.Funcs {
+			total += n
+		}
+	}
+	var top string
+	for f, n := range r.Funcs {
+		if top == "" || n > r.Funcs[top] {
+			top = f
+		}
+	}
+	if total == 0 || top == "?" {
+		t.Errorf("samples by function: %v", r.Funcs)
+	}
+	t.Logf("%d samples, top %s; %v", total, top, r.Funcs)
+}

@@ -1,0 +1,348 @@
+// The paper's experiment on one guest: training runs -> sample sets and the complete profile -> orders -> relinked ELFs -> Table 5, Figure 4 and Table 6 rows.
+
+package layout
+
+import (
+	"bytes"
+	"fmt"
+	"maps"
+	"os"
+	"path/filepath"
+	"slices"
+	"sync"
+
+	"rvdyn/interp"
+)
+
+// A Guest is one program of the experiment and its two inputs: the paper
+// trains and tests with different inputs (section 3.3).
+type Guest struct {
+	Name  string
+	Image []byte
+	Path  string   // the ELF file of Image, for runners that need a file
+	Train []string // argv of the training runs (samples, complete profile)
+	Test  []string // argv of the test runs (cache simulation, output check)
+}
+
+// SampleFunc runs image with argv under sampling and returns its sample
+// set: the root package's Options.Sample (cmd/rvdyn supplies it, so that
+// layout need not import the root package).
+type SampleFunc func(image []byte, argv []string, o SampleOptions) (SampleSet, error)
+
+// RunFunc runs an ELF (its file path and contents) with argv and returns
+// its standard output and exit status (rvdyn in dynamo mode, or
+// qemu-riscv64).
+type RunFunc func(path string, image []byte, argv []string) (stdout []byte, status int, err error)
+
+// Options configure Experiment. Zero fields take the defaults shown.
+type Options struct {
+	Sets       int           // sample sets per guest (32)
+	Singles    int           // single-set layouts evaluated in Table 6 (Sets)
+	Period     uint64        // instructions between samples (10000)
+	Seed       uint64        // seed of the first set; set k uses Seed+k (1)
+	Caches     []CacheConfig // Table 6's caches (DefaultCaches)
+	MaxCluster int           // C3's cluster limit in bytes (DefaultMaxCluster)
+	GuestsDir  string        // bench/guests, where Relink runs make (required)
+	WorkDir    string        // where scripts and relinked ELFs go (required)
+	Workers    int           // concurrent cache simulations (1)
+	Sample     SampleFunc    // required
+	Runs       map[string]RunFunc
+	// Log, if set, receives one line per step.
+	Log func(format string, args ...any)
+}
+
+// DefaultCaches are the paper's 32 KB direct-mapped cache with 32-byte
+// lines and caches scaled down to our guests' smaller text (2, 4 and 8 KB,
+// direct-mapped, 32-byte lines), plus a 2-way 4 KB cache.
+var DefaultCaches = []CacheConfig{{32 << 10, 32, 1}, {8 << 10, 32, 1}, {4 << 10, 32, 1}, {2 << 10, 32, 1}, {4 << 10, 32, 2}}
+
+// ChiRow is one row of Table 5.
+type ChiRow struct {
+	Row  string  `json:"row"` // "1 sample set", ..., "expected", "good match"
+	Sets int     `json:"sets,omitempty"`
+	Chi2 float64 `json:"chi2"`
+}
+
+// A Layout is one procedure order of a guest, applied and measured.
+type Layout struct {
+	Name      string    `json:"name"` // original, ph-1set-K, ph-32sets, ph-complete, c3-32sets, c3-complete
+	Order     []string  `json:"order,omitempty"`
+	ELF       string    `json:"elf,omitempty"`
+	MissRates []float64 `json:"miss_rates"` // one per Options.Caches, on the test input
+	Fetches   uint64    `json:"fetches"`
+	// Agree names the runners whose output and status on the test input
+	// matched the original ELF's under the interpreter.
+	Agree []string `json:"agree"`
+}
+
+// Result is the experiment's outcome for one guest.
+type Result struct {
+	Guest          string        `json:"guest"`
+	Train          []string      `json:"train"`
+	Test           []string      `json:"test"`
+	Sets           int           `json:"sets"`
+	Period         uint64        `json:"period"`
+	Procs          int           `json:"procs"`
+	Blocks         int           `json:"blocks"`
+	TextBytes      uint64        `json:"text_bytes"`
+	SamplesPerSet  float64       `json:"samples_per_set"`
+	IndirectShare  float64       `json:"indirect_call_share"` // of executed calls (complete profile)
+	Table5         []ChiRow      `json:"table5"`
+	KeyMatch       []int         `json:"key_match"` // f(n), 32 sets vs complete
+	Caches         []CacheConfig `json:"caches"`
+	Layouts        []Layout      `json:"layouts"`
+	SingleMissRate [][3]float64  `json:"single_set_miss_rates"` // per cache: max, average, min
+}
+
+// Experiment runs the paper's pipeline on g: Sets sampled training runs
+// and the complete profile of a training run; Table 5 and Figure 4 from
+// them; Pettis-Hansen orders from each single set, from all sets and
+// from the complete profile, and C3 orders; each relinked with the cross
+// linker; every layout's test run under the interpreter feeding the cache
+// simulators (Table 6), its output compared with the original's and with
+// each runner's.
+func Experiment(g Guest, o Options) (*Result, error) {
+	o = o.withDefaults()
+	if o.Sample == nil || o.GuestsDir == "" || o.WorkDir == "" {
+		return nil, fmt.Errorf("layout: Experiment needs Options.Sample, GuestsDir and WorkDir")
+	}
+	p, err := Analyze(g.Image)
+	if err != nil {
+		return nil, err
+	}
+	r := &Result{Guest: g.Name, Train: g.Train, Test: g.Test, Procs: len(p.Procs), Blocks: len(p.Blocks), Caches: o.Caches, Sets: o.Sets, Period: o.Period}
+	for _, q := range p.Procs {
+		r.TextBytes += q.Size
+	}
+	// The complete profile of the training input.
+	c := NewComplete(p)
+	if _, _, err := interpRun(g.Image, g.Train, c); err != nil {
+		return nil, fmt.Errorf("%s: complete profile: %w", g.Name, err)
+	}
+	complete := c.BlockProfile(p)
+	cg := p.CallGraph(complete)
+	if t := cg.DirectCalls + cg.IndirectCalls; t > 0 {
+		r.IndirectShare = cg.IndirectCalls / t
+	}
+	// Sample sets.
+	o.Log("%s: %d sample sets of %v, one sample per %d instructions", g.Name, o.Sets, g.Train, o.Period)
+	sets := make([]Profile, o.Sets)
+	var samples float64
+	for k := range sets {
+		s, err := o.Sample(g.Image, g.Train, SampleOptions{Period: o.Period, Seed: o.Seed + uint64(k)})
+		if err != nil {
+			return nil, fmt.Errorf("%s: sample set %d: %w", g.Name, k, err)
+		}
+		samples += s.Total()
+		sets[k], _ = p.BlockProfile(s)
+	}
+	r.SamplesPerSet = samples / float64(o.Sets)
+	// Table 5 and Figure 4.
+	sum := make(Profile, len(p.Blocks))
+	for k := range sets {
+		sum.Add(sets[k])
+		if n := k + 1; n&(n-1) == 0 {
+			chi, _ := ChiSquare(sum, complete)
+			row := fmt.Sprintf("%d sample sets", n)
+			if n == 1 {
+				row = "1 sample set"
+			}
+			r.Table5 = append(r.Table5, ChiRow{Row: row, Sets: n, Chi2: chi})
+		}
+	}
+	ex, _ := ChiSquare(Expected(complete, o.Seed), complete)
+	gm, _ := ChiSquare(GoodMatch(complete, o.Seed), complete)
+	r.Table5 = append(r.Table5, ChiRow{Row: `"expected"`, Chi2: ex}, ChiRow{Row: "good match", Chi2: gm})
+	r.KeyMatch = KeyMatch(complete, sum, 0)
+	// Orders.
+	layouts := []Layout{{Name: "original"}}
+	add := func(name string, order []int) {
+		layouts = append(layouts, Layout{Name: name, Order: p.Names(order)})
+	}
+	add(fmt.Sprintf("ph-%dsets", o.Sets), PettisHansen(p.CallGraph(sum)))
+	add("ph-complete", PettisHansen(cg))
+	add(fmt.Sprintf("c3-%dsets", o.Sets), C3(p.CallGraph(sum), o.MaxCluster))
+	add("c3-complete", C3(cg, o.MaxCluster))
+	for k := range o.Singles {
+		add(fmt.Sprintf("ph-1set-%d", k+1), PettisHansen(p.CallGraph(sets[k])))
+	}
+	if err := relinkAll(g, layouts, o); err != nil {
+		return nil, err
+	}
+	if err := simulateAll(g, layouts, o); err != nil {
+		return nil, err
+	}
+	r.Layouts = layouts
+	r.SingleMissRate = make([][3]float64, len(o.Caches))
+	for ci := range o.Caches {
+		mx, avg, mn := 0.0, 0.0, 1.0
+		n := 0
+		for _, l := range layouts {
+			if len(l.Name) > 7 && l.Name[:7] == "ph-1set" {
+				m := l.MissRates[ci]
+				mx, mn, avg = max(mx, m), min(mn, m), avg+m
+				n++
+			}
+		}
+		if n > 0 {
+			r.SingleMissRate[ci] = [3]float64{mx, avg / float64(n), mn}
+		}
+	}
+	return r, nil
+}
+
+func (o Options) withDefaults() Options {
+	if o.Sets <= 0 {
+		o.Sets = 32
+	}
+	if o.Singles <= 0 || o.Singles > o.Sets {
+		o.Singles = o.Sets
+	}
+	if o.Period == 0 {
+		o.Period = 10000
+	}
+	if o.Seed == 0 {
+		o.Seed = 1
+	}
+	if len(o.Caches) == 0 {
+		o.Caches = DefaultCaches
+	}
+	if o.Workers <= 0 {
+		o.Workers = 1
+	}
+	if o.Log == nil {
+		o.Log = func(string, ...any) {}
+	}
+	return o
+}
+
+// relinkAll writes each layout's linker script and relinks the guest
+// with it (the original keeps the corpus ELF).
+func relinkAll(g Guest, layouts []Layout, o Options) error {
+	base, err := os.ReadFile(filepath.Join(o.GuestsDir, "rt", "guest.ld"))
+	if err != nil {
+		return err
+	}
+	o.Log("%s: relinking %d layouts", g.Name, len(layouts)-1)
+	for i := range layouts {
+		l := &layouts[i]
+		if l.Order == nil {
+			continue
+		}
+		script, err := LinkerScript(string(base), l.Order)
+		if err != nil {
+			return err
+		}
+		ld := filepath.Join(o.WorkDir, g.Name+"."+l.Name+".ld")
+		if err := os.WriteFile(ld, []byte(script), 0o644); err != nil {
+			return err
+		}
+		l.ELF = filepath.Join(o.WorkDir, g.Name+"."+l.Name+".elf")
+		if err := Relink(o.GuestsDir, g.Name, ld, l.ELF, false); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// simulateAll runs every layout's ELF on the test input under the
+// interpreter with the cache simulators attached, and under each runner,
+// Workers at a time. Each job writes only its own Layout.
+func simulateAll(g Guest, layouts []Layout, o Options) error {
+	o.Log("%s: simulating %d layouts on %v", g.Name, len(layouts), g.Test)
+	var wantOut []byte
+	var wantStatus int
+	errs := make([]error, len(layouts))
+	job := func(i int) {
+		l := &layouts[i]
+		image, path := g.Image, g.Path
+		if l.ELF != "" {
+			path = l.ELF
+			b, err := os.ReadFile(l.ELF)
+			if err != nil {
+				errs[i] = err
+				return
+			}
+			image = b
+		}
+		caches := make(Fetcher, len(o.Caches))
+		for ci, cfg := range o.Caches {
+			c, err := NewCache(cfg)
+			if err != nil {
+				errs[i] = err
+				return
+			}
+			caches[ci] = c
+		}
+		out, status, err := interpRun(image, g.Test, caches)
+		if err != nil {
+			errs[i] = fmt.Errorf("%s %s: %w", g.Name, l.Name, err)
+			return
+		}
+		if i > 0 && (!bytes.Equal(out, wantOut) || status != wantStatus) {
+			errs[i] = fmt.Errorf("%s %s: output or status differs from the original's under the interpreter", g.Name, l.Name)
+			return
+		}
+		if i == 0 {
+			wantOut, wantStatus = out, status
+		}
+		l.Fetches = caches[0].Accesses
+		for _, c := range caches {
+			l.MissRates = append(l.MissRates, c.MissRate())
+		}
+		l.Agree = []string{"interp"}
+		for _, name := range slices.Sorted(maps.Keys(o.Runs)) {
+			out2, st2, err := o.Runs[name](path, image, g.Test)
+			if err != nil {
+				errs[i] = fmt.Errorf("%s %s under %s: %w", g.Name, l.Name, name, err)
+				return
+			}
+			if !bytes.Equal(out2, wantOut) || st2 != wantStatus {
+				errs[i] = fmt.Errorf("%s %s: output or status under %s differs from the interpreter's", g.Name, l.Name, name)
+				return
+			}
+			l.Agree = append(l.Agree, name)
+		}
+	}
+	job(0) // the original first: its output is the reference
+	if errs[0] != nil {
+		return errs[0]
+	}
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, o.Workers)
+	for i := 1; i < len(layouts); i++ {
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer wg.Done()
+			defer func() { <-sem }()
+			job(i)
+		}()
+	}
+	// wg.Wait orders every job's writes before the reads below (the Go
+	// memory model's WaitGroup rule); wantOut was written before the
+	// goroutines started.
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// interpRun interprets image with argv, hook h on every instruction,
+// and returns its standard output and exit status.
+func interpRun(image []byte, argv []string, h interp.Hook) ([]byte, int, error) {
+	var out bytes.Buffer
+	m, err := interp.Load(image, interp.Config{Args: argv, Stdout: &out})
+	if err != nil {
+		return nil, 0, err
+	}
+	defer m.Close()
+	m.SetHook(AllClasses, h)
+	if err := m.Run(0); err != nil {
+		return nil, 0, err
+	}
+	return out.Bytes(), m.ExitCode(), nil
+}

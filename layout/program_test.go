@@ -1,0 +1,81 @@
+// Tests of samp2bb and the complete profile: hand-built blocks (the paper's Figure 2) and the corpus's real ELFs.
+
+package layout
+
+import (
+	"testing"
+
+	"rvdyn/bench/corpus"
+	"rvdyn/interp"
+)
+
+// TestSamp2bbScaling is the paper's Figure 2: blocks of 3 and 6
+// instructions executed equally often; samples 3 and 6 without scaling
+// become 1 and 1 with it.
+func TestSamp2bbScaling(t *testing.T) {
+	p := &Program{
+		Procs:  []Proc{{Name: "loop", Addr: 0x1000, Size: 36, Blocks: [2]int{0, 2}}},
+		Blocks: []Block{{Addr: 0x1000, N: 3}, {Addr: 0x100c, N: 6}},
+	}
+	s := SampleSet{0x1004: 2, 0x1008: 1, 0x1010: 3, 0x101c: 2, 0x1020: 1, 0x2000: 4}
+	prof, outside := p.BlockProfile(s)
+	near := func(x float64) bool { return x > 1-1e-12 && x < 1+1e-12 }
+	if !near(prof[0]) || !near(prof[1]) || outside != 4 {
+		t.Errorf("BlockProfile = %v, %v outside; want [1 1], 4", prof, outside)
+	}
+}
+
+// TestAnalyzeCorpus checks the blocks of real guests: they tile each
+// procedure, and the complete profile's block counts explain every
+// retired instruction.
+func TestAnalyzeCorpus(t *testing.T) {
+	for _, name := range []string{"nqueens", "qsort", "bytecode"} {
+		t.Run(name, func(t *testing.T) {
+			image, err := corpus.ELF(name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			p, err := Analyze(image)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if p.Proc("main") < 0 {
+				t.Fatal("no main")
+			}
+			for i, q := range p.Procs {
+				a := q.Addr
+				for b := q.Blocks[0]; b < q.Blocks[1]; b++ {
+					if p.Blocks[b].Addr != a || p.Blocks[b].Proc != i {
+						t.Fatalf("%s: block %d at %#x, want %#x", q.Name, b, p.Blocks[b].Addr, a)
+					}
+					a += 4 * uint64(p.Blocks[b].N)
+				}
+				if a != q.Addr+q.Size {
+					t.Fatalf("%s: blocks end at %#x, procedure at %#x", q.Name, a, q.Addr+q.Size)
+				}
+			}
+			m, err := interp.Load(image, interp.Config{Args: corpus.Args(name, corpus.Small)})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer m.Close()
+			c := NewComplete(p)
+			m.SetHook(AllClasses, c)
+			if err := m.Run(0); err != nil {
+				t.Fatal(err)
+			}
+			prof := c.BlockProfile(p)
+			var n float64
+			for i, w := range prof {
+				n += w * float64(p.Blocks[i].N)
+			}
+			if r := float64(m.Retired()); n < r*(1-1e-9) || n > r*(1+1e-9) {
+				t.Errorf("blocks account for %v instructions, %d retired", n, m.Retired())
+			}
+			g := p.CallGraph(prof)
+			if g.DirectCalls == 0 || len(g.Edges) == 0 {
+				t.Errorf("empty call graph: %+v", g)
+			}
+		})
+	}
+}

@@ -1,0 +1,113 @@
+// Report: experiment results -> the paper's Tables 5, 6 and 7 as text, and Figure 4 (key matching) as a plot.
+
+package layout
+
+import (
+	"fmt"
+	"io"
+	"text/tabwriter"
+	"time"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/plotutil"
+	"gonum.org/v1/plot/vg"
+
+	"rvdyn/internal/figure"
+)
+
+// WriteTable5 prints the chi-square statistics of every guest, one
+// column per guest, the paper's Table 5 layout.
+func WriteTable5(w io.Writer, rs []*Result) {
+	if len(rs) == 0 {
+		return
+	}
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprint(tw, "\t")
+	for _, r := range rs {
+		fmt.Fprintf(tw, "%s\t", r.Guest)
+	}
+	fmt.Fprintln(tw)
+	for i, row := range rs[0].Table5 {
+		fmt.Fprintf(tw, "%s\t", row.Row)
+		for _, r := range rs {
+			fmt.Fprintf(tw, "%.0f\t", r.Table5[i].Chi2)
+		}
+		fmt.Fprintln(tw)
+	}
+	tw.Flush()
+}
+
+// WriteTable6 prints the simulated miss rates, one table per cache, the
+// paper's Table 6 layout plus the C3 columns.
+func WriteTable6(w io.Writer, rs []*Result) {
+	if len(rs) == 0 {
+		return
+	}
+	for ci, cfg := range rs[0].Caches {
+		fmt.Fprintf(w, "%v instruction cache, test inputs, miss rate %%:\n", cfg)
+		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+		n := rs[0].Sets
+		fmt.Fprintf(tw, "guest\toriginal\t1 set max\tavg\tmin\t%d sets\tcomplete\tC3 %d sets\tC3 complete\t\n", n, n)
+		for _, r := range rs {
+			get := func(name string) string {
+				for _, l := range r.Layouts {
+					if l.Name == name {
+						return fmt.Sprintf("%.3f", 100*l.MissRates[ci])
+					}
+				}
+				return "-"
+			}
+			sets := fmt.Sprintf("%dsets", r.Sets)
+			s := r.SingleMissRate[ci]
+			fmt.Fprintf(tw, "%s\t%s\t%.3f\t%.3f\t%.3f\t%s\t%s\t%s\t%s\t\n", r.Guest, get("original"),
+				100*s[0], 100*s[1], 100*s[2], get("ph-"+sets), get("ph-complete"), get("c3-"+sets), get("c3-complete"))
+		}
+		tw.Flush()
+		fmt.Fprintln(w)
+	}
+}
+
+// WriteTable7 prints native execution times: per guest, each layout's
+// median and its ratio to the original's.
+func WriteTable7(w io.Writer, guests []string, ts [][]NativeTime) {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "guest\tlayout\tmedian\tvs original\t")
+	for i, g := range guests {
+		for _, t := range ts[i] {
+			fmt.Fprintf(tw, "%s\t%s\t%v\t%.3f\t\n", g, t.Layout, t.Median.Round(10*time.Microsecond), float64(t.Median)/float64(ts[i][0].Median))
+		}
+	}
+	tw.Flush()
+}
+
+// PlotKeyMatch draws Figure 4: for each guest, the key-matching score
+// f(n) of the summed sample sets against the complete profile, with the
+// perfect score f(n) = n for reference; n runs to limit (0: every
+// executed block).
+func PlotKeyMatch(rs []*Result, limit int, path string) error {
+	p := plot.New()
+	p.Title.Text = "Key matching: summed sample sets vs complete profile"
+	p.X.Label.Text = "n (top n basic blocks)"
+	p.Y.Label.Text = "f(n) (blocks in the top n of both)"
+	var args []any
+	n := 0
+	for _, r := range rs {
+		k := r.KeyMatch
+		if limit > 0 && len(k) > limit {
+			k = k[:limit]
+		}
+		n = max(n, len(k))
+		pts := make(plotter.XYs, len(k))
+		for i, v := range k {
+			pts[i] = plotter.XY{X: float64(i + 1), Y: float64(v)}
+		}
+		args = append(args, r.Guest, pts)
+	}
+	args = append(args, "f(n) = n", plotter.XYs{{X: 1, Y: 1}, {X: float64(n), Y: float64(n)}})
+	if err := plotutil.AddLines(p, args...); err != nil {
+		return err
+	}
+	p.Legend.Top, p.Legend.Left = true, true
+	return figure.Save(p, 6*vg.Inch, 4.5*vg.Inch, path)
+}
