@@ -95,13 +95,13 @@ type Engine struct {
 	// left is the sampling countdown per entry: selected instructions
 	// until the next sample, 1 meaning the next one. It points at own
 	// unless UseCountdowns moved it into memory native code shares.
-	left    *[NumEntries]uint64
-	own     [NumEntries]uint64
-	folded  []uint64 // counter values folded in at overflow, per QPC
-	opts    Options
-	m       *interp.Machine
-	stats   Stats
-	rec     Record
+	left   *[NumEntries]uint64
+	own    [NumEntries]uint64
+	folded []uint64 // counter values folded in at overflow, per QPC
+	opts   Options
+	m      *interp.Machine
+	stats  Stats
+	rec    Record
 }
 
 // NewEngine prepares p to run. It fails if p is not valid (Validate) or
