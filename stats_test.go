@@ -76,7 +76,7 @@ func TestReasonNames(t *testing.T) {
 			t.Errorf("exit reason %d: %+v", r, exitReasons[r])
 		}
 	}
-	if got := NumExitReasons.String(); got != "ExitReason(4)" {
+	if got := NumExitReasons.String(); got != "ExitReason(5)" {
 		t.Errorf("out of range: %q", got)
 	}
 	var m Mode
