@@ -15,6 +15,7 @@ import (
 
 	"rvdyn"
 	"rvdyn/interp"
+	"rvdyn/profhw/mq"
 	"rvdyn/profhw/rpa"
 )
 
@@ -40,11 +41,13 @@ func rpaOverheadCmd(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("rpa overhead", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	guest := fs.String("guest", "all", "embedded guests to run (comma-separated, or all), at their small sizes")
+	full := fs.Bool("full", false, "run the guests at their benchmark sizes (runs of about a second: less noise)")
 	rates := fs.String("rates", "32,64,128,256", "edge query sampling periods N, comma-separated")
 	withD := fs.Bool("query-d", true, "also measure the paper's query d) (every class, every 1024)")
 	runs := fs.Int("runs", 5, "runs of each configuration, interleaved")
 	seed := fs.Uint64("seed", 1, "seed for the random sampling")
 	jsonOut := fs.String("json", "", "write the rows as JSON to this file")
+	maxSleep := fs.Duration("max-sleep", 0, "longest sleep of an idle service thread (0 = mq.DefaultBackoff's 200µs)")
 	interpOnly := fs.Bool("interpreted", false, "keep the selected instructions interpreted (rvdyn.Options.ProfileInterpreted) instead of emitting the sampling decision")
 	fs.Usage = func() { fmt.Fprint(stderr, rpaUsage); fs.PrintDefaults() }
 	if err := fs.Parse(args); err != nil {
@@ -70,7 +73,7 @@ func rpaOverheadCmd(args []string, stdout, stderr io.Writer) int {
 	if *withD {
 		vs = append(vs, variant{"d) 1/1024", queryD})
 	}
-	gs, err := selectGuests(fs.Args(), *guest, true, 0)
+	gs, err := selectGuests(fs.Args(), *guest, !*full, 0)
 	if err != nil {
 		fmt.Fprintf(stderr, "rvdyn: %v\n", err)
 		return exitUsage
@@ -89,7 +92,7 @@ func rpaOverheadCmd(args []string, stdout, stderr io.Writer) int {
 					fmt.Fprintf(stderr, "rvdyn: %s: %v\n", g.name, err)
 					return 1
 				}
-				on, st, err := timedRun(g, v.text, rpa.Options{Seed: *seed}, *interpOnly)
+				on, st, err := timedRun(g, v.text, rpa.Options{Seed: *seed, Backoff: mq.Backoff{MaxSleep: *maxSleep}}, *interpOnly)
 				if err != nil {
 					fmt.Fprintf(stderr, "rvdyn: %s: %v\n", g.name, err)
 					return 1

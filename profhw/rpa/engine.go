@@ -33,6 +33,12 @@ type Options struct {
 	// time in queue order, and must not retain the *mq.Message. A handler
 	// for a queue the program does not send to is an error.
 	Handlers map[int]func(m *mq.Message)
+	// Backoff, for Start only: how an idle service thread polls its queue
+	// (mq.Backoff; the zero value is mq.DefaultBackoff). A thread that
+	// sleeps less wakes sooner after an idle spell, so a burst of
+	// messages fills the queue (and stalls the guest) less often, at the
+	// price of more polling on a shared core.
+	Backoff mq.Backoff
 }
 
 // CounterOverflow is the interrupt code OnInterrupt receives when a count
