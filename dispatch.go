@@ -142,16 +142,21 @@ func (vm *VM) runNative(f *codecache.Fragment, budget uint64) error {
 		st.CPU.PC = e.Target
 	}
 	switch {
-	case st.Budget <= 0 && e.Kind != fragment.ExitInterp:
+	case st.Budget <= 0 && e.Kind != fragment.ExitInterp && e.Kind != fragment.ExitSample:
 		vm.ctr.exits[ExitBudget]++
 	case e.Kind == fragment.ExitBranch:
 		vm.ctr.exits[ExitBranch]++
 	case e.Kind == fragment.ExitIndirect:
 		vm.ctr.exits[ExitIndirect]++
 	default:
-		vm.ctr.exits[ExitInterp]++
+		if e.Kind == fragment.ExitSample {
+			vm.ctr.exits[ExitSample]++
+		} else {
+			vm.ctr.exits[ExitInterp]++
+		}
 		// The instruction native code left to the interpreter: a
-		// faulting access or a jalr whose target is not the recorded one.
+		// faulting access, a jalr whose target is not the recorded one,
+		// or the relational profiler's sample, which the hook sees.
 		if _, err := vm.m.StepHooked(); err != nil {
 			return err
 		}
@@ -181,7 +186,7 @@ func (vm *VM) candidate(pc uint64) error {
 	vm.ctr.traces++
 	vm.ctr.traceInstructions += uint64(trace.Len())
 	vm.ctr.endReasons[reason]++
-	code, err := fragment.Compile(trace, vm.env, vm.opts.Compile)
+	code, err := fragment.CompileSampled(trace, vm.env, vm.opts.Compile, vm.sample)
 	if err != nil {
 		return fmt.Errorf("compiling trace at 0x%x: %w", pc, err)
 	}

@@ -3,6 +3,7 @@ package rvdyn_test
 import (
 	"fmt"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 
@@ -31,6 +32,11 @@ var alwaysQueries = []string{
 		"if misc.b1 >= 40 then send 5 else goto last;\n" +
 		"send 6 stop;\n" +
 		"last: count stop;",
+	// Sampled queries: fragments carry the sampling decision (the shared
+	// countdown), so both modes sample the same executions.
+	"for opBRANCH * every 7 collect pc res1 misc; send 1 stop;",
+	"for opLOAD * opSTORE * every 3 collect pc op2 op3 ftime;\nif op3.h0 > 4096 then send 2 stop;\nsend 5 stop;\n" +
+		"for opALU * every 64 collect pc res1; send 6 stop;",
 }
 
 // captured is what the service threads of one run received, per queue.
@@ -94,6 +100,9 @@ func TestQueryModesAgree(t *testing.T) {
 						t.Fatalf("query %d, %v: no rpa report in Stats", qi, mode)
 					}
 					got[i], reps[i] = c.msgs, s.Report()
+					if mode == rvdyn.ModeDynamo && strings.Contains(q, "every") && o.stats.Exits[rvdyn.ExitSample] == 0 {
+						t.Errorf("query %d: no sample exits: the fragments carry no sampling decision", qi)
+					}
 				}
 				for n := range rpa.MaxQueues {
 					a, b := got[0][n], got[1][n]
@@ -101,7 +110,7 @@ func TestQueryModesAgree(t *testing.T) {
 						t.Errorf("query %d queue %d: interp sent %d messages, dynamo %d; first difference %s", qi, n, len(a), len(b), firstDiff(a, b))
 					}
 				}
-				if reps[0].Records != reps[1].Records || reps[0].Insts != reps[1].Insts || reps[0].Counts != reps[1].Counts {
+				if reps[0].Records != reps[1].Records || reps[0].Events != reps[1].Events || reps[0].Insts != reps[1].Insts || reps[0].Counts != reps[1].Counts {
 					t.Errorf("query %d: reports differ: interp %+v, dynamo %+v", qi, reps[0], reps[1])
 				}
 			}

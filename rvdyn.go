@@ -150,19 +150,29 @@ type Options struct {
 	// (rpa.Start): New attaches its query engine to the guest, so every
 	// retired instruction whose class and profile tag its PCT selects is
 	// sampled and queried, in both modes, with the same records (RPA sec.
-	// 3.4.2). In dynamo mode the selected instructions are kept out of
-	// fragments (traces end before them and they are interpreted), where
-	// the paper's hardware sees every instruction at full speed; the cost
-	// of profiling is then that of interpreting the selected
-	// instructions. The caller owns the session: it closes it (draining
-	// the service threads) after Run, and reads its tables and Report;
-	// Stats carries the report too. A session serves one VM.
+	// 3.4.2). In dynamo mode, fragments carry the sampling decision for
+	// each selected instruction of an "every N" entry (N > 1): a
+	// countdown in fragment.State shared with the engine, decremented
+	// inline; the sampled execution leaves through an ExitSample exit and
+	// is run by the interpreter under the engine, which builds its record,
+	// runs the query and sends. Instructions of "always" entries, which
+	// would leave native code every time, stay out of fragments (traces
+	// end before them) and are interpreted. Fragments without a selected
+	// instruction are compiled exactly as without a profiler. The caller
+	// owns the session: it closes it (draining the service threads) after
+	// Run, and reads its tables and Report; Stats carries the report too.
+	// A session serves one VM.
 	Profile *rpa.Session
 	// Sample takes a PC sample every Sample.Period retired instructions
 	// at a seeded random offset (the frequency-based sampler of the
 	// statistical-profiles paper); VM.Samples returns the sample set. It
 	// gives the same set in both modes.
 	Sample layout.SampleOptions
+	// ProfileInterpreted keeps every instruction Profile selects out of
+	// fragments, "every N" ones too (the sampling decision is then made by
+	// the interpreter): the comparison point for the cost of the emitted
+	// sampling decision.
+	ProfileInterpreted bool
 }
 
 // DefaultOptions returns the default options, the zero Options: dynamo
@@ -177,6 +187,7 @@ type VM struct {
 	cache  *codecache.Cache
 	sel    *net.Selector
 	env    fragment.Env
+	sample fragment.Sampler // the profiler's emitted sampling decisions, or nil
 	ctr    counters
 	ran    bool
 	bailed bool // optimization given up: interpreting to the end
@@ -278,8 +289,18 @@ func New(image []byte, opts Options) (*VM, error) {
 		}
 		p.Attach(m)
 		if vm.sel != nil {
-			g := p.Engine
-			vm.sel.KeepInterpreted(g.Selects)
+			g, all := p.Engine, opts.ProfileInterpreted
+			g.UseCountdowns(&vm.st.Countdown)
+			vm.sel.KeepInterpreted(func(pc uint64, in interp.Inst) bool {
+				_, n, ok := g.Selection(pc, in)
+				return ok && (all || n == 1)
+			})
+			if !all {
+				vm.sample = func(pc uint64, in interp.Inst) (int, bool) {
+					e, n, ok := g.Selection(pc, in)
+					return e, ok && n > 1
+				}
+			}
 		}
 	}
 	return vm, nil

@@ -26,6 +26,7 @@ const (
 	ExitBudget                     // the instruction budget ran out at a poll point
 	ExitInterp                     // to interpret one instruction (a faulting access, a jalr off its recorded target without lookup)
 	ExitIndirect                   // an indirect jump missed the lookup table
+	ExitSample                     // the relational profiler's sample: the query engine runs the instruction's query
 	NumExitReasons
 )
 
@@ -36,6 +37,7 @@ var exitReasons = [NumExitReasons]struct{ key, text string }{
 	ExitBudget:   {"budget", "budget (poll)"},
 	ExitInterp:   {"interp", "to interpreter"},
 	ExitIndirect: {"indirect", "indirect miss"},
+	ExitSample:   {"sample", "rpa sample"},
 }
 
 // String describes the reason.

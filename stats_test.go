@@ -17,7 +17,7 @@ import (
 var statsKeys = []string{"mode", "delay", "exit_code", "guest_instructions", "cache_instructions",
 	"interpreted_instructions", "traces", "trace_instructions", "trace_end_reasons", "trace_heads",
 	"fragments", "fragments_too_large", "heads_interpreted", "code_bytes", "cache_exits",
-	"exits_branch", "exits_budget", "exits_interp", "exits_indirect", "links", "phase_flushes",
+	"exits_branch", "exits_budget", "exits_interp", "exits_indirect", "exits_sample", "links", "phase_flushes",
 	"capacity_flushes", "fencei_flushes", "bailed_out_at", "flushes", "syscalls", "unknown_syscalls",
 	"wall_seconds", "record_seconds", "compile_seconds", "top_fragments"}
 
@@ -76,7 +76,7 @@ func TestReasonNames(t *testing.T) {
 			t.Errorf("exit reason %d: %+v", r, exitReasons[r])
 		}
 	}
-	if got := NumExitReasons.String(); got != "ExitReason(4)" {
+	if got := NumExitReasons.String(); got != "ExitReason(5)" {
 		t.Errorf("out of range: %q", got)
 	}
 	var m Mode

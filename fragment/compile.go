@@ -25,6 +25,7 @@ const (
 	ExitBranch   = ir.ExitBranch
 	ExitInterp   = ir.ExitInterp
 	ExitIndirect = ir.ExitIndirect
+	ExitSample   = ir.ExitSample
 )
 
 // An Exit is one exit stub of a compiled fragment: where the guest goes
@@ -61,10 +62,25 @@ var ErrEmptyTrace = errors.New("fragment: empty trace")
 // returns ErrEmptyTrace for an empty trace; any other error means the
 // assembler or the IR verifier failed, which is a bug.
 func Compile(t *interp.Trace, env Env, opts Options) (*Code, error) {
+	return CompileSampled(t, env, opts, nil)
+}
+
+// A Sampler names the instructions the relational profiler selects and
+// their sampling countdowns in State.Countdown; see ir.Sampler.
+type Sampler = ir.Sampler
+
+// CompileSampled is Compile with the relational profiler's sampling
+// decision emitted before every instruction sample selects (RPA sec.
+// 3.4.2): native code decrements the instruction's countdown in
+// State.Countdown and, when this execution is the sample, leaves through
+// an ExitSample exit at the instruction so that the dispatcher runs it
+// under the query engine. Fragments with no selected instruction are the
+// same as Compile's. A nil sample is Compile.
+func CompileSampled(t *interp.Trace, env Env, opts Options, sample Sampler) (*Code, error) {
 	if len(t.Steps) == 0 {
 		return nil, ErrEmptyTrace
 	}
-	f := ir.Lower(t, env)
+	f := ir.LowerSampled(t, env, sample)
 	if err := optimize(f, opts); err != nil {
 		return nil, err
 	}

@@ -29,4 +29,18 @@ type State struct {
 	// the slot of pc being amd64.IBLIndex(pc), tag amd64.IBLEmpty for an empty
 	// slot. The code cache owns the table.
 	IBL uintptr
+	// Countdown holds the relational profiler's sampling countdowns
+	// (offset 288), one per profile control table entry (rpa.NumEntries;
+	// the root package's test pins the count): how many more selected
+	// executions of the entry's instructions until its next sample, 1
+	// meaning the next one. Native code (OpSample) and the query engine
+	// running in the interpreter (rpa.Engine.UseCountdowns) decrement the
+	// same words, so sampling is one stream whichever mode runs an
+	// instruction. Unused when no profiler is attached.
+	Countdown [NumCountdowns]uint64
 }
+
+// NumCountdowns is the number of sampling countdowns in State: the
+// relational profiler's PCT entries (32 instruction classes x tags and 3
+// event classes).
+const NumCountdowns = 35

@@ -19,6 +19,7 @@ func TestStateLayout(t *testing.T) {
 		{"Budget", unsafe.Offsetof(s.Budget), amd64.StateBudget},
 		{"Exit", unsafe.Offsetof(s.Exit), amd64.StateExit},
 		{"IBL", unsafe.Offsetof(s.IBL), amd64.StateIBL},
+		{"Countdown", unsafe.Offsetof(s.Countdown), amd64.StateCountdown},
 	} {
 		if tc.got != tc.want {
 			t.Errorf("offset of %s = %d, generated code uses %d", tc.name, tc.got, tc.want)

@@ -20,13 +20,14 @@ import (
 const rpaUsage = `usage: rvdyn rpa asm [-o IMAGE] FILE|'TEXT'   assemble a query program; print its PCT and query instructions
        rvdyn rpa disasm IMAGE|FILE             disassemble a binary image (or a source file) the same way
        rvdyn rpa edge [flags]                  edge profiling accuracy (Figure 2a) at several sampling rates
+       rvdyn rpa overhead [flags]              main-thread time in dynamo mode with the edge query (and query d) vs without
 
 Queries are the relational profiling architecture's assembly language
 (docs/rpa.md), e.g.
   for opBRANCH * every 256 collect pc misc; send 1 stop;
 'rvdyn run [--mode=interp] --query FILE|TEXT' runs a guest with queries installed.
 
-edge flags:
+flags of edge and overhead:
 `
 
 func rpaCmd(args []string, stdout, stderr io.Writer) int {
@@ -39,11 +40,13 @@ func rpaCmd(args []string, stdout, stderr io.Writer) int {
 		return rpaAsmCmd(args[0], args[1:], stdout, stderr)
 	case "edge":
 		return rpaEdgeCmd(args[1:], stdout, stderr)
+	case "overhead":
+		return rpaOverheadCmd(args[1:], stdout, stderr)
 	case "help", "-h", "--help", "-help":
 		fmt.Fprint(stdout, rpaUsage)
 		return 0
 	}
-	fmt.Fprintf(stderr, "rvdyn rpa: unknown subcommand %q (want asm, disasm or edge)\n", args[0])
+	fmt.Fprintf(stderr, "rvdyn rpa: unknown subcommand %q (want asm, disasm, edge or overhead)\n", args[0])
 	return exitUsage
 }
 

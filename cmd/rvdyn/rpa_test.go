@@ -83,3 +83,24 @@ func TestRunQuery(t *testing.T) {
 		t.Errorf("no-pc query: %d %s", code, errs)
 	}
 }
+
+// TestRPAOverhead: rpa overhead runs a guest with and without the edge
+// query in dynamo mode and reports sample exits and a ratio.
+func TestRPAOverhead(t *testing.T) {
+	js := filepath.Join(t.TempDir(), "oh.json")
+	code, out, errs := runMain(t, "rpa", "overhead", "--guest", "bytecode", "--runs", "1", "--rates", "64", "--query-d=false", "--json", js)
+	if code != 0 || !strings.Contains(out, "edge 1/64") {
+		t.Fatalf("%d\n%s%s", code, out, errs)
+	}
+	var rows []struct {
+		SampleExits uint64  `json:"sample_exits"`
+		Ratio       float64 `json:"ratio"`
+	}
+	b, _ := os.ReadFile(js)
+	if err := json.Unmarshal(b, &rows); err != nil || len(rows) != 1 || rows[0].Ratio <= 0 || rows[0].SampleExits == 0 {
+		t.Fatalf("json %v: %s", err, b)
+	}
+	if code, _, _ := runMain(t, "rpa", "overhead", "--runs", "0"); code != exitUsage {
+		t.Errorf("--runs 0: status %d", code)
+	}
+}

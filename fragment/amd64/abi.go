@@ -19,6 +19,9 @@ const (
 	StateBudget = 264 // Budget: guest instructions native code may still retire
 	StateExit   = 272 // Exit: the ID of the exit stub taken
 	StateIBL    = 280 // IBL: host address of the indirect branch lookup table
+	// StateCountdown is Countdown: the relational profiler's sampling
+	// countdowns, 8 bytes each, indexed by ir.Inst.Off of an OpSample.
+	StateCountdown = 288
 )
 
 // regOff returns the offset of guest register x<r> in State.

@@ -57,6 +57,11 @@ const (
 	// neither the recorded one nor found in the indirect branch lookup
 	// table. The jalr has retired.
 	ExitIndirect
+	// ExitSample interprets the instruction at Target, which native code
+	// did not execute, with the relational profiler's hook: its sampling
+	// countdown (OpSample) says this execution is sampled, so the query
+	// engine builds its record and runs the query (RPA sec. 3.4.2).
+	ExitSample
 )
 
 // String names the exit kind.
@@ -68,6 +73,8 @@ func (k ExitKind) String() string {
 		return "interp"
 	case ExitIndirect:
 		return "indirect"
+	case ExitSample:
+		return "sample"
 	}
 	return fmt.Sprintf("ExitKind(%d)", uint8(k))
 }

@@ -42,10 +42,16 @@ const (
 	OpSext16                        // Dst = int16(A)
 	OpSext32                        // Dst = int32(A)
 	OpExit                          // leave through Exit, unconditionally
+	// OpSample is the relational profiler's sampling decision for the
+	// instruction at PC (RPA sec. 3.4.2): countdown Off (an index into
+	// State.Countdown) says how many more selected executions until the
+	// next sample, 1 meaning this one. If it is 1, leave through Exit
+	// (ExitSample, before the instruction retires); else decrement it.
+	OpSample
 	numIROps
 )
 
-var pseudoNames = [...]string{"mov", "zext.b", "zext.h", "zext.w", "sext.b", "sext.h", "sext.w", "exit"}
+var pseudoNames = [...]string{"mov", "zext.b", "zext.h", "zext.w", "sext.b", "sext.h", "sext.w", "exit", "sample"}
 
 func opName(op interp.Op) string {
 	if op >= interp.NumOps && op < numIROps {
@@ -168,6 +174,9 @@ func (in Inst) String() string {
 	case op == OpExit:
 		fmt.Fprintf(&b, "exit %d", in.Exit)
 		return b.String()
+	case op == OpSample:
+		fmt.Fprintf(&b, "sample countdown %d else exit %d", in.Off, in.Exit)
+		return b.String()
 	case op == OpMov || IsExt(op):
 		fmt.Fprintf(&b, "%s %v", opName(op), in.A)
 	default:
@@ -242,13 +251,32 @@ var negated = map[interp.Op]interp.Op{
 
 // Lower translates a recorded trace into IR, one step at a time, with no
 // optimization.
-func Lower(t *interp.Trace, env Env) *Func {
+func Lower(t *interp.Trace, env Env) *Func { return LowerSampled(t, env, nil) }
+
+// A Sampler tells the lowering which instructions the relational
+// profiler selects: countdown is the index of the sampling countdown in
+// State.Countdown that the instruction at pc decrements, ok false for
+// an instruction it does not select.
+type Sampler func(pc uint64, in interp.Inst) (countdown int, ok bool)
+
+// LowerSampled is Lower with the relational profiler's selection: every
+// instruction sample selects is preceded by an OpSample on its countdown,
+// which leaves through an ExitSample exit at that instruction when it is
+// sampled. A nil sample gives Lower's IR.
+func LowerSampled(t *interp.Trace, env Env, sample Sampler) *Func {
 	env = env.Norm()
 	f := &Func{Head: t.Head, Guest: len(t.Steps), env: env}
 	emit := func(in Inst) { f.Insts = append(f.Insts, in) }
 	for i, s := range t.Steps {
 		in, pc := s.Inst, s.PC
 		base := Inst{PC: pc, Step: i, Exit: -1}
+		if sample != nil {
+			if k, ok := sample(pc, in); ok {
+				x := base
+				x.Op, x.Off, x.Exit = OpSample, int64(k), f.newExit(ExitSample, pc, pc, i)
+				emit(x)
+			}
+		}
 		mov := func(rd uint8, v uint64) {
 			if rd != 0 {
 				x := base

@@ -109,6 +109,13 @@ func Verify(f *Func) error {
 			if m := f.Exits[e.Alt]; m.Kind != ExitInterp || m.Retired != in.Step || m.Target != in.PC {
 				return bad("misaligned-target exit %v", m)
 			}
+		case op == OpSample:
+			if err := take(i, in.Exit); err != nil {
+				return err
+			}
+			if e := f.Exits[in.Exit]; e.Kind != ExitSample || e.Retired != in.Step || e.Target != in.PC || in.Off < 0 {
+				return bad("sample exit %v", e)
+			}
 		case op == OpExit:
 			if err := take(i, in.Exit); err != nil {
 				return err

@@ -13,9 +13,11 @@
 //	    actions: send (mq.Queue), count, interrupt, stop
 //
 // The Engine's Go evaluation is the reference semantics of the query
-// engine: code emitted into fragments later must select, sample and act
-// exactly as Engine.Event does (same record words, same order of random
-// draws per PCT entry). See docs/rpa.md for the language, the encodings,
+// engine: code emitted into fragments must select, sample and act exactly
+// as Engine.Event does (same record words, same order of random draws per
+// PCT entry). Today fragments emit the sampling decision only: they
+// decrement the entry's countdown, which the engine shares with them
+// (UseCountdowns, Selection), and hand the sampled execution to Event. See docs/rpa.md for the language, the encodings,
 // the record-field mapping for RV64IM, the profile tag HINT, and where rvdyn
 // differs from the paper.
 //

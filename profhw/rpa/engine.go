@@ -33,6 +33,12 @@ type Options struct {
 	// time in queue order, and must not retain the *mq.Message. A handler
 	// for a queue the program does not send to is an error.
 	Handlers map[int]func(m *mq.Message)
+	// Backoff, for Start only: how an idle service thread polls its queue
+	// (mq.Backoff; the zero value is mq.DefaultBackoff). A thread that
+	// sleeps less wakes sooner after an idle spell, so a burst of
+	// messages fills the queue (and stalls the guest) less often, at the
+	// price of more polling on a shared core.
+	Backoff mq.Backoff
 }
 
 // CounterOverflow is the interrupt code OnInterrupt receives when a count
@@ -57,7 +63,7 @@ type entryState struct {
 	qpc   uint8
 	rate  uint32
 	lnq   float64 // ln(1 - 1/rate), for geometric gaps
-	left  uint64  // selected instructions until the next sample (1: the next one)
+	drawn uint64  // sum of the gaps drawn so far (events = drawn - countdown)
 	rnd   profhw.RNG
 	hasMi bool // the record collects misc, which carries the tag
 }
@@ -92,11 +98,16 @@ type Engine struct {
 	tagged  [NumOpClasses]bool // the class's tag entries differ
 	classOf [interp.NumClasses]Class
 	filter  profhw.RNG
-	folded  []uint64 // counter values folded in at overflow, per QPC
-	opts    Options
-	m       *interp.Machine
-	stats   Stats
-	rec     Record
+	// left is the sampling countdown per entry: selected instructions
+	// until the next sample, 1 meaning the next one. It points at own
+	// unless UseCountdowns moved it into memory native code shares.
+	left   *[NumEntries]uint64
+	own    [NumEntries]uint64
+	folded []uint64 // counter values folded in at overflow, per QPC
+	opts   Options
+	m      *interp.Machine
+	stats  Stats
+	rec    Record
 }
 
 // NewEngine prepares p to run. It fails if p is not valid (Validate) or
@@ -106,6 +117,7 @@ func NewEngine(p *Program, opts Options) (*Engine, error) {
 		return nil, err
 	}
 	g := &Engine{prog: Program{PCT: p.PCT, Code: append([]uint64(nil), p.Code...)}, opts: opts}
+	g.left = &g.own
 	g.folded = make([]uint64, len(p.Code))
 	for i, w := range p.Code {
 		q, _ := DecodeInst(w)
@@ -124,7 +136,8 @@ func NewEngine(p *Program, opts Options) (*Engine, error) {
 		if s.rate > 1 {
 			s.lnq = math.Log1p(-1 / float64(s.rate))
 		}
-		s.left = s.gap()
+		g.left[i] = s.gap()
+		s.drawn = g.left[i]
 	}
 	for c := Class(0); c < NumOpClasses; c++ {
 		e0 := p.PCT[EntryOf(c, 0)]
@@ -212,11 +225,12 @@ func (g *Engine) Event(e *interp.Event) {
 	if !s.on {
 		return
 	}
-	g.stats.Events++
-	if s.left--; s.left != 0 {
+	if g.left[ent]--; g.left[ent] != 0 {
 		return
 	}
-	s.left = s.gap()
+	n := s.gap()
+	g.left[ent] = n
+	s.drawn += n
 	if s.hasMi && !tagKnown {
 		tag = g.tagAt(e.PC)
 	}
@@ -351,8 +365,47 @@ func (g *Engine) Program() *Program {
 	return p
 }
 
-// Stats returns the engine's counters.
-func (g *Engine) Stats() Stats { return g.stats }
+// Stats returns the engine's counters. Events counts the selected
+// executions in native code too: each entry's countdown tells how many
+// of its drawn gaps have been used up.
+func (g *Engine) Stats() Stats {
+	st := g.stats
+	for i := range g.ents {
+		if s := &g.ents[i]; s.on {
+			st.Events += s.drawn - g.left[i]
+		}
+	}
+	return st
+}
+
+// UseCountdowns moves the engine's sampling countdowns (one per PCT
+// entry, see Selection) into c, copying their current values, so that
+// code emitted into fragments can decrement them too: native code
+// decrements an entry's countdown for every selected execution and hands
+// the execution that finds it at 1 to the engine (Event), which
+// samples it and draws the next gap. c must stay valid while the engine
+// runs; the engine and the native code run on one goroutine.
+func (g *Engine) UseCountdowns(c *[NumEntries]uint64) {
+	*c = *g.left
+	g.left = c
+}
+
+// Selection returns, for the instruction in at pc, the PCT entry whose
+// sampling countdown it decrements and the entry's sampling period N
+// (1: always), and ok false if the PCT does not select it. It is what
+// the fragment compiler needs to emit the sampling decision.
+func (g *Engine) Selection(pc uint64, in interp.Inst) (entry int, period uint32, ok bool) {
+	c := g.classOf[in.Op.Class()&7]
+	ent := EntryOf(c, 0)
+	if g.tagged[c] {
+		ent = EntryOf(c, g.tagAt(pc))
+	}
+	s := &g.ents[ent]
+	if !s.on {
+		return 0, 0, false
+	}
+	return int(ent), max(s.rate, 1), true
+}
 
 // Queues returns the queue numbers the program sends to, ascending.
 func (p *Program) Queues() []int {

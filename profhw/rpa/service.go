@@ -182,7 +182,7 @@ func Start(p *Program, opts Options, slots int) (*Session, error) {
 			s.Tables[n] = NewPCTable(layouts[n])
 			h = s.Tables[n].Handle
 		}
-		s.svcs = append(s.svcs, mq.Serve(q, h))
+		s.svcs = append(s.svcs, mq.ServeQueues([]*mq.Queue{q}, func(_ int, m *mq.Message) { h(m) }, opts.Backoff))
 	}
 	opts.Queues = s.Queues
 	g, err := NewEngine(p, opts)

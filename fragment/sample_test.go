@@ -1,0 +1,80 @@
+package fragment_test
+
+import (
+	"bytes"
+	"testing"
+
+	"golang.org/x/arch/x86/x86asm"
+
+	"rvdyn/fragment"
+	"rvdyn/fragment/amd64"
+	"rvdyn/interp"
+)
+
+// TestSampledFragments: with a sampler that selects every branch, each
+// branch of a trace gets an ExitSample exit at its own pc, retiring the
+// instructions before it, and the code compares and decrements the
+// branch's countdown; a sampler that selects nothing gives Compile's
+// code byte for byte (an unprofiled fragment costs nothing).
+func TestSampledFragments(t *testing.T) {
+	traces, env := guestTraces(t, "strings", "4000", 40)
+	const slot = 9
+	branches := func(pc uint64, in interp.Inst) (int, bool) { return slot, in.IsBranch() }
+	none := func(uint64, interp.Inst) (int, bool) { return 0, false }
+	total := 0
+	for _, tr := range traces {
+		plain, err := fragment.Compile(tr, env, fragment.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		same, err := fragment.CompileSampled(tr, env, fragment.Options{}, none)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(plain.Bytes, same.Bytes) {
+			t.Errorf("fragment %#x: a sampler that selects nothing changed the code", tr.Head)
+		}
+		code, err := fragment.CompileSampled(tr, env, fragment.Options{}, branches)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := map[uint64]int{}
+		for i, s := range tr.Steps {
+			if s.Inst.IsBranch() {
+				want[s.PC] = i
+			}
+		}
+		got := map[uint64]int{}
+		for _, e := range code.Exits {
+			if e.Kind == fragment.ExitSample {
+				if e.Target != e.From || e.LinkOff >= 0 {
+					t.Errorf("fragment %#x: sample exit %+v", tr.Head, e.Exit)
+				}
+				got[e.Target] = e.Retired
+			}
+		}
+		for pc, i := range want {
+			if r, ok := got[pc]; !ok || r != i {
+				t.Errorf("fragment %#x: branch at %#x (step %d): sample exit retiring %d, present %v", tr.Head, pc, i, r, ok)
+			}
+		}
+		total += len(got)
+		cmps := 0
+		for at := 0; at < len(code.Bytes); {
+			in, err := x86asm.Decode(code.Bytes[at:], 64)
+			if err != nil {
+				break
+			}
+			if m, ok := in.Args[0].(x86asm.Mem); ok && in.Op == x86asm.CMP && m.Base == x86asm.R15 && m.Disp == amd64.StateCountdown+8*slot {
+				cmps++
+			}
+			at += in.Len
+		}
+		if cmps != len(got) {
+			t.Errorf("fragment %#x: %d countdown compares for %d sample exits", tr.Head, cmps, len(got))
+		}
+	}
+	if total == 0 {
+		t.Fatal("no trace has a branch: the test checked nothing")
+	}
+}
