@@ -17,8 +17,12 @@ import (
 )
 
 // gcInterval is the trigger the tests run with: the small runs allocate
-// 0.4 to 1.9 MB, so every run collects at least 10 times.
-const gcInterval = 16 << 10
+// 0.4 to 1.9 MB, so every run collects at least 10 times. A concurrent
+// cycle lasts while the guest keeps allocating, so how many complete
+// depends on how fast the marker runs beside the guest: 8 KiB leaves a
+// wide margin above 10 on a loaded machine (16 KiB left tak with 16
+// concurrent cycles in interp mode, fewer in dynamo mode).
+const gcInterval = 8 << 10
 
 type gcConfig struct {
 	name string

@@ -12,7 +12,7 @@ import (
 // configurations and checks what it reports, not how fast it was.
 func TestRunGC(t *testing.T) {
 	r, err := RunGC(GCConfig{Programs: []string{"tak"}, Exec: []rvdyn.Mode{rvdyn.ModeInterp},
-		GC: []string{GCNoGC, "guest", "stw", "soft"}, Runs: 1, IntervalKB: 32}, io.Discard)
+		GC: []string{GCNoGC, "guest", "stw", "soft"}, Runs: 1, IntervalKB: 8}, io.Discard)
 	if err != nil {
 		t.Fatal(err)
 	}
