@@ -37,7 +37,32 @@ var alwaysQueries = []string{
 	"for opBRANCH * every 7 collect pc res1 misc; send 1 stop;",
 	"for opLOAD * opSTORE * every 3 collect pc op2 op3 ftime;\nif op3.h0 > 4096 then send 2 stop;\nsend 5 stop;\n" +
 		"for opALU * every 64 collect pc res1; send 6 stop;",
+	// Native queries (rvdyn.Options.ProfileNoNative unset): compares of
+	// all sizes and kinds, OR, branches to another clause, several queues.
+	edgeQuery,
+	"for opSTORE * every 5 collect pc op1 op1up op2 op2up op3 res2;\n" +
+		"if op1up.b1 bset 3 or op1.h0 >= 3 goto hi;\n" +
+		"if op2up < 40000 and op3 <= 40000 then send 2;\n" +
+		"send 3 stop;\n" +
+		"hi: if res2 > 5 or op2.b0 bclr 5 then send 4 stop;\n" +
+		"send 2 stop;\n" +
+		"for opBRANCH * always collect pc op1 op3 res1 res1u res2 misc;\n" +
+		"if misc.b0 bset 1 and res1 = 1 then send 5;\n" +
+		"if op3 < 60000 or false then send 6 stop;\n" +
+		"if op1 = 0 then send 6 stop;\n" +
+		"stop;",
 }
+
+// native marks the queries whose selected instructions all run their
+// queries natively in fragments (rpa.Engine.Native): the edge query and
+// the Figure 2c store barrier.
+var native = map[string]bool{
+	alwaysQueries[0]: true, alwaysQueries[1]: true, alwaysQueries[2]: true, alwaysQueries[4]: true,
+	alwaysQueries[6]: true, alwaysQueries[7]: true,
+}
+
+// edgeQuery is the edge query of Figure 2a.
+const edgeQuery = "for opBRANCH * every 256 collect pc res1 misc; send 1 stop;"
 
 // captured is what the service threads of one run received, per queue.
 type captured struct {
@@ -100,7 +125,11 @@ func TestQueryModesAgree(t *testing.T) {
 						t.Fatalf("query %d, %v: no rpa report in Stats", qi, mode)
 					}
 					got[i], reps[i] = c.msgs, s.Report()
-					if mode == rvdyn.ModeDynamo && strings.Contains(q, "every") && o.stats.Exits[rvdyn.ExitSample] == 0 {
+					t.Logf("query %d %v: records %d, native %d, sample exits %d", qi, mode, reps[i].Records, reps[i].Native, o.stats.Exits[rvdyn.ExitSample])
+					if mode == rvdyn.ModeDynamo && native[q] && reps[i].Native == 0 && reps[i].Records > 0 {
+						t.Errorf("query %d: %d records, none run natively", qi, reps[i].Records)
+					}
+					if mode == rvdyn.ModeDynamo && strings.Contains(q, "every") && o.stats.Exits[rvdyn.ExitSample] == 0 && reps[1].Native == 0 {
 						t.Errorf("query %d: no sample exits: the fragments carry no sampling decision", qi)
 					}
 				}

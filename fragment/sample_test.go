@@ -9,6 +9,7 @@ import (
 	"rvdyn/fragment"
 	"rvdyn/fragment/amd64"
 	"rvdyn/interp"
+	"rvdyn/profhw/rpa"
 )
 
 // TestSampledFragments: with a sampler that selects every branch, each
@@ -19,8 +20,8 @@ import (
 func TestSampledFragments(t *testing.T) {
 	traces, env := guestTraces(t, "strings", "4000", 40)
 	const slot = 9
-	branches := func(pc uint64, in interp.Inst) (int, bool) { return slot, in.IsBranch() }
-	none := func(uint64, interp.Inst) (int, bool) { return 0, false }
+	branches := func(pc uint64, in interp.Inst) (int, *rpa.Native, bool) { return slot, nil, in.IsBranch() }
+	none := func(uint64, interp.Inst) (int, *rpa.Native, bool) { return 0, nil, false }
 	total := 0
 	for _, tr := range traces {
 		plain, err := fragment.Compile(tr, env, fragment.Options{})
