@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 
 	"rvdyn"
@@ -74,6 +75,14 @@ type captured struct {
 // every message, in order.
 func startCapture(t *testing.T, text string) (*rpa.Session, *captured) {
 	t.Helper()
+	return startCaptureSlow(t, text, 0, 0)
+}
+
+// startCaptureSlow is startCapture with queues of the given number of
+// slots (0: the default) and service threads that spin for spin
+// iterations after each message (a slow consumer).
+func startCaptureSlow(t *testing.T, text string, slots, spin int) (*rpa.Session, *captured) {
+	t.Helper()
 	p, err := rpa.Assemble(text)
 	if err != nil {
 		t.Fatal(err)
@@ -85,9 +94,12 @@ func startCapture(t *testing.T, text string) (*rpa.Session, *captured) {
 			c.mu.Lock()
 			c.msgs[n] = append(c.msgs[n], *m)
 			c.mu.Unlock()
+			for i := 0; i < spin; i++ {
+				spinSink.Add(1)
+			}
 		}
 	}
-	s, err := rpa.Start(p, rpa.Options{Seed: 7, Handlers: h}, 0)
+	s, err := rpa.Start(p, rpa.Options{Seed: 7, Handlers: h}, slots)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -141,6 +153,61 @@ func TestQueryModesAgree(t *testing.T) {
 				}
 				if reps[0].Records != reps[1].Records || reps[0].Events != reps[1].Events || reps[0].Insts != reps[1].Insts || reps[0].Counts != reps[1].Counts {
 					t.Errorf("query %d: reports differ: interp %+v, dynamo %+v", qi, reps[0], reps[1])
+				}
+			}
+		})
+	}
+}
+
+// spinSink keeps a slow consumer's busy loop from being optimized away.
+var spinSink atomic.Uint64
+
+// TestNativeQueueStress: with two-slot queues and consumers slower than
+// the guest, native producers find the queues full again and again; the
+// messages still arrive exactly once and in the interpreter's order, and
+// some were sent natively while others took the ExitSample path.
+func TestNativeQueueStress(t *testing.T) {
+	queries := []string{alwaysQueries[2], alwaysQueries[1], alwaysQueries[7], edgeQuery}
+	for _, name := range []string{"scheme", "qsort"} {
+		t.Run(name, func(t *testing.T) {
+			image, err := corpus.ELF(name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			args := corpus.Args(name, corpus.Small)
+			for qi, q := range queries {
+				var got [3]map[int][]mq.Message
+				var reps [3]rpa.Report
+				var exits [3]uint64
+				for i, mode := range []rvdyn.Mode{rvdyn.ModeInterp, rvdyn.ModeDynamo, rvdyn.ModeDynamo} {
+					s, c := startCaptureSlow(t, q, 2, 2000)
+					o := run(t, image, rvdyn.Options{Mode: mode, NET: net.Options{Delay: 10}, Profile: s, ProfileNoNative: i == 2, MaxInstructions: 500_000, Config: interp.Config{Args: args}})
+					s.Close()
+					if o.err != nil && o.err != interp.ErrLimit {
+						t.Fatalf("query %d, run %d: %v", qi, i, o.err)
+					}
+					got[i], reps[i], exits[i] = c.msgs, s.Report(), o.stats.Exits[rvdyn.ExitSample]
+				}
+				for i := 1; i < 3; i++ {
+					for n := range rpa.MaxQueues {
+						if a, b := got[0][n], got[i][n]; !slices.Equal(a, b) {
+							t.Errorf("query %d run %d queue %d: interp received %d messages, dynamo %d; first difference %s", qi, i, n, len(a), len(b), firstDiff(a, b))
+						}
+					}
+					if r, w := reps[i], reps[0]; r.Records != w.Records || r.Events != w.Events || r.Insts != w.Insts {
+						t.Errorf("query %d run %d: report %+v, interp %+v", qi, i, r, w)
+					}
+					for k, qs := range reps[i].Queues {
+						if qs.Sent != qs.Received || qs.Sent != reps[0].Queues[k].Sent {
+							t.Errorf("query %d run %d queue %d: sent %d, received %d; interp sent %d", qi, i, qs.Queue, qs.Sent, qs.Received, reps[0].Queues[k].Sent)
+						}
+					}
+				}
+				if reps[0].Records > 0 && (reps[1].Native == 0 || exits[1] == 0) {
+					t.Errorf("query %d: %d records, %d native, %d sample exits: the native path and its fallback should both run", qi, reps[1].Records, reps[1].Native, exits[1])
+				}
+				if reps[2].Native != 0 {
+					t.Errorf("query %d: %d native records with ProfileNoNative", qi, reps[2].Native)
 				}
 			}
 		})
