@@ -5,7 +5,8 @@ package rpa
 import "rvdyn/interp"
 
 // NativeGaps is how many sampling gaps per PCT entry the engine draws
-// ahead for native code (NativeState.Gaps).
+// ahead for native code (NativeState.Gaps): the sec. 3.1 sampling stream,
+// consumed in order by whichever side samples.
 const NativeGaps = 32
 
 // NativeState is the memory the engine shares with code emitted into
@@ -33,8 +34,8 @@ type NativeState struct {
 	Rec [MaxRecordWords]uint64
 }
 
-// A NativeQueue is a queue a native query sends to: its memory (mq
-// layout) and capacity.
+// A NativeQueue is a queue a native query sends to (sec. 3.4.2's message
+// queue): its memory (mq layout) and capacity.
 type NativeQueue struct {
 	Base  uintptr
 	Slots int
@@ -60,7 +61,7 @@ type Native struct {
 	Queues [MaxQueues]NativeQueue
 }
 
-// UseNative shares ns with native code: the engine draws sampling gaps
+// UseNative shares ns with native code (sec. 3.4.2 run in fragments): the engine draws sampling gaps
 // ahead into it for the entries Native describes, and adds its counters
 // to Stats. ns must stay valid while the engine runs.
 func (g *Engine) UseNative(ns *NativeState) {
@@ -94,7 +95,7 @@ func (g *Engine) unusedGaps(ent int) uint64 {
 }
 
 // RefillGaps tops up the gaps drawn ahead for native code, keeping their
-// order. The dispatcher calls it after native code ran.
+// order (sec. 3.1's independent sampling stream per entry). The dispatcher calls it after native code ran.
 func (g *Engine) RefillGaps() {
 	ns := g.nat
 	if ns == nil {
