@@ -117,6 +117,13 @@ func (g *Engine) RefillGaps() {
 	}
 }
 
+// NativeAvailable reports whether Native describes any query. It is
+// false in race builds: the detector cannot see the stores emitted code
+// makes to a queue (the ready word that orders a slot's hand-over, sec.
+// 3.4.2), so the Go producer's later stores to the same slot would look
+// like races with the consumer's reads.
+func NativeAvailable() bool { return !raceEnabled }
+
 // Native returns the description of the record and query of the
 // instruction in at pc for the fragment compiler, or false if it is not
 // selected or native code cannot run its query: only conditional
@@ -125,7 +132,7 @@ func (g *Engine) RefillGaps() {
 // called.
 func (g *Engine) Native(pc uint64, in interp.Inst) (*Native, bool) {
 	ent, period, ok := g.Selection(pc, in)
-	if !ok || g.nat == nil {
+	if !ok || g.nat == nil || !NativeAvailable() {
 		return nil, false
 	}
 	switch c := in.Op.Class(); {

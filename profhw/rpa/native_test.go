@@ -39,6 +39,9 @@ func nativeEngine(t *testing.T, src string, ns *NativeState) (*Engine, []*mq.Que
 // side (simulated here: a countdown of 1 takes the next gap ahead) uses
 // the gaps.
 func TestGapsAheadKeepTheStream(t *testing.T) {
+	if !NativeAvailable() {
+		t.Skip("no native queries in race builds")
+	}
 	const src = "for opBRANCH * every 7 collect pc res1; send 1 stop;"
 	br := interp.Inst{Op: interp.OpBNE, Rs1: 5, Imm: -8}
 	ev := func(i int) *interp.Event {
@@ -113,6 +116,9 @@ func TestNativeDeclines(t *testing.T) {
 		if _, ok := g.Native(0x1000, br); ok {
 			t.Errorf("%q: native", src)
 		}
+	}
+	if !NativeAvailable() {
+		return
 	}
 	var ns NativeState
 	g, _ := nativeEngine(t, "for opBRANCH * every 4 collect pc res1; send 1 stop;", &ns)
