@@ -132,6 +132,9 @@ func (vm *VM) runNative(f *codecache.Fragment, budget uint64) error {
 	st.Budget = int64(min(budget, slice))
 	before := st.Budget
 	e := vm.cache.Enter(f, st, vm.m.Mem.Base())
+	if vm.rpaNative != nil {
+		vm.rpaNative.RefillGaps()
+	}
 	n := uint64(before - st.Budget)
 	f.Entries++
 	f.Retired += n

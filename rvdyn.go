@@ -155,9 +155,14 @@ type Options struct {
 	// countdown in fragment.State shared with the engine, decremented
 	// inline; the sampled execution leaves through an ExitSample exit and
 	// is run by the interpreter under the engine, which builds its record,
-	// runs the query and sends. Instructions of "always" entries, which
-	// would leave native code every time, stay out of fragments (traces
-	// end before them) and are interpreted. Fragments without a selected
+	// runs the query and sends. Unless ProfileNoNative is set, a
+	// conditional branch or store whose record and query native code can
+	// run (rpa.Engine.Native) runs them in the fragment instead, sending
+	// straight into the queues, and leaves through ExitSample only when a
+	// queue is full or no gap is drawn ahead. Other instructions of
+	// "always" entries, which would leave native code every time, stay out
+	// of fragments (traces end before them) and are interpreted. Fragments
+	// without a selected
 	// instruction are compiled exactly as without a profiler. The caller
 	// owns the session: it closes it (draining the service threads) after
 	// Run, and reads its tables and Report; Stats carries the report too.
@@ -173,6 +178,10 @@ type Options struct {
 	// the interpreter): the comparison point for the cost of the emitted
 	// sampling decision.
 	ProfileInterpreted bool
+	// ProfileNoNative makes every sampled execution in a fragment leave
+	// through ExitSample for the engine in Go, as before native queries
+	// (RPA sec. 3.4.2): the comparison point for their cost.
+	ProfileNoNative bool
 }
 
 // DefaultOptions returns the default options, the zero Options: dynamo
@@ -188,10 +197,13 @@ type VM struct {
 	sel    *net.Selector
 	env    fragment.Env
 	sample fragment.Sampler // the profiler's emitted sampling decisions, or nil
-	ctr    counters
-	ran    bool
-	bailed bool // optimization given up: interpreting to the end
-	again  bool // path profiling: the pc is a head whose path is profiled next
+	// rpaNative is the query engine whose queries run natively, which
+	// draws sampling gaps ahead after each native run; nil if none.
+	rpaNative *rpa.Engine
+	ctr       counters
+	ran       bool
+	bailed    bool // optimization given up: interpreting to the end
+	again     bool // path profiling: the pc is a head whose path is profiled next
 	// codePages holds the guest text pages the fragments in the cache were
 	// built from: a fence.i after the guest rewrote one flushes the cache.
 	codePages map[uint64]bool
@@ -290,15 +302,29 @@ func New(image []byte, opts Options) (*VM, error) {
 		p.Attach(m)
 		if vm.sel != nil {
 			g, all := p.Engine, opts.ProfileInterpreted
+			native := !all && !opts.ProfileNoNative
 			g.UseCountdowns(&vm.st.Countdown)
+			if native {
+				g.UseNative(&vm.st.Native)
+				vm.rpaNative = g
+			}
 			vm.sel.KeepInterpreted(func(pc uint64, in interp.Inst) bool {
 				_, n, ok := g.Selection(pc, in)
+				if ok && n == 1 && native {
+					_, ok := g.Native(pc, in)
+					return !ok
+				}
 				return ok && (all || n == 1)
 			})
 			if !all {
-				vm.sample = func(pc uint64, in interp.Inst) (int, bool) {
+				vm.sample = func(pc uint64, in interp.Inst) (int, *rpa.Native, bool) {
 					e, n, ok := g.Selection(pc, in)
-					return e, ok && n > 1
+					if ok && native {
+						if nv, ok := g.Native(pc, in); ok {
+							return e, nv, true
+						}
+					}
+					return e, nil, ok && n > 1
 				}
 			}
 		}

@@ -76,6 +76,9 @@ type GCConfig struct {
 	IntervalKB uint64
 	// HeapMB is the guest heap (default 256: the no-GC run must fit).
 	HeapMB int
+	// ProfileNoNative runs the queries of the rpa modes in Go after a
+	// sample exit instead of in the fragments (rvdyn.Options.ProfileNoNative).
+	ProfileNoNative bool
 }
 
 // A GCMeasurement is one program in one execution and collector mode.
@@ -156,7 +159,7 @@ func (c *GCConfig) defaults() error {
 // the run (a session the cell started).
 func (c *GCConfig) gcOptions(program string, exec rvdyn.Mode, gc string) (rvdyn.Options, func(), error) {
 	args := []string{"scheme", "-heap", fmt.Sprint(c.HeapMB)}
-	o := rvdyn.Options{Mode: exec}
+	o := rvdyn.Options{Mode: exec, ProfileNoNative: c.ProfileNoNative}
 	base, edge := splitEdge(gc)
 	switch base {
 	case GCNoGC:

@@ -2,6 +2,7 @@ package fragment_test
 
 import (
 	"bytes"
+	"io"
 	"testing"
 
 	"golang.org/x/arch/x86/x86asm"
@@ -9,6 +10,7 @@ import (
 	"rvdyn/fragment"
 	"rvdyn/fragment/amd64"
 	"rvdyn/interp"
+	"rvdyn/profhw/rpa"
 )
 
 // TestSampledFragments: with a sampler that selects every branch, each
@@ -19,8 +21,8 @@ import (
 func TestSampledFragments(t *testing.T) {
 	traces, env := guestTraces(t, "strings", "4000", 40)
 	const slot = 9
-	branches := func(pc uint64, in interp.Inst) (int, bool) { return slot, in.IsBranch() }
-	none := func(uint64, interp.Inst) (int, bool) { return 0, false }
+	branches := func(pc uint64, in interp.Inst) (int, *rpa.Native, bool) { return slot, nil, in.IsBranch() }
+	none := func(uint64, interp.Inst) (int, *rpa.Native, bool) { return 0, nil, false }
 	total := 0
 	for _, tr := range traces {
 		plain, err := fragment.Compile(tr, env, fragment.Options{})
@@ -76,5 +78,68 @@ func TestSampledFragments(t *testing.T) {
 	}
 	if total == 0 {
 		t.Fatal("no trace has a branch: the test checked nothing")
+	}
+}
+
+// TestNativeSampledFragments: with native queries for branches and
+// stores, every selected instruction still has its sample exit (the
+// fallback) and its countdown compare, the code decodes to the end, and
+// the listing writes.
+func TestNativeSampledFragments(t *testing.T) {
+	traces, env := guestTraces(t, "strings", "4000", 40)
+	const slot = 9
+	p, err := rpa.Assemble("for opBRANCH * opSTORE * every 5 collect pc op1 op2 op3 res1 misc; if op1 < 10 or op2 > 10 goto b; send 1 stop; b: send 2 stop;")
+	if err != nil {
+		t.Fatal(err)
+	}
+	code := make([]rpa.QueryInst, len(p.Code))
+	for i, w := range p.Code {
+		code[i], _ = rpa.DecodeInst(w)
+	}
+	sampler := func(pc uint64, in interp.Inst) (int, *rpa.Native, bool) {
+		if !in.IsBranch() && in.Op.Class() != interp.ClassStore {
+			return 0, nil, false
+		}
+		nv := &rpa.Native{PC: pc, Inst: in, Entry: slot, Period: 5, QPC: 0, Code: code,
+			Fields: []rpa.Field{rpa.FieldPC, rpa.FieldOp1, rpa.FieldOp2, rpa.FieldOp3, rpa.FieldRes1, rpa.FieldMisc}}
+		nv.Sends[1], nv.Sends[2] = 1, 1
+		nv.Queues[1] = rpa.NativeQueue{Base: 0x10000, Slots: 128}
+		nv.Queues[2] = rpa.NativeQueue{Base: 0x20000, Slots: 2}
+		return slot, nv, true
+	}
+	total := 0
+	for _, tr := range traces {
+		c, err := fragment.CompileSampled(tr, env, fragment.Options{}, sampler)
+		if err != nil {
+			t.Fatal(err)
+		}
+		exits := 0
+		for _, e := range c.Exits {
+			if e.Kind == fragment.ExitSample {
+				exits++
+			}
+		}
+		cmps := 0
+		at := 0
+		for at < len(c.Bytes) {
+			in, err := x86asm.Decode(c.Bytes[at:], 64)
+			if err != nil {
+				t.Fatalf("fragment %#x: undecodable at %d: %v", tr.Head, at, err)
+			}
+			if m, ok := in.Args[0].(x86asm.Mem); ok && in.Op == x86asm.CMP && m.Base == x86asm.R15 && m.Disp == amd64.StateCountdown+8*slot {
+				cmps++
+			}
+			at += in.Len
+		}
+		if cmps != exits {
+			t.Errorf("fragment %#x: %d countdown compares for %d sample exits", tr.Head, cmps, exits)
+		}
+		if err := fragment.WriteListing(io.Discard, tr, c); err != nil {
+			t.Errorf("fragment %#x: listing: %v", tr.Head, err)
+		}
+		total += exits
+	}
+	if total == 0 {
+		t.Fatal("no trace has a branch or store: the test checked nothing")
 	}
 }

@@ -2,7 +2,10 @@
 
 package fragment
 
-import "rvdyn/interp"
+import (
+	"rvdyn/interp"
+	"rvdyn/profhw/rpa"
+)
 
 // State is the block native code works on, addressed through R15. Its
 // layout is part of the code generator's ABI: the offsets (amd64.State*)
@@ -38,6 +41,10 @@ type State struct {
 	// same words, so sampling is one stream whichever mode runs an
 	// instruction. Unused when no profiler is attached.
 	Countdown [NumCountdowns]uint64
+	// Native is the memory native queries share with the query engine
+	// (offset 568, rpa.Engine.UseNative): sampling gaps drawn ahead,
+	// native counters and the record buffer (RPA sec. 3.4.2).
+	Native rpa.NativeState
 }
 
 // NumCountdowns is the number of sampling countdowns in State: the

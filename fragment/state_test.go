@@ -20,6 +20,7 @@ func TestStateLayout(t *testing.T) {
 		{"Exit", unsafe.Offsetof(s.Exit), amd64.StateExit},
 		{"IBL", unsafe.Offsetof(s.IBL), amd64.StateIBL},
 		{"Countdown", unsafe.Offsetof(s.Countdown), amd64.StateCountdown},
+		{"Native", unsafe.Offsetof(s.Native), amd64.StateNative},
 	} {
 		if tc.got != tc.want {
 			t.Errorf("offset of %s = %d, generated code uses %d", tc.name, tc.got, tc.want)

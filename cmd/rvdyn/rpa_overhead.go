@@ -49,6 +49,8 @@ func rpaOverheadCmd(args []string, stdout, stderr io.Writer) int {
 	jsonOut := fs.String("json", "", "write the rows as JSON to this file")
 	maxSleep := fs.Duration("max-sleep", 0, "longest sleep of an idle service thread (0 = mq.DefaultBackoff's 200µs)")
 	interpOnly := fs.Bool("interpreted", false, "keep the selected instructions interpreted (rvdyn.Options.ProfileInterpreted) instead of emitting the sampling decision")
+	noNative := fs.Bool("no-native", false, "run sampled queries in Go after a sample exit (rvdyn.Options.ProfileNoNative) instead of in the fragments")
+	both := fs.Bool("compare-native", false, "measure every query twice, in the fragments and in Go after a sample exit (rows \"... go\"), interleaved")
 	fs.Usage = func() { fmt.Fprint(stderr, rpaUsage); fs.PrintDefaults() }
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -61,17 +63,25 @@ func rpaOverheadCmd(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "rvdyn: --rates %q / --runs %d: want periods >= 1 and at least one run\n", *rates, *runs)
 		return exitUsage
 	}
-	type variant struct{ name, text string }
+	type variant struct {
+		name, text string
+		noNative   bool
+	}
 	var vs []variant
 	for _, n := range periods {
 		if n > rpa.MaxRate {
 			fmt.Fprintf(stderr, "rvdyn: --rates: %d is not a period in 1..%d\n", n, rpa.MaxRate)
 			return exitUsage
 		}
-		vs = append(vs, variant{fmt.Sprintf("edge 1/%d", n), fmt.Sprintf("for opBRANCH * every %d collect pc res1 misc; send 1 stop;", n)})
+		vs = append(vs, variant{fmt.Sprintf("edge 1/%d", n), fmt.Sprintf("for opBRANCH * every %d collect pc res1 misc; send 1 stop;", n), *noNative})
 	}
 	if *withD {
-		vs = append(vs, variant{"d) 1/1024", queryD})
+		vs = append(vs, variant{"d) 1/1024", queryD, *noNative})
+	}
+	if *both {
+		for _, v := range slices.Clone(vs) {
+			vs = append(vs, variant{v.name + " go", v.text, true})
+		}
 	}
 	gs, err := selectGuests(fs.Args(), *guest, !*full, 0)
 	if err != nil {
@@ -87,12 +97,12 @@ func rpaOverheadCmd(args []string, stdout, stderr io.Writer) int {
 			for i, v := range vs {
 				// Interleaved: a run without the query right before each
 				// run with it, so both see the same machine load.
-				base, _, err := timedRun(g, "", rpa.Options{}, false)
+				base, _, err := timedRun(g, "", rpa.Options{}, false, false)
 				if err != nil {
 					fmt.Fprintf(stderr, "rvdyn: %s: %v\n", g.name, err)
 					return 1
 				}
-				on, st, err := timedRun(g, v.text, rpa.Options{Seed: *seed, Backoff: mq.Backoff{MaxSleep: *maxSleep}}, *interpOnly)
+				on, st, err := timedRun(g, v.text, rpa.Options{Seed: *seed, Backoff: mq.Backoff{MaxSleep: *maxSleep}}, *interpOnly, v.noNative)
 				if err != nil {
 					fmt.Fprintf(stderr, "rvdyn: %s: %v\n", g.name, err)
 					return 1
@@ -131,8 +141,8 @@ func rpaOverheadCmd(args []string, stdout, stderr io.Writer) int {
 
 // timedRun runs g once in dynamo mode, with the query text installed if
 // it is not empty, and returns the wall time of vm.Run and the stats.
-func timedRun(g guestRun, text string, o rpa.Options, interpreted bool) (time.Duration, rvdyn.Stats, error) {
-	opts := rvdyn.Options{Config: interp.Config{Args: g.args}, ProfileInterpreted: interpreted}
+func timedRun(g guestRun, text string, o rpa.Options, interpreted, noNative bool) (time.Duration, rvdyn.Stats, error) {
+	opts := rvdyn.Options{Config: interp.Config{Args: g.args}, ProfileInterpreted: interpreted, ProfileNoNative: noNative}
 	var s *rpa.Session
 	if text != "" {
 		p, err := rpa.Assemble(text)

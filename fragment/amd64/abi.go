@@ -2,6 +2,12 @@
 
 package amd64
 
+import (
+	"unsafe"
+
+	"rvdyn/profhw/rpa"
+)
+
 // Register conventions inside native code: R15 holds the *State, R14 the
 // host address of guest address 0, R12 the budget; AX, CX and DX are
 // scratch. Native code never touches the stack pointer or BP and calls
@@ -22,6 +28,19 @@ const (
 	// StateCountdown is Countdown: the relational profiler's sampling
 	// countdowns, 8 bytes each, indexed by ir.Inst.Off of an OpSample.
 	StateCountdown = 288
+	// StateNative is Native: the rpa.NativeState native queries use.
+	StateNative = 568
+)
+
+// Offsets in State of the rpa.NativeState fields native queries use.
+var (
+	stateGaps    = StateNative + int64(unsafe.Offsetof(rpa.NativeState{}.Gaps))
+	stateUsed    = StateNative + int64(unsafe.Offsetof(rpa.NativeState{}.Used))
+	stateAlways  = StateNative + int64(unsafe.Offsetof(rpa.NativeState{}.Always))
+	stateRecords = StateNative + int64(unsafe.Offsetof(rpa.NativeState{}.Records))
+	stateInsts   = StateNative + int64(unsafe.Offsetof(rpa.NativeState{}.Insts))
+	stateSent    = StateNative + int64(unsafe.Offsetof(rpa.NativeState{}.Sent))
+	stateRec     = StateNative + int64(unsafe.Offsetof(rpa.NativeState{}.Rec))
 )
 
 // regOff returns the offset of guest register x<r> in State.

@@ -189,6 +189,8 @@ func (c *compiler) lowerInst(i int, in ir.Inst) {
 		a.op(as, src, m)
 	case ir.IsGuard(op):
 		c.guard(i, in)
+	case op == ir.OpSample && in.Native != nil:
+		c.lowerNativeSample(i, in)
 	case op == ir.OpSample:
 		// The sampling decision (RPA sec. 3.4.2), before the instruction:
 		//	CMPQ countdown(R15), $1 ; JEQ sample-exit ; SUBQ $1, countdown(R15)

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"rvdyn/interp"
+	"rvdyn/profhw/rpa"
 )
 
 // The IR is what the optimizer passes work on and what the emitter lowers
@@ -47,6 +48,10 @@ const (
 	// State.Countdown) says how many more selected executions until the
 	// next sample, 1 meaning this one. If it is 1, leave through Exit
 	// (ExitSample, before the instruction retires); else decrement it.
+	// With Native set, a sampled execution builds its record, runs its
+	// query and sends natively, and leaves through Exit only when that
+	// cannot be done (no gap drawn ahead, a queue full, a store's address
+	// out of bounds), with nothing committed.
 	OpSample
 	numIROps
 )
@@ -109,6 +114,11 @@ type Inst struct {
 	// Stack marks a load or store whose recorded address was in the
 	// stack: its bounds check tries the stack interval first.
 	Stack bool
+	// Native, on an OpSample, describes the record and query native
+	// code runs for the sampled execution (RPA sec. 3.4.2); A and B are
+	// then the instruction's rs1 and rs2. Nil: the sampled execution
+	// leaves through Exit.
+	Native *rpa.Native
 }
 
 // IsALU reports whether op is an ALU or M-extension op (register forms).
@@ -257,7 +267,7 @@ func Lower(t *interp.Trace, env Env) *Func { return LowerSampled(t, env, nil) }
 // profiler selects: countdown is the index of the sampling countdown in
 // State.Countdown that the instruction at pc decrements, ok false for
 // an instruction it does not select.
-type Sampler func(pc uint64, in interp.Inst) (countdown int, ok bool)
+type Sampler func(pc uint64, in interp.Inst) (countdown int, native *rpa.Native, ok bool)
 
 // LowerSampled is Lower with the relational profiler's selection: every
 // instruction sample selects is preceded by an OpSample on its countdown,
@@ -271,9 +281,12 @@ func LowerSampled(t *interp.Trace, env Env, sample Sampler) *Func {
 		in, pc := s.Inst, s.PC
 		base := Inst{PC: pc, Step: i, Exit: -1}
 		if sample != nil {
-			if k, ok := sample(pc, in); ok {
+			if k, nv, ok := sample(pc, in); ok {
 				x := base
 				x.Op, x.Off, x.Exit = OpSample, int64(k), f.newExit(ExitSample, pc, pc, i)
+				if nv != nil {
+					x.Native, x.A, x.B = nv, R(in.Rs1), R(in.Rs2)
+				}
 				emit(x)
 			}
 		}

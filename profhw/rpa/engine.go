@@ -54,6 +54,7 @@ type Stats struct {
 	Counts     uint64            // count actions
 	Interrupts uint64            // interrupt actions and counter overflows
 	Runaway    uint64            // queries cut off after MaxInsts instructions (only hand-made programs branch backward)
+	Native     uint64            // of Records, those run by code emitted into fragments (UseNative)
 }
 
 // entryState is one PCT entry as the engine runs it.
@@ -108,6 +109,11 @@ type Engine struct {
 	m      *interp.Machine
 	stats  Stats
 	rec    Record
+	// nat is the memory shared with native queries (UseNative), ahead
+	// the entries whose gaps are drawn ahead into it.
+	nat     *NativeState
+	ahead   []int
+	isAhead [NumEntries]bool
 }
 
 // NewEngine prepares p to run. It fails if p is not valid (Validate) or
@@ -228,9 +234,7 @@ func (g *Engine) Event(e *interp.Event) {
 	if g.left[ent]--; g.left[ent] != 0 {
 		return
 	}
-	n := s.gap()
-	g.left[ent] = n
-	s.drawn += n
+	g.left[ent] = g.nextGap(ent, s)
 	if s.hasMi && !tagKnown {
 		tag = g.tagAt(e.PC)
 	}
@@ -372,7 +376,18 @@ func (g *Engine) Stats() Stats {
 	st := g.stats
 	for i := range g.ents {
 		if s := &g.ents[i]; s.on {
-			st.Events += s.drawn - g.left[i]
+			st.Events += s.drawn - g.left[i] - g.unusedGaps(i)
+			if g.nat != nil {
+				st.Events += g.nat.Always[i]
+			}
+		}
+	}
+	if ns := g.nat; ns != nil {
+		st.Records += ns.Records
+		st.Insts += ns.Insts
+		st.Native += ns.Records
+		for q := range st.Sent {
+			st.Sent[q] += ns.Sent[q]
 		}
 	}
 	return st

@@ -257,13 +257,14 @@ type Report struct {
 	Counts     uint64       `json:"counts"`
 	Interrupts uint64       `json:"interrupts"`
 	Runaway    uint64       `json:"runaway,omitempty"`
+	Native     uint64       `json:"native_records,omitempty"` // of Records, those run in fragments
 	Queues     []QueueStats `json:"queues"`
 }
 
 // Report returns the session's statistics.
 func (s *Session) Report() Report {
 	st := s.Engine.Stats()
-	r := Report{Events: st.Events, Records: st.Records, Insts: st.Insts, Counts: st.Counts, Interrupts: st.Interrupts, Runaway: st.Runaway}
+	r := Report{Events: st.Events, Records: st.Records, Insts: st.Insts, Counts: st.Counts, Interrupts: st.Interrupts, Runaway: st.Runaway, Native: st.Native}
 	for n, q := range s.Queues {
 		if q != nil {
 			r.Queues = append(r.Queues, QueueStats{Queue: n, Stats: q.Stats()})

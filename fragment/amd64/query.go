@@ -1,0 +1,383 @@
+// Native queries: an OpSample with an rpa.Native -> x86-64 that samples, builds the record, runs the query's compares and branches and sends into the queues (RPA sec. 3.4.2).
+
+package amd64
+
+import (
+	"rvdyn/fragment/ir"
+	"rvdyn/profhw/mq"
+	"rvdyn/profhw/rpa"
+)
+
+// lowerNativeSample lowers the sampling decision of an instruction whose
+// query runs natively. The hot path is the plain decision:
+//
+//	CMPQ countdown(R15), $1 ; JEQ sampled ; SUBQ $1, countdown(R15)
+//	back:
+//
+// and the sampled execution runs out of line, before the instruction
+// (whose record needs only values it reads): first every check that
+// could fail, with nothing changed yet, so that a failure leaves through
+// the ExitSample exit and the engine runs the execution as before (no
+// gap drawn ahead, a store address out of bounds, a queue without room
+// for the query's sends); then the commit: the next gap becomes the
+// countdown, the record goes into NativeState.Rec, the query's
+// instructions run as compares and branches, and each send writes the
+// record into its queue by the mq protocol.
+func (c *compiler) lowerNativeSample(i int, in ir.Inst) {
+	a := c.a
+	nv := in.Native
+	cd := mem(rSt, StateCountdown+8*in.Off)
+	sampled, back := &label{}, &label{}
+	a.op(xCMPQ, cd, imm(1))
+	a.jcc(condEQ, sampled)
+	a.op(xSUBQ, imm(1), cd)
+	a.bind(back)
+	exit := c.stubFor(in.Exit, i).stub
+	c.cold = append(c.cold, func() {
+		c.mark(in.PC)
+		a.bind(sampled)
+		used := mem(rSt, stateUsed+8*int64(nv.Entry))
+		if nv.Period > 1 {
+			a.op(xCMPQ, used, imm(rpa.NativeGaps))
+			a.jcc(condAE, exit)
+		}
+		if ir.IsStore(nv.Inst.Op) {
+			c.checkStoreAddr(in, nv, exit)
+		}
+		for q, k := range nv.Sends {
+			if k > 0 {
+				c.checkRoom(nv.Queues[q], k, exit)
+			}
+		}
+		// Commit. The next gap: countdown = Gaps[entry][Used]; Used++;
+		// for period 1 the countdown stays 1 and Always counts the event.
+		if nv.Period > 1 {
+			a.op(xMOVQ, used, reg(rCX))
+			a.op(xSHLQ, imm(3), reg(rCX))
+			a.op(xMOVQ, memIdx(rSt, rCX, stateGaps+8*rpa.NativeGaps*int64(nv.Entry)), reg(rCX))
+			a.op(xMOVQ, reg(rCX), cd)
+			a.op(xADDQ, imm(1), used)
+		} else {
+			a.op(xADDQ, imm(1), mem(rSt, stateAlways+8*int64(nv.Entry)))
+		}
+		a.op(xADDQ, imm(1), mem(rSt, stateRecords))
+		c.buildRecord(in, nv)
+		c.runQuery(nv, back)
+	})
+}
+
+// zext32 zero-extends AX from its low 32 bits.
+func (c *compiler) zext32() {
+	c.a.op(xSHLQ, imm(32), reg(rAX))
+	c.a.op(xSHRQ, imm(32), reg(rAX))
+}
+
+// storeAddr puts the store's effective address in AX.
+func (c *compiler) storeAddr(in ir.Inst, nv *rpa.Native) {
+	if in.A.IsConst {
+		c.load(ir.C(in.A.Const+uint64(nv.Inst.Imm)), rAX)
+		return
+	}
+	c.load(in.A, rAX)
+	c.a.op(xADDQ, imm(nv.Inst.Imm), reg(rAX))
+}
+
+// checkStoreAddr leaves through exit unless the store's address is in
+// one of the writable intervals (the store's own check, see access).
+func (c *compiler) checkStoreAddr(in ir.Inst, nv *rpa.Native, exit *label) {
+	a := c.a
+	env := c.env
+	c.storeAddr(in, nv)
+	ok := &label{}
+	lows := [2]uint64{env.WriteLo, env.GuardHi}
+	sizes := [2]uint64{env.GuardLo - env.WriteLo, env.MemSize - env.GuardHi}
+	for k := range 2 {
+		if sizes[k] == 0 {
+			continue
+		}
+		c.load(ir.C(-lows[k]), rCX)
+		a.op(xADDQ, reg(rAX), reg(rCX))
+		c.load(ir.C(sizes[k]), rDX)
+		a.op(xCMPQ, reg(rCX), reg(rDX))
+		a.jcc(condB, ok)
+	}
+	a.jmp(exit)
+	a.bind(ok)
+}
+
+// checkRoom leaves through exit unless queue q has room for k more
+// messages: written - cachedRead <= slots - k in the producer's cached
+// view, else after re-reading the read status (as mq's sendFast does).
+func (c *compiler) checkRoom(q rpa.NativeQueue, k int, exit *label) {
+	a := c.a
+	ok := &label{}
+	c.load(ir.C(uint64(q.Base)), rDX)
+	a.op(xMOVQ, mem(rDX, mq.OffWritten), reg(rAX))
+	a.op(xSUBQ, mem(rDX, mq.OffCachedRead), reg(rAX))
+	a.op(xCMPQ, reg(rAX), imm(int64(q.Slots-k)))
+	a.jcc(condBE, ok)
+	a.op(xMOVQ, mem(rDX, mq.OffReadStatus), reg(rCX)) // the paper's periodic read of the read status
+	a.op(xMOVQ, reg(rCX), mem(rDX, mq.OffCachedRead))
+	a.op(xMOVQ, mem(rDX, mq.OffWritten), reg(rAX))
+	a.op(xSUBQ, reg(rCX), reg(rAX))
+	a.op(xCMPQ, reg(rAX), imm(int64(q.Slots-k)))
+	a.jcc(condA, exit)
+	a.bind(ok)
+}
+
+// buildRecord writes the record of the sampled execution into
+// NativeState.Rec: the collected words in order (rpa.BuildRecord), zeros
+// above. A branch's words depend on its outcome, so they are written on
+// both arms of the branch's compare.
+func (c *compiler) buildRecord(in ir.Inst, nv *rpa.Native) {
+	a := c.a
+	if !nv.Inst.IsBranch() {
+		c.writeRecord(in, nv, false)
+		return
+	}
+	taken, done := &label{}, &label{}
+	c.load(in.A, rAX)
+	if in.B.IsConst && !ir.FitsInt32(int64(in.B.Const)) {
+		c.load(in.B, rCX)
+		a.op(xCMPQ, reg(rAX), reg(rCX))
+	} else {
+		a.op(xCMPQ, reg(rAX), c.opnd(in.B, rCX))
+	}
+	a.jcc(branchCond[nv.Inst.Op], taken)
+	c.writeRecord(in, nv, false)
+	a.jmp(done)
+	a.bind(taken)
+	c.writeRecord(in, nv, true)
+	a.bind(done)
+}
+
+// writeRecord writes the record words for one outcome of a branch (taken)
+// or for a store.
+func (c *compiler) writeRecord(in ir.Inst, nv *rpa.Native, taken bool) {
+	a := c.a
+	inst, pc := nv.Inst, nv.PC
+	branch := inst.IsBranch()
+	target := pc + uint64(inst.Imm)
+	misc := uint32(inst.Op)<<rpa.MiscOpShift | uint32(nv.Tag&3)<<rpa.MiscTagShift
+	if branch {
+		if taken != (inst.Imm < 0) {
+			misc |= rpa.MiscMispredict
+		}
+		if taken {
+			misc |= rpa.MiscTaken
+			if target <= pc {
+				misc |= rpa.MiscBackward
+			}
+		}
+	}
+	konst := func(v uint32) { c.load(ir.C(uint64(v)), rAX) }
+	// value loads the 64-bit operand v into AX: for a store's stored
+	// value, truncated to the store's width.
+	value := func(v ir.Val, stored bool) {
+		c.load(v, rAX)
+		if stored {
+			switch ir.Width(inst.Op) {
+			case 1:
+				a.op(xMOVBQZX, reg(rAX), reg(rAX))
+			case 2:
+				a.op(xMOVWQZX, reg(rAX), reg(rAX))
+			case 4:
+				c.zext32()
+			}
+		}
+	}
+	low := func(v ir.Val, stored bool) { value(v, stored); c.zext32() }
+	high := func(v ir.Val, stored bool) { value(v, stored); a.op(xSHRQ, imm(32), reg(rAX)) }
+	for w := range rpa.MaxRecordWords {
+		if w >= len(nv.Fields) {
+			a.op(xMOVQ, imm(0), mem(rSt, stateRec+8*int64(w)))
+			continue
+		}
+		switch f := nv.Fields[w]; {
+		case f == rpa.FieldPC:
+			konst(uint32(pc))
+		case f == rpa.FieldThread:
+			konst(rpa.Thread)
+		case f == rpa.FieldMisc:
+			konst(misc)
+		case f == rpa.FieldRes1U:
+			konst(0)
+		case f >= rpa.FieldFRate:
+			konst(1) // the rates and latencies of the cost model (FieldValue)
+		case branch:
+			switch f {
+			case rpa.FieldOp1:
+				low(in.A, false)
+			case rpa.FieldOp1Up:
+				high(in.A, false)
+			case rpa.FieldOp2:
+				low(in.B, false)
+			case rpa.FieldOp2Up:
+				high(in.B, false)
+			case rpa.FieldOp3:
+				konst(uint32(target))
+			case rpa.FieldRes1:
+				konst(uint32(boolWord(taken)))
+			case rpa.FieldRes2:
+				if taken {
+					konst(uint32(target))
+				} else {
+					konst(uint32(pc + 4))
+				}
+			}
+		default: // a store
+			switch f {
+			case rpa.FieldOp1:
+				low(in.B, true)
+			case rpa.FieldOp1Up:
+				high(in.B, true)
+			case rpa.FieldOp2:
+				low(in.A, false)
+			case rpa.FieldOp2Up:
+				high(in.A, false)
+			case rpa.FieldOp3, rpa.FieldRes2:
+				c.storeAddr(in, nv)
+				c.zext32()
+			case rpa.FieldRes1:
+				konst(0)
+			}
+		}
+		a.op(xMOVQ, reg(rAX), mem(rSt, stateRec+8*int64(w)))
+	}
+}
+
+func boolWord(b bool) uint64 {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// runQuery emits the query instructions from nv.QPC (the engine's Run):
+// each counts itself, evaluates comparison A then B, combines them with
+// AND or OR, sends on a match and goes to its match or miss successor.
+// The query's end jumps to done.
+func (c *compiler) runQuery(nv *rpa.Native, done *label) {
+	a := c.a
+	n := len(nv.Code)
+	labels := make([]*label, n+1)
+	for k := range labels {
+		labels[k] = &label{}
+	}
+	labels[n] = done
+	next := func(qpc int, s rpa.Next, target uint8) *label {
+		switch s {
+		case rpa.NextStop:
+			return done
+		case rpa.NextBranch:
+			return labels[min(int(target), n)]
+		}
+		return labels[qpc+1]
+	}
+	for qpc := nv.QPC; qpc < n; qpc++ {
+		q := nv.Code[qpc]
+		a.bind(labels[qpc])
+		a.op(xADDQ, imm(1), mem(rSt, stateInsts))
+		match, miss := &label{}, &label{}
+		if q.Or {
+			c.compare(q.A, q.Imm, true, match)
+			c.compare(q.B, q.Imm, false, miss)
+		} else {
+			c.compare(q.A, q.Imm, false, miss)
+			c.compare(q.B, q.Imm, false, miss)
+		}
+		a.bind(match)
+		if q.Action == rpa.ActSend {
+			c.send(nv.Queues[q.Arg], int(q.Arg))
+		}
+		a.jmp(next(qpc, q.Match, q.Target))
+		a.bind(miss)
+		a.jmp(next(qpc, q.Miss, q.Target))
+	}
+	if nv.QPC >= n {
+		a.jmp(done)
+	}
+}
+
+// Unsigned conditions of the comparisons that read a word: the jump
+// taken when the comparison succeeds.
+var cmpCond = map[rpa.CmpOp]cond{
+	rpa.CmpLT: condB, rpa.CmpGE: condAE, rpa.CmpEQ: condEQ,
+	rpa.CmpNE: condNE, rpa.CmpGT: condA, rpa.CmpLE: condBE,
+	rpa.CmpBCLR: condEQ, rpa.CmpBSET: condEQ,
+}
+
+// negCond is the condition that is true when cmpCond's is false.
+var negCond = map[cond]cond{
+	condB: condAE, condAE: condB, condEQ: condNE, condNE: condEQ, condA: condBE, condBE: condA,
+}
+
+// compare jumps to l when comparison k's result equals want (the
+// engine's compare; no FILTER, which Native excludes).
+func (c *compiler) compare(k rpa.Cmp, imm16 uint16, want bool, l *label) {
+	a := c.a
+	switch k.Op {
+	case rpa.CmpTrue:
+		if want {
+			a.jmp(l)
+		}
+		return
+	case rpa.CmpFalse:
+		if !want {
+			a.jmp(l)
+		}
+		return
+	}
+	a.op(xMOVQ, mem(rSt, stateRec+8*int64(k.Word%rpa.MaxRecordWords)), reg(rAX))
+	if k.Byte != 0 {
+		a.op(xSHRQ, imm(8*int64(k.Byte)), reg(rAX))
+	}
+	switch k.Size {
+	case rpa.Size8:
+		a.op(xMOVBQZX, reg(rAX), reg(rAX))
+	case rpa.Size16:
+		a.op(xMOVWQZX, reg(rAX), reg(rAX))
+	}
+	i := int64(imm16)
+	switch k.Op {
+	case rpa.CmpBCLR:
+		a.op(xTESTQ, imm(i), reg(rAX))
+	case rpa.CmpBSET:
+		a.op(xANDQ, imm(i), reg(rAX))
+		a.op(xCMPQ, reg(rAX), imm(i))
+	default:
+		a.op(xCMPQ, reg(rAX), imm(i))
+	}
+	cc := cmpCond[k.Op]
+	if !want {
+		cc = negCond[cc]
+	}
+	a.jcc(cc, l)
+}
+
+// send writes NativeState.Rec into queue q (number n) by the mq
+// protocol, as mq's sendFast does; room was checked before the commit:
+//
+//	n = written ; slot = slots + (n & mask) * SlotBytes
+//	slot[0..6] = Rec[0..6] ; slot.ready = n+1 ; written = n+1
+//
+// The ready word is stored after the record words and written after the
+// ready word with plain MOVs: x86-TSO keeps stores in program order, so
+// a consumer that sees the ready word sees the record.
+func (c *compiler) send(q rpa.NativeQueue, n int) {
+	a := c.a
+	c.load(ir.C(uint64(q.Base)), rDX)
+	a.op(xMOVQ, mem(rDX, mq.OffWritten), reg(rCX))
+	a.op(xANDQ, imm(int64(q.Slots-1)), reg(rCX))
+	a.op(xSHLQ, imm(6), reg(rCX)) // * SlotBytes
+	a.op(xLEAQ, memIdx(rDX, rCX, mq.OffSlots), reg(rCX))
+	for w := range mq.MsgWords {
+		a.op(xMOVQ, mem(rSt, stateRec+8*int64(w)), reg(rAX))
+		a.op(xMOVQ, reg(rAX), mem(rCX, 8*int64(w)))
+	}
+	a.op(xMOVQ, mem(rDX, mq.OffWritten), reg(rAX))
+	a.op(xADDQ, imm(1), reg(rAX))
+	a.op(xMOVQ, reg(rAX), mem(rCX, mq.ReadyOffset)) // ready word = n+1, after the record
+	a.op(xMOVQ, reg(rAX), mem(rDX, mq.OffWritten))
+	a.op(xADDQ, imm(1), mem(rSt, stateSent+8*int64(n)))
+}
