@@ -9,7 +9,8 @@
 //
 // The IR knows nothing about the host machine: it must not import
 // package fragment, fragment/amd64 or an assembler, only interp, whose ALU is
-// also its constant folding semantics.
+// also its constant folding semantics, and profhw/rpa, whose compiled
+// query (rpa.Native) an OpSample instruction carries to the backend.
 //
 // Every pass keeps the guest state at each exit exactly what the
 // interpreter would have there (see the invariants in ir.go, checked by
