@@ -232,7 +232,7 @@ func RunGC(cfg GCConfig, log io.Writer) (*GCReport, error) {
 		if m.Error != "" || len(m.wall) == 0 {
 			continue
 		}
-		m.Wall, m.ThreadCPU, m.TotalCPU = median(m.wall), median(m.thread), median(m.total)
+		m.Wall, m.ThreadCPU, m.TotalCPU = Median(m.wall), Median(m.thread), Median(m.total)
 		base := cells[[3]string{m.Program, m.Exec, GCNoGC}]
 		if base == nil || base.Error != "" {
 			continue

@@ -274,7 +274,7 @@ func Run(cfg Config, log io.Writer) (*Report, error) {
 		}
 	}
 	for _, m := range rep.Measurements {
-		m.Median = median(m.Seconds)
+		m.Median = Median(m.Seconds)
 		ref := rep.Measurements[0]
 		for _, o := range rep.Measurements {
 			if o.Guest == m.Guest {
@@ -340,7 +340,7 @@ func runRvdyn(cfg Config, image []byte, args []string, m *Measurement, run int) 
 	if m.Predict == "path" {
 		m.Counters = st.PathCounters
 	}
-	if run == 0 || secs <= median(m.Seconds) {
+	if run == 0 || secs <= Median(m.Seconds) {
 		m.CompileSecs = (st.RecordTime + st.CompileTime).Seconds()
 	}
 	return nil
@@ -365,7 +365,9 @@ func runCommand(path string, args []string, m *Measurement) error {
 	return nil
 }
 
-func median(xs []float64) float64 {
+// Median returns the median of xs (the mean of the middle two for an even
+// count), NaN if xs is empty; xs is not modified.
+func Median(xs []float64) float64 {
 	if len(xs) == 0 {
 		return math.NaN()
 	}

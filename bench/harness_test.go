@@ -99,7 +99,7 @@ func TestGeoMean(t *testing.T) {
 	if g := GeoMean([]float64{2, 8}); g < 3.999 || g > 4.001 {
 		t.Errorf("GeoMean(2, 8) = %v", g)
 	}
-	if g := median([]float64{3, 1, 2}); g != 2 {
+	if g := Median([]float64{3, 1, 2}); g != 2 {
 		t.Errorf("median = %v", g)
 	}
 }

@@ -168,8 +168,7 @@ func rpaEdgeCmd(args []string, stdout, stderr io.Writer) int {
 	}
 	tw.Flush()
 	if *jsonOut != "" {
-		b, _ := json.MarshalIndent(rows, "", "  ")
-		if err := os.WriteFile(*jsonOut, append(b, '\n'), 0o644); err != nil {
+		if err := writeJSON(*jsonOut, rows); err != nil {
 			fmt.Fprintf(stderr, "rvdyn: %v\n", err)
 			return 1
 		}

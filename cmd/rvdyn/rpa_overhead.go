@@ -3,17 +3,16 @@
 package main
 
 import (
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
-	"os"
 	"slices"
 	"text/tabwriter"
 	"time"
 
 	"rvdyn"
+	"rvdyn/bench"
 	"rvdyn/interp"
 	"rvdyn/profhw/mq"
 	"rvdyn/profhw/rpa"
@@ -122,7 +121,7 @@ func rpaOverheadCmd(args []string, stdout, stderr io.Writer) int {
 		}
 		for i := range rs {
 			row := &rs[i]
-			mb, mq := medianOf(row.BaseSeconds), medianOf(row.QuerySeconds)
+			mb, mq := bench.Median(row.BaseSeconds), bench.Median(row.QuerySeconds)
 			row.Ratio = mq / mb
 			rows = append(rows, *row)
 			fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d\t%d\t%.4fs\t%.4fs\t%+.2f%%\t\n", row.Guest, row.Query, row.Instructions, row.Messages, row.SampleExits, row.Stalls, mb, mq, 100*(row.Ratio-1))
@@ -130,8 +129,7 @@ func rpaOverheadCmd(args []string, stdout, stderr io.Writer) int {
 	}
 	tw.Flush()
 	if *jsonOut != "" {
-		b, _ := json.MarshalIndent(rows, "", "  ")
-		if err := os.WriteFile(*jsonOut, append(b, '\n'), 0o644); err != nil {
+		if err := writeJSON(*jsonOut, rows); err != nil {
 			fmt.Fprintf(stderr, "rvdyn: %v\n", err)
 			return 1
 		}
@@ -170,13 +168,4 @@ func timedRun(g guestRun, text string, o rpa.Options, interpreted, noNative bool
 		st.Profile = &r
 	}
 	return st.Wall, st, nil
-}
-
-func medianOf(xs []float64) float64 {
-	s := slices.Clone(xs)
-	slices.Sort(s)
-	if len(s)%2 == 1 {
-		return s[len(s)/2]
-	}
-	return (s[len(s)/2-1] + s[len(s)/2]) / 2
 }
