@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"sync"
 
+	"rvdyn/codecache"
 	"rvdyn/fragment/ir"
 	"rvdyn/interp"
 	"rvdyn/profhw"
@@ -62,14 +63,15 @@ const DefaultValueProfile = "H[P4]256"
 // SpecializeStats report value specialization (dynamo mode).
 // In JSON the keys are snake_case.
 type SpecializeStats struct {
-	Profile        string `json:"profile"`         // the compressor, in the paper's notation
-	LoadsProfiled  uint64 `json:"loads_profiled"`  // load tuples fed to the compressor
-	Messages       uint64 `json:"messages"`        // messages the compressor sent (profile updates)
-	PCs            int    `json:"pcs"`             // distinct load pcs in the value profile
-	Specialized    uint64 `json:"specialized"`     // loads specialized in the fragments compiled
-	GuardExits     uint64 `json:"guard_exits"`     // returns to the dispatcher through a failed guard (linked ones are not seen)
-	Despecialized  int    `json:"despecialized"`   // pcs no longer specialized after MaxFailures guard failures
-	OracleRequests uint64 `json:"oracle_requests"` // loads the compiler asked about
+	Profile        string `json:"profile"`           // the compressor, in the paper's notation
+	LoadsProfiled  uint64 `json:"loads_profiled"`    // load tuples fed to the compressor
+	Messages       uint64 `json:"messages"`          // messages the compressor sent (profile updates)
+	PCs            int    `json:"pcs"`               // distinct load pcs in the value profile
+	Specialized    uint64 `json:"specialized"`       // loads specialized in the fragments compiled
+	GuardExits     uint64 `json:"guard_exits"`       // returns to the dispatcher through a failed guard (linked ones are not seen)
+	Despecialized  int    `json:"despecialized"`     // pcs no longer specialized after MaxFailures guard failures
+	Removed        uint64 `json:"fragments_removed"` // fragments taken out of the cache for it (and compiled again)
+	OracleRequests uint64 `json:"oracle_requests"`   // loads the compiler asked about
 }
 
 // valueProfile is the hook that feeds loads to the compressor, the sink
@@ -172,8 +174,11 @@ func (v *valueProfile) Invariant(pc uint64) (uint64, bool) {
 	return t.value, true
 }
 
-// failed records a guard failure of the load at pc.
-func (v *valueProfile) failed(pc uint64) {
+// failed records a guard failure of the load at pc and reports whether
+// the pc has now failed MaxFailures times: the fragment whose guard
+// failed should go (the dispatcher removes it, and its head is compiled
+// again, without this specialization).
+func (v *valueProfile) failed(pc uint64) bool {
 	v.mu.Lock()
 	defer v.mu.Unlock()
 	v.st.GuardExits++
@@ -181,6 +186,17 @@ func (v *valueProfile) failed(pc uint64) {
 	if v.fail[pc] == v.opts.MaxFailures {
 		v.st.Despecialized++
 	}
+	return v.fail[pc] >= v.opts.MaxFailures
+}
+
+// despecialize takes fragment f, whose specialization guard failed too
+// often, out of the code cache; its head will be compiled again.
+func (vm *VM) despecialize(f *codecache.Fragment) {
+	vm.cache.Remove(f)
+	vm.m.Mark(f.Head, false)
+	vm.vals.mu.Lock()
+	vm.vals.st.Removed++
+	vm.vals.mu.Unlock()
 }
 
 // stats returns the counters.

@@ -351,7 +351,7 @@ func (s *Stats) WriteTable(w io.Writer) error {
 		row("specialize: loads profiled (messages)", fmt.Sprintf("%d (%d)", v.LoadsProfiled, v.Messages))
 		row("specialize: load pcs in the profile", v.PCs)
 		row("specialize: loads specialized / asked", fmt.Sprintf("%d / %d", v.Specialized, v.OracleRequests))
-		row("specialize: guard exits (pcs given up)", fmt.Sprintf("%d (%d)", v.GuardExits, v.Despecialized))
+		row("specialize: guard exits (pcs given up, fragments removed)", fmt.Sprintf("%d (%d, %d)", v.GuardExits, v.Despecialized, v.Removed))
 	}
 	row("wall time", s.Wall.Round(time.Microsecond))
 	if s.Wall > 0 {
