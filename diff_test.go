@@ -76,6 +76,12 @@ func dynamoConfigs(t *testing.T) map[string]rvdyn.Options {
 	for _, d := range []int{10, 50, 100} {
 		cfgs[fmt.Sprintf("path delay %d", d)] = rvdyn.Options{NET: net.Options{Delay: d, Predict: net.PredictPath}}
 	}
+	// Value specialization: the default compressor, and an aggressive
+	// setting (a handful of loads, a bare majority) whose guards fail
+	// often, so every guest leaves through failed guards.
+	cfgs["specialize"] = rvdyn.Options{NET: net.Options{Delay: 50}, Specialize: rvdyn.SpecializeOptions{Profile: "default"}}
+	cfgs["specialize aggressive"] = rvdyn.Options{NET: net.Options{Delay: 10},
+		Specialize: rvdyn.SpecializeOptions{Profile: "perfect", MinCount: 4, MinInvariance: 0.5, MaxFailures: 1 << 30}}
 	return cfgs
 }
 

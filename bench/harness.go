@@ -52,6 +52,10 @@ type Config struct {
 	// (net.PredictPath) at every delay, beside NET's: the NET paper's
 	// Figure 5 comparison.
 	PathPrediction bool
+	// Specialize, if set, adds dynamo runs at the first delay with value
+	// specialization on (rvdyn.SpecializeOptions.Profile: a compressor
+	// in the stratified paper's notation, "default" or "perfect").
+	Specialize string
 	// Dir holds the guests' host builds, NAME.native (default
 	// bench/guests, found relative to the working directory or its
 	// parents). qemu-riscv64 runs the ELF files of corpus.Dir.
@@ -68,10 +72,11 @@ type Measurement struct {
 	Guest        string    `json:"guest"`
 	Mode         string    `json:"mode"`
 	Delay        int       `json:"delay,omitempty"`
-	Disabled     string    `json:"disabled,omitempty"` // mechanism switched off (ablation), "" for none
-	Predict      string    `json:"predict,omitempty"`  // "path" for path profile based prediction, "" for NET
-	Seconds      []float64 `json:"seconds"`            // wall time of each run
-	Median       float64   `json:"median_seconds"`     // median of Seconds
+	Disabled     string    `json:"disabled,omitempty"`   // mechanism switched off (ablation), "" for none
+	Predict      string    `json:"predict,omitempty"`    // "path" for path profile based prediction, "" for NET
+	Specialize   string    `json:"specialize,omitempty"` // value profile of a run with value specialization, "" for none
+	Seconds      []float64 `json:"seconds"`              // wall time of each run
+	Median       float64   `json:"median_seconds"`       // median of Seconds
 	Instructions uint64    `json:"guest_instructions,omitempty"`
 	CachePercent float64   `json:"cache_percent,omitempty"`
 	Fragments    uint64    `json:"fragments,omitempty"`
@@ -79,6 +84,8 @@ type Measurement struct {
 	Flushes      uint64    `json:"flushes,omitempty"`
 	Counters     uint64    `json:"counters,omitempty"`        // prediction counter space: trace heads (NET) or distinct paths (path)
 	CompileSecs  float64   `json:"compile_seconds,omitempty"` // recording + compiling, median run
+	Specialized  uint64    `json:"specialized,omitempty"`     // loads specialized (Specialize runs)
+	GuardExits   uint64    `json:"guard_exits,omitempty"`     // failed specialization guards seen by the dispatcher
 	Output       string    `json:"-"`
 	ExitCode     int       `json:"exit_code"`
 }
@@ -88,6 +95,7 @@ type Report struct {
 	Runs         int            `json:"runs"`
 	Ablation     bool           `json:"ablation"`
 	Paths        bool           `json:"path_prediction,omitempty"`
+	Specialize   string         `json:"specialize,omitempty"`
 	Small        bool           `json:"small_sizes"`
 	Modes        []string       `json:"modes"`
 	Delays       []int          `json:"delays"`
@@ -97,7 +105,7 @@ type Report struct {
 // Find returns the measurement of guest in mode (at delay, for dynamo), or nil.
 func (r *Report) Find(guest, mode string, delay int) *Measurement {
 	for _, m := range r.Measurements {
-		if m.Guest == guest && m.Mode == mode && m.Disabled == "" && m.Predict == "" && (mode != ModeDynamo || m.Delay == delay) {
+		if m.Guest == guest && m.Mode == mode && m.Disabled == "" && m.Predict == "" && m.Specialize == "" && (mode != ModeDynamo || m.Delay == delay) {
 			return m
 		}
 	}
@@ -119,7 +127,18 @@ func (r *Report) FindPath(guest string, delay int) *Measurement {
 // with mechanism off, or nil.
 func (r *Report) FindDisabled(guest, off string) *Measurement {
 	for _, m := range r.Measurements {
-		if m.Guest == guest && m.Mode == ModeDynamo && m.Disabled == off && m.Predict == "" && m.Delay == r.Delays[0] {
+		if m.Guest == guest && m.Mode == ModeDynamo && m.Disabled == off && m.Predict == "" && m.Specialize == "" && m.Delay == r.Delays[0] {
+			return m
+		}
+	}
+	return nil
+}
+
+// FindSpecialized returns the dynamo measurement of guest at the first
+// delay with value specialization on, or nil.
+func (r *Report) FindSpecialized(guest string) *Measurement {
+	for _, m := range r.Measurements {
+		if m.Guest == guest && m.Mode == ModeDynamo && m.Specialize != "" && m.Delay == r.Delays[0] {
 			return m
 		}
 	}
@@ -215,7 +234,7 @@ func Run(cfg Config, log io.Writer) (*Report, error) {
 			return nil, fmt.Errorf("unknown mode %q (want interp, dynamo, qemu or native)", m)
 		}
 	}
-	rep := &Report{Runs: cfg.Runs, Small: cfg.Small, Modes: cfg.Modes, Delays: cfg.Delays, Ablation: cfg.Ablation, Paths: cfg.PathPrediction}
+	rep := &Report{Runs: cfg.Runs, Small: cfg.Small, Modes: cfg.Modes, Delays: cfg.Delays, Ablation: cfg.Ablation, Paths: cfg.PathPrediction, Specialize: cfg.Specialize}
 	images := map[string][]byte{}
 	for _, g := range cfg.guests() {
 		img, err := corpus.ELF(g)
@@ -230,6 +249,9 @@ func Run(cfg Config, log io.Writer) (*Report, error) {
 					if cfg.PathPrediction {
 						rep.Measurements = append(rep.Measurements, &Measurement{Guest: g, Mode: mode, Delay: d, Predict: "path"})
 					}
+				}
+				if cfg.Specialize != "" {
+					rep.Measurements = append(rep.Measurements, &Measurement{Guest: g, Mode: mode, Delay: cfg.Delays[0], Specialize: cfg.Specialize})
 				}
 				if cfg.Ablation {
 					for _, off := range rvdyn.Mechanisms() {
@@ -297,6 +319,9 @@ func label(m *Measurement) string {
 	if m.Mode == ModeDynamo && m.Disabled != "" {
 		return fmt.Sprintf("dynamo@%d-%s", m.Delay, m.Disabled)
 	}
+	if m.Mode == ModeDynamo && m.Specialize != "" {
+		return fmt.Sprintf("dynamo@%d+spec", m.Delay)
+	}
 	if m.Mode == ModeDynamo {
 		return fmt.Sprintf("dynamo@%d", m.Delay)
 	}
@@ -314,6 +339,9 @@ func runRvdyn(cfg Config, image []byte, args []string, m *Measurement, run int) 
 	}
 	if err := opts.Disable(m.Disabled); err != nil {
 		return err
+	}
+	if m.Specialize != "" {
+		opts.Specialize.Profile = m.Specialize
 	}
 	if m.Mode == ModeInterp {
 		opts.Mode = rvdyn.ModeInterp
@@ -339,6 +367,9 @@ func runRvdyn(cfg Config, image []byte, args []string, m *Measurement, run int) 
 	m.Counters = st.TraceHeads
 	if m.Predict == "path" {
 		m.Counters = st.PathCounters
+	}
+	if sp := st.Specialize; sp != nil {
+		m.Specialized, m.GuardExits = sp.Specialized, sp.GuardExits
 	}
 	if run == 0 || secs <= Median(m.Seconds) {
 		m.CompileSecs = (st.RecordTime + st.CompileTime).Seconds()
