@@ -30,6 +30,12 @@ func (s *ClockSampler) Stop() {}
 // Counts returns ErrClockUnavailable.
 func (s *ClockSampler) Counts() (map[uint64]uint64, error) { return nil, ErrClockUnavailable }
 
+// EpochCounts returns ErrClockUnavailable.
+func (s *ClockSampler) EpochCounts() (map[ClockKey]uint64, error) { return nil, ErrClockUnavailable }
+
+// SetEpoch returns ErrClockUnavailable.
+func (s *ClockSampler) SetEpoch(e uint64) error { return ErrClockUnavailable }
+
 // Reset returns ErrClockUnavailable.
 func (s *ClockSampler) Reset() error { return ErrClockUnavailable }
 
