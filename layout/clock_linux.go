@@ -22,6 +22,10 @@ var ErrClockUnavailable = errors.New("layout: time-based sampler unavailable")
 // at 1000 Hz (section 3.1).
 const DefaultHz = 1000
 
+// MaxHz is the highest sampling rate NewClockSampler accepts (Linux's
+// default kernel.perf_event_max_sample_rate).
+const MaxHz = 100000
+
 // clockMaxPCs bounds the distinct PCs the kernel map holds; samples at
 // new PCs beyond it are dropped (and counted in Dropped).
 const clockMaxPCs = 1 << 16
@@ -31,8 +35,8 @@ const clockMaxPCs = 1 << 16
 const ptRegsIP = 16 * 8
 
 // A ClockSampler is the paper's monitor (section 3.1) on Linux: a
-// software cpu-clock perf_event per monitored thread, firing Hz times per
-// second of the thread's CPU time in user mode, with an eBPF program
+// software cpu-clock perf_event per monitored thread, firing every 1/Hz
+// seconds of the thread's CPU time (user-mode PCs only), with an eBPF program
 // attached that adds one to the count of the interrupted PC in a hash
 // map, in the kernel (the analogue of the paper's hardclock() hook).
 // Each count is keyed by the PC and the sampler's current epoch
@@ -55,6 +59,9 @@ type ClockSampler struct {
 func NewClockSampler(hz int) (*ClockSampler, error) {
 	if hz <= 0 {
 		hz = DefaultHz
+	}
+	if hz > MaxHz {
+		return nil, fmt.Errorf("layout: time-based sampler: %d Hz is above the %d Hz limit", hz, MaxHz)
 	}
 	_ = rlimit.RemoveMemlock() // older kernels account BPF memory to RLIMIT_MEMLOCK
 	m, err := ebpf.NewMap(&ebpf.MapSpec{Type: ebpf.Hash, KeySize: 16, ValueSize: 8, MaxEntries: clockMaxPCs})
@@ -125,8 +132,13 @@ func (s *ClockSampler) Attach(tid int) error {
 		Type:   unix.PERF_TYPE_SOFTWARE,
 		Config: unix.PERF_COUNT_SW_CPU_CLOCK,
 		Size:   uint32(unsafe.Sizeof(unix.PerfEventAttr{})),
-		Sample: uint64(s.hz),
-		Bits:   unix.PerfBitFreq | unix.PerfBitDisabled | unix.PerfBitExcludeKernel | unix.PerfBitExcludeHv,
+		// A fixed period in nanoseconds of the thread's CPU time, as the
+		// paper's clock interrupt is: in frequency mode (PerfBitFreq) the
+		// kernel starts from a long period and adapts it tick by tick,
+		// which leaves runs of a few tens of milliseconds, such as our
+		// training runs, with a handful of samples.
+		Sample: uint64(1e9 / s.hz),
+		Bits:   unix.PerfBitDisabled | unix.PerfBitExcludeKernel | unix.PerfBitExcludeHv,
 	}
 	fd, err := unix.PerfEventOpen(&attr, tid, -1, -1, unix.PERF_FLAG_FD_CLOEXEC)
 	if err != nil {

@@ -12,6 +12,9 @@ var ErrClockUnavailable = errors.New("layout: time-based sampler unavailable (ne
 // DefaultHz is the paper's sampling rate (section 3.1).
 const DefaultHz = 1000
 
+// MaxHz is the highest sampling rate NewClockSampler would accept.
+const MaxHz = 100000
+
 // A ClockSampler is unavailable on this system.
 type ClockSampler struct{}
 
