@@ -39,6 +39,7 @@ func layoutNativeCmd(args []string, stdout, stderr io.Writer) int {
 	runs := fs.Int("runs", 21, "runs per build, interleaved")
 	guestsDir := fs.String("guests-dir", "bench/guests", "the guest sources and Makefile")
 	jsonOut := fs.String("json", "", "write the times as JSON to this file")
+	workDir := fs.String("work", "", "keep the linker scripts and host builds here (GUEST.LAYOUT.native, e.g. for hyperfine; default: a temporary directory, removed)")
 	fs.Usage = func() {}
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -77,11 +78,17 @@ func layoutNativeCmd(args []string, stdout, stderr io.Writer) int {
 	if *guest != "" {
 		want = splitList(*guest, ",")
 	}
-	wd, err := os.MkdirTemp("", "rvdyn-layout-native-")
-	if err != nil {
-		return fail("%v", err)
+	wd := *workDir
+	if wd == "" {
+		d, err := os.MkdirTemp("", "rvdyn-layout-native-")
+		if err != nil {
+			return fail("%v", err)
+		}
+		defer os.RemoveAll(d)
+		wd = d
+	} else if err := os.MkdirAll(wd, 0o755); err != nil {
+		return fail("--work: %v", err)
 	}
-	defer os.RemoveAll(wd)
 	out := map[string][]layout.NativeTime{}
 	var guests []string
 	var times [][]layout.NativeTime
