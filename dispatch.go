@@ -240,4 +240,7 @@ func (vm *VM) flush() {
 	vm.cache.Flush()
 	vm.m.ClearMarks()
 	vm.sel.Reset()
+	if vm.onFlush != nil {
+		vm.onFlush()
+	}
 }
