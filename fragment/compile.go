@@ -84,7 +84,7 @@ func CompileSampled(t *interp.Trace, env Env, opts Options, sample Sampler) (*Co
 	if err := optimize(f, opts); err != nil {
 		return nil, err
 	}
-	m, err := amd64.Compile(f, amd64.Options{NoRegAlloc: opts.NoRegAlloc, NoIBL: opts.NoIBL})
+	m, err := amd64.Compile(f, amd64.Options{NoRegAlloc: opts.NoRegAlloc, NoBPReg: opts.NoBPReg, NoLazySext: opts.NoLazySext, NoIBL: opts.NoIBL})
 	if err != nil {
 		return nil, err
 	}

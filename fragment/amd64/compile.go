@@ -9,6 +9,16 @@ type Options struct {
 	// NoRegAlloc keeps every guest register in State: each instruction
 	// loads its operands from memory and stores its result.
 	NoRegAlloc bool
+	// NoBPReg leaves BP out of the allocatable registers (8 instead of
+	// 9). The trampoline saves and restores BP around native code
+	// either way.
+	NoBPReg bool
+	// NoLazySext sign-extends every 32-bit (W) result as it is computed
+	// (MOVLQSX). Otherwise a W result in a host register keeps a stale
+	// upper half until a consumer needs all 64 bits: W ops, narrow
+	// stores, extensions and the bitwise ops and compares of values
+	// known to be sign-extended read only the low half (see sext.go).
+	NoLazySext bool
 	// NoIBL emits indirect jump stubs without the lookup in the indirect
 	// branch lookup table: a jalr to a target other than the recorded one
 	// always returns to the dispatcher, and native code never reads the
@@ -31,8 +41,9 @@ type compiler struct {
 	env   ir.Env
 	f     *ir.Func
 	ra    *regAlloc
-	loops bool // the trace ends at its own head
-	noIBL bool // indirect stubs leave instead of looking up the table
+	sx    sextState // lazy sign extension (sext.go)
+	loops bool      // the trace ends at its own head
+	noIBL bool      // indirect stubs leave instead of looking up the table
 	exits []*exitStub
 	body  *label
 	cold  []func() // out-of-line code, emitted after the exit stubs
@@ -63,7 +74,8 @@ func (c *compiler) mark(pc uint64) {
 func Compile(f *ir.Func, opts Options) (*Code, error) {
 	a := newAssembler()
 	c := &compiler{a: a, env: f.Env(), f: f, body: &label{}, loops: f.Loops, noIBL: opts.NoIBL}
-	c.ra = allocate(f, !opts.NoRegAlloc)
+	c.ra = allocate(f, !opts.NoRegAlloc, !opts.NoBPReg)
+	c.sx.on = !opts.NoLazySext
 	c.marks = make([]pcMark, 0, len(f.Insts)+len(f.Exits)+1)
 	a.reserveMarks(cap(c.marks))
 	c.mark(f.Head)
@@ -77,7 +89,7 @@ func Compile(f *ir.Func, opts Options) (*Code, error) {
 	last := len(f.Insts) - 1
 	for i, in := range f.Insts[:last] {
 		c.mark(in.PC)
-		c.lowerInst(i, in)
+		c.lowerSext(i, in)
 	}
 	// The end stub is emitted first, right here: the recorded path falls
 	// through into it.

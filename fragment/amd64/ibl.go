@@ -51,7 +51,7 @@ func (c *compiler) emitIndirectStub(e *exitStub) {
 	out := &label{}
 	a.op(xTESTL, imm(3), reg(rAX))
 	a.jcc(condNE, e.misaligned.stub)
-	c.writeBack(e.at)
+	c.writeBack(e)
 	if e.rd != 0 {
 		if int64(e.link) == int64(int32(e.link)) {
 			a.op(xMOVQ, imm(int64(e.link)), mem(rSt, regOff(e.rd)))

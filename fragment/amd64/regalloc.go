@@ -8,10 +8,12 @@ import (
 	"rvdyn/fragment/ir"
 )
 
-// allocatable are the host registers guest registers may live in. AX, CX
-// and DX are scratch, R12 holds the budget, R14 and R15 are fixed, SP and
-// BP are never touched.
-var allocatable = []register{rBX, rSI, rDI, rR8, rR9, rR10, rR11, rR13}
+// allocatable are the host registers guest registers may live in, in the
+// order they are handed out. AX, CX and DX are scratch, R12 holds the
+// budget, R14 and R15 are fixed, SP is never touched. BP comes last: it is
+// Go's frame pointer, which the trampoline saves and restores around
+// native code (codecache/enter_amd64.s), and Options.NoBPReg leaves it out.
+var allocatable = []register{rBX, rSI, rDI, rR8, rR9, rR10, rR11, rR13, rBP}
 
 // regAlloc maps guest registers to host registers for one fragment. The
 // allocation is fixed for the whole fragment (a trace is one straight
@@ -27,8 +29,9 @@ type regAlloc struct {
 }
 
 // allocate gives host registers to the guest registers the IR uses most
-// (reads and writes weighted equally; x0 never).
-func allocate(f *ir.Func, enabled bool) *regAlloc {
+// (reads and writes weighted equally; x0 never); withBP adds BP to the
+// registers it may use.
+func allocate(f *ir.Func, enabled, withBP bool) *regAlloc {
 	ra := &regAlloc{before: make([]uint32, len(f.Insts))}
 	var count [32]int
 	for i := range f.Insts {
@@ -55,11 +58,15 @@ func allocate(f *ir.Func, enabled bool) *regAlloc {
 		}
 	}
 	sort.SliceStable(order, func(i, j int) bool { return count[order[i]] > count[order[j]] })
+	regs := allocatable
+	if !withBP {
+		regs = regs[:len(regs)-1]
+	}
 	for i, r := range order {
-		if i == len(allocatable) {
+		if i == len(regs) {
 			break
 		}
-		ra.host[r] = allocatable[i]
+		ra.host[r] = regs[i]
 	}
 	return ra
 }

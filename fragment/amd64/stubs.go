@@ -21,7 +21,10 @@ type Exit struct {
 // exitStub is an exit being emitted: its record and the label of its stub.
 type exitStub struct {
 	ir.Exit
-	at      int // index of the IR instruction that takes it (for the write back)
+	at int // index of the IR instruction that takes it (for the write back)
+	// stale are the registers whose upper half is stale when the exit is
+	// taken (sext.go): extended before they are written back.
+	stale   uint32
 	stub    *label
 	linked  *label // for a self-loop back edge: where the link jump goes
 	id      patchField
@@ -38,7 +41,7 @@ type exitStub struct {
 // code is emitted after the body.
 func (c *compiler) stubFor(e, at int) *exitStub {
 	r := c.f.Exits[e]
-	s := &exitStub{Exit: r.Exit, at: at, stub: &label{}}
+	s := &exitStub{Exit: r.Exit, at: at, stub: &label{}, stale: c.sx.stale}
 	c.exits = append(c.exits, s)
 	if r.Kind == ir.ExitIndirect {
 		s.rd, s.link = r.Link, r.LinkVal
@@ -47,10 +50,13 @@ func (c *compiler) stubFor(e, at int) *exitStub {
 	return s
 }
 
-// writeBack stores the allocated guest registers that are dirty at an
-// exit taken by IR instruction at into State.
-func (c *compiler) writeBack(at int) {
-	for _, r := range c.ra.dirty(at, c.loops) {
+// writeBack stores the allocated guest registers that are dirty at exit
+// e into State, sign-extending the stale ones first.
+func (c *compiler) writeBack(e *exitStub) {
+	for _, r := range c.ra.dirty(e.at, c.loops) {
+		if e.stale&(1<<r) != 0 {
+			c.a.op(xMOVLQSX, reg(c.ra.host[r]), reg(c.ra.host[r]))
+		}
 		c.a.op(xMOVQ, reg(c.ra.host[r]), mem(rSt, regOff(r)))
 	}
 }
@@ -77,7 +83,11 @@ func (c *compiler) emitStub(e *exitStub) {
 	a.bind(e.stub)
 	out := &label{}
 	if e.linked == nil {
-		c.writeBack(e.at)
+		c.writeBack(e)
+	} else {
+		// The loop head expects every register extended.
+		c.extendStale(e.stale)
+		e.stale = 0
 	}
 	if e.Retired > 0 {
 		a.op(xSUBQ, imm(int64(e.Retired)), reg(rBudget))
@@ -94,7 +104,7 @@ func (c *compiler) emitStub(e *exitStub) {
 	a.bind(out)
 	if e.linked != nil {
 		// The budget ran out on the back edge: write back before leaving.
-		c.writeBack(e.at)
+		c.writeBack(e)
 	}
 	e.id = a.movExitID(StateExit)
 	a.op(xRET, none, none)
