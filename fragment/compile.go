@@ -46,7 +46,11 @@ type Code struct {
 	// PCs maps offsets in Bytes to the guest pcs the code was emitted for
 	// (for PC sampling and perf maps).
 	PCs PCMap
-	ir  *ir.Func // the optimized IR, for WriteListing
+	// LinkedEntry is the offset of the entry for link jumps and indirect
+	// branch lookup hits (amd64.Code.LinkedEntry); the dispatcher enters
+	// at offset 0.
+	LinkedEntry int
+	ir          *ir.Func // the optimized IR, for WriteListing
 }
 
 // GuestPC returns the guest pc whose code is at offset off of Bytes, and
@@ -84,9 +88,9 @@ func CompileSampled(t *interp.Trace, env Env, opts Options, sample Sampler) (*Co
 	if err := optimize(f, opts); err != nil {
 		return nil, err
 	}
-	m, err := amd64.Compile(f, amd64.Options{NoRegAlloc: opts.NoRegAlloc, NoBPReg: opts.NoBPReg, NoLazySext: opts.NoLazySext, NoIBL: opts.NoIBL})
+	m, err := amd64.Compile(f, amd64.Options{NoRegAlloc: opts.NoRegAlloc, NoBPReg: opts.NoBPReg, NoLazySext: opts.NoLazySext, NoHomeRegs: opts.NoHomeRegs, NoIBL: opts.NoIBL})
 	if err != nil {
 		return nil, err
 	}
-	return &Code{Head: t.Head, Bytes: m.Bytes, Exits: m.Exits, GuestInsts: len(t.Steps), SelfLoop: f.Loops, PCs: m.PCs, ir: f}, nil
+	return &Code{Head: t.Head, Bytes: m.Bytes, Exits: m.Exits, GuestInsts: len(t.Steps), SelfLoop: f.Loops, PCs: m.PCs, LinkedEntry: m.LinkedEntry, ir: f}, nil
 }

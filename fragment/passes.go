@@ -23,6 +23,10 @@ type Options struct {
 	// where it is computed, instead of when a consumer needs the upper
 	// half (amd64.Options.NoLazySext).
 	NoLazySext bool
+	// NoHomeRegs drops the home register convention across linked
+	// fragments, so that every exit writes back what it wrote and every
+	// entry loads what it reads (amd64.Options.NoHomeRegs).
+	NoHomeRegs bool
 	// NoConstFold turns off constant propagation and folding
 	// (ir/constfold.go): known branch outcomes, constant addresses checked at
 	// compile time, algebraic identities.
@@ -108,6 +112,7 @@ var backendSwitches = []pass{
 	{"regalloc", nil, func(o *Options) *bool { return &o.NoRegAlloc }},
 	{"bp-reg", nil, func(o *Options) *bool { return &o.NoBPReg }},
 	{"lazy-sext", nil, func(o *Options) *bool { return &o.NoLazySext }},
+	{"home-regs", nil, func(o *Options) *bool { return &o.NoHomeRegs }},
 }
 
 // switchOf returns the Options field that switches off the optimization

@@ -51,7 +51,8 @@ func (c *compiler) stubFor(e, at int) *exitStub {
 }
 
 // writeBack stores the allocated guest registers that are dirty at exit
-// e into State, sign-extending the stale ones first.
+// e into State, sign-extending the stale ones first; resident home
+// registers aside (see writeHomes).
 func (c *compiler) writeBack(e *exitStub) {
 	for _, r := range c.ra.dirty(e.at, c.loops) {
 		if e.stale&(1<<r) != 0 {
@@ -61,19 +62,46 @@ func (c *compiler) writeBack(e *exitStub) {
 	}
 }
 
+// writeHomes stores the home registers (those of mask) into State, on
+// the way out of native code: they hold values other fragments wrote too.
+func (c *compiler) writeHomes(e *exitStub, mask uint32) {
+	for r := uint8(1); r < 32; r++ {
+		if mask&(1<<r) != 0 {
+			if e.stale&(1<<r) != 0 {
+				c.a.op(xMOVLQSX, reg(c.ra.home[r]), reg(c.ra.home[r]))
+			}
+			c.a.op(xMOVQ, reg(c.ra.home[r]), mem(rSt, regOff(r)))
+		}
+	}
+}
+
+// reloadHomes loads the home registers this fragment borrowed from
+// State, before a link jump or an indirect branch lookup: the next
+// fragment expects every home register in its home.
+func (c *compiler) reloadHomes() {
+	for r := uint8(1); r < 32; r++ {
+		if c.ra.evicted&(1<<r) != 0 {
+			c.a.op(xMOVQ, mem(rSt, regOff(r)), reg(c.ra.home[r]))
+		}
+	}
+}
+
 // emitStub emits an exit stub:
 //
 //	stub: MOVQ host, X[r](R15) ...     ; write back dirty guest registers
+//	      MOVQ X[h](R15), home ...     ; reload the borrowed home registers
 //	      SUBQ $retired, R12           ; charge the instructions (R12 = budget)
 //	      JLE  out                     ; poll point: budget spent
 //	      JMP  rel32                   ; link jump (0 = fall through)
-//	out:  MOVL $id, Exit(R15)
+//	out:  MOVQ home, X[h](R15) ...     ; write back every home register
+//	      MOVL $id, Exit(R15)
 //	      RET
 //
-// The back edge of a fragment that loops to its own head needs no write
-// back: "SUBQ $retired, R12; JGT body" jumps past the entry loads, with
-// every register in place, and falls into the write-back and out when
-// the budget is spent.
+// A stub that cannot be linked writes back the resident home registers
+// and leaves. The back edge of a fragment that loops to its own head
+// needs no write back: "SUBQ $retired, R12; JGT body" jumps past the
+// entry loads, with every register in place, and falls into the
+// write-back and out when the budget is spent.
 func (c *compiler) emitStub(e *exitStub) {
 	if e.Kind == ir.ExitIndirect {
 		c.emitIndirectStub(e)
@@ -81,30 +109,41 @@ func (c *compiler) emitStub(e *exitStub) {
 	}
 	a := c.a
 	a.bind(e.stub)
+	// State, the loop head and the next fragment expect every register
+	// sign-extended (sext.go).
+	c.extendStale(e.stale)
+	e.stale = 0
 	out := &label{}
-	if e.linked == nil {
+	linkable := e.linked == nil && e.Kind == ir.ExitBranch
+	switch {
+	case e.linked != nil:
+	case linkable:
 		c.writeBack(e)
-	} else {
-		// The loop head expects every register extended.
-		c.extendStale(e.stale)
-		e.stale = 0
+		c.reloadHomes()
+	default:
+		c.writeBack(e)
+		c.writeHomes(e, c.ra.resident)
 	}
 	if e.Retired > 0 {
 		a.op(xSUBQ, imm(int64(e.Retired)), reg(rBudget))
 		switch {
 		case e.linked != nil:
 			a.jcc(condGT, e.linked) // the back edge: loop while budget is left
-		case e.Kind == ir.ExitBranch:
+		case linkable:
 			a.jcc(condLE, out)
 		}
 	}
-	if e.linked == nil && e.Kind == ir.ExitBranch {
+	if linkable {
 		e.link32, e.hasLink = a.jmpPatchable(), true
 	}
 	a.bind(out)
-	if e.linked != nil {
+	switch {
+	case e.linked != nil:
 		// The budget ran out on the back edge: write back before leaving.
 		c.writeBack(e)
+		c.writeHomes(e, c.ra.resident)
+	case linkable:
+		c.writeHomes(e, c.ra.resident|c.ra.evicted)
 	}
 	e.id = a.movExitID(StateExit)
 	a.op(xRET, none, none)
