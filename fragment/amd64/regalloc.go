@@ -48,6 +48,12 @@ type regAlloc struct {
 // before it returns to the dispatcher.
 var homeGuests = []uint8{2, 10, 11, 1, 8, 12, 13, 14, 15}
 
+// minBorrowUses is the fewest uses (reads and writes) for which a guest
+// register without a home borrows one in a fragment that does not loop:
+// borrowing costs a store at the linked entry and a load at each linked
+// exit, and saves a memory operand per use.
+const minBorrowUses = 3
+
 // allocate gives host registers to the guest registers the IR uses most
 // (reads and writes weighted equally; x0 never); withBP adds BP to the
 // registers it may use; homes puts registers with a home (homeGuests) in
@@ -106,6 +112,9 @@ func allocate(f *ir.Func, enabled, withBP, homes bool) *regAlloc {
 	for _, r := range order {
 		if ra.host[r] != 0 {
 			continue
+		}
+		if count[r] < minBorrowUses && !f.Loops {
+			continue // cheaper in State than a home's store and reload
 		}
 		for taken[homeGuests[next]] {
 			next--
