@@ -268,7 +268,7 @@ func (c *Cache) Insert(code *fragment.Code) (*Fragment, error) {
 	c.placed = append(c.placed, f)
 	if !c.noIBL {
 		i := 2 * amd64.IBLIndex(code.Head) // the slot the stubs' probe reads
-		c.ibl[i], c.ibl[i+1] = code.Head, uint64(f.Entry)
+		c.ibl[i], c.ibl[i+1] = code.Head, uint64(f.Entry)+uint64(code.LinkedEntry)
 		c.iblUsed = true
 	}
 	c.stats.Fragments++
@@ -301,7 +301,7 @@ func (c *Cache) Insert(code *fragment.Code) (*Fragment, error) {
 func (c *Cache) link(id uint32, t *Fragment) {
 	e := &c.exits[id]
 	at := e.Frag.Off + e.LinkOff // offset of the rel32 field
-	rel := int64(t.Off) - int64(at+4)
+	rel := int64(t.Off+t.Code.LinkedEntry) - int64(at+4)
 	binary.LittleEndian.PutUint32(c.mem.rw[at:], uint32(int32(rel)))
 	e.Linked, e.To = true, t
 	c.stats.Links++
