@@ -57,3 +57,26 @@ func TestAsyncQueriesAgree(t *testing.T) {
 		})
 	}
 }
+
+// TestAsyncSpecialize: with value specialization, the service thread
+// compiles against the value profile's answers taken on the main thread
+// (the profile itself is fed there without its lock); valueshift's
+// guards fail mid-run, and the answer is still the interpreter's.
+func TestAsyncSpecialize(t *testing.T) {
+	image := sysImage(t, "valueshift")
+	args := []string{"valueshift", "120"}
+	ref := run(t, image, rvdyn.Options{Mode: rvdyn.ModeInterp, Config: interp.Config{Args: args}})
+	for _, q := range []int{0, 1} {
+		got := run(t, image, rvdyn.Options{NET: net.Options{Delay: 10}, Compiler: rvdyn.CompilerOptions{Mode: rvdyn.CompileAsync, Queue: q},
+			Specialize: rvdyn.SpecializeOptions{Profile: "perfect", MinCount: 4, MinInvariance: 0.5, MaxFailures: 1 << 30}, Config: interp.Config{Args: args}})
+		if got.err != nil || got.code != ref.code || got.stdout != ref.stdout || got.insts != ref.insts || got.cpu != ref.cpu {
+			t.Errorf("queue %d: exit %d (%v), %d instructions; interp exit %d, %d", q, got.code, got.err, got.insts, ref.code, ref.insts)
+		}
+		if c := got.stats.Compiler; c.Queued == 0 || c.Queued != c.Installed+c.Stale+c.Duplicate+c.Unfinished {
+			t.Errorf("queue %d: %+v", q, c)
+		}
+		if s := got.stats.Specialize; s == nil || s.Specialized == 0 {
+			t.Errorf("queue %d: nothing specialized: %+v", q, s)
+		}
+	}
+}

@@ -130,7 +130,13 @@ type CompilerStats struct {
 //   - the trace: a fresh interp.Trace from the recorder, which nobody
 //     writes after Record returns (the dispatcher keeps a pointer only to
 //     read it back at installation);
-//   - env and opts: copies of VM.env and Options.Compile;
+//   - env and opts: copies of VM.env and Options.Compile, except that
+//     the value profile's oracle (fragment.Options.Values, value
+//     specialization) is replaced by its answers for the trace's loads,
+//     taken on the main thread when the trace is queued (frozenValues):
+//     the profile is fed by the interpreter's hook, which appends to a
+//     buffer without its lock, so it must not be asked from another
+//     goroutine while the guest runs;
 //   - sample: the relational profiler's decisions for the trace's
 //     instructions, taken on the main thread when the trace was queued
 //     (frozenSampler). The live sampler reads and draws into the query
@@ -246,6 +252,7 @@ func (vm *VM) build(trace *interp.Trace, t0 time.Time) error {
 	if err != nil {
 		return fmt.Errorf("compiling trace at 0x%x: %w", trace.Head, err)
 	}
+	vm.compiled(code)
 	err = vm.install(trace, code)
 	vm.ctr.compileTime += time.Since(t0)
 	return err
@@ -266,7 +273,11 @@ func (vm *VM) queueTrace(trace *interp.Trace) bool {
 		}
 		go serve(a.jobs, a.done, a.hooks.service)
 	}
-	a.jobs <- &compileJob{trace: trace, env: vm.env, opts: vm.opts.Compile, sample: frozenSampler(trace, vm.sample), epoch: a.epoch}
+	opts := vm.opts.Compile
+	if opts.Values != nil {
+		opts.Values = newFrozenValues(trace, opts.Values)
+	}
+	a.jobs <- &compileJob{trace: trace, env: vm.env, opts: opts, sample: frozenSampler(trace, vm.sample), epoch: a.epoch}
 	a.inflight++
 	a.pending[trace.Head] = true
 	for _, s := range trace.Steps {
@@ -301,6 +312,32 @@ func frozenSampler(trace *interp.Trace, sample fragment.Sampler) fragment.Sample
 	}
 }
 
+// frozenValues is a value oracle's answers for the loads of one trace:
+// the invariant value by pc, absent for a load it does not report.
+type frozenValues map[uint64]uint64
+
+// newFrozenValues asks vals about every load of trace that writes a
+// register (a superset of the loads the compiler asks about), now.
+func newFrozenValues(trace *interp.Trace, vals interface {
+	Invariant(pc uint64) (uint64, bool)
+}) frozenValues {
+	f := frozenValues{}
+	for _, s := range trace.Steps {
+		if s.Inst.Op.Class() == interp.ClassLoad && s.Inst.Rd != 0 {
+			if v, ok := vals.Invariant(s.PC); ok {
+				f[s.PC] = v
+			}
+		}
+	}
+	return f
+}
+
+// Invariant implements ir.ValueOracle from the frozen answers.
+func (f frozenValues) Invariant(pc uint64) (uint64, bool) {
+	v, ok := f[pc]
+	return v, ok
+}
+
 // installReady installs the fragments the service thread has finished,
 // without waiting for those still being compiled: the dispatcher's safe
 // point.
@@ -324,6 +361,7 @@ func (vm *VM) installReady() error {
 func (vm *VM) installJob(j *compileJob) error {
 	a := &vm.async
 	a.stats.ServiceTime += j.took
+	vm.compiled(j.code)
 	if j.epoch != a.epoch {
 		a.stats.Stale++
 		return nil
@@ -358,6 +396,7 @@ func (vm *VM) stopCompiler() {
 	t := time.Now()
 	discard := func(j *compileJob) {
 		a.stats.ServiceTime += j.took
+		vm.compiled(j.code)
 		if j.epoch != a.epoch {
 			a.stats.Stale++
 		} else {
@@ -379,6 +418,14 @@ func (vm *VM) stopCompiler() {
 	a.stats.WaitTime += time.Since(t)
 	a.jobs, a.done, a.inflight = nil, nil, 0
 	clear(a.pending)
+}
+
+// compiled counts what a compile specialized (value specialization), once
+// per compile whatever becomes of the code; code may be nil.
+func (vm *VM) compiled(code *fragment.Code) {
+	if vm.vals != nil && code != nil {
+		vm.vals.compiled(code.Specialized)
+	}
 }
 
 // flushed discards the jobs in flight: they were predicted before a

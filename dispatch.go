@@ -155,6 +155,9 @@ func (vm *VM) runNative(f *codecache.Fragment, budget uint64) error {
 		vm.ctr.exits[ExitBudget]++
 	case e.Kind == fragment.ExitBranch:
 		vm.ctr.exits[ExitBranch]++
+		if e.Spec && vm.vals.failed(e.From) {
+			vm.despecialize(e.Frag)
+		}
 	case e.Kind == fragment.ExitIndirect:
 		vm.ctr.exits[ExitIndirect]++
 	default:

@@ -56,6 +56,10 @@ type Config struct {
 	// (rvdyn.CompileAsync) at every delay, beside the synchronous ones
 	// (WriteCompile compares them).
 	AsyncCompile bool
+	// Specialize, if set, adds dynamo runs at the first delay with value
+	// specialization on (rvdyn.SpecializeOptions.Profile: a compressor
+	// in the stratified paper's notation, "default" or "perfect").
+	Specialize string
 	// Dir holds the guests' host builds, NAME.native (default
 	// bench/guests, found relative to the working directory or its
 	// parents). qemu-riscv64 runs the ELF files of corpus.Dir.
@@ -72,11 +76,12 @@ type Measurement struct {
 	Guest        string    `json:"guest"`
 	Mode         string    `json:"mode"`
 	Delay        int       `json:"delay,omitempty"`
-	Disabled     string    `json:"disabled,omitempty"` // mechanism switched off (ablation), "" for none
-	Predict      string    `json:"predict,omitempty"`  // "path" for path profile based prediction, "" for NET
-	Compile      string    `json:"compile,omitempty"`  // "async" for the service-thread compiler, "" for the default
-	Seconds      []float64 `json:"seconds"`            // wall time of each run
-	Median       float64   `json:"median_seconds"`     // median of Seconds
+	Disabled     string    `json:"disabled,omitempty"`   // mechanism switched off (ablation), "" for none
+	Predict      string    `json:"predict,omitempty"`    // "path" for path profile based prediction, "" for NET
+	Specialize   string    `json:"specialize,omitempty"` // value profile of a run with value specialization, "" for none
+	Compile      string    `json:"compile,omitempty"`    // "async" for the service-thread compiler, "" for the default
+	Seconds      []float64 `json:"seconds"`              // wall time of each run
+	Median       float64   `json:"median_seconds"`       // median of Seconds
 	Instructions uint64    `json:"guest_instructions,omitempty"`
 	CachePercent float64   `json:"cache_percent,omitempty"`
 	Fragments    uint64    `json:"fragments,omitempty"`
@@ -84,6 +89,8 @@ type Measurement struct {
 	Flushes      uint64    `json:"flushes,omitempty"`
 	Counters     uint64    `json:"counters,omitempty"`        // prediction counter space: trace heads (NET) or distinct paths (path)
 	CompileSecs  float64   `json:"compile_seconds,omitempty"` // recording + compiling, median run
+	Specialized  uint64    `json:"specialized,omitempty"`     // loads specialized (Specialize runs)
+	GuardExits   uint64    `json:"guard_exits,omitempty"`     // failed specialization guards seen by the dispatcher
 	// Of the median run: when the last fragment was inserted (the time
 	// to steady state), and the service-thread compiler's counters
 	// (rvdyn.CompilerStats).
@@ -102,6 +109,7 @@ type Report struct {
 	Ablation     bool           `json:"ablation"`
 	Paths        bool           `json:"path_prediction,omitempty"`
 	Async        bool           `json:"async_compile,omitempty"`
+	Specialize   string         `json:"specialize,omitempty"`
 	Small        bool           `json:"small_sizes"`
 	Modes        []string       `json:"modes"`
 	Delays       []int          `json:"delays"`
@@ -111,7 +119,7 @@ type Report struct {
 // Find returns the measurement of guest in mode (at delay, for dynamo), or nil.
 func (r *Report) Find(guest, mode string, delay int) *Measurement {
 	for _, m := range r.Measurements {
-		if m.Guest == guest && m.Mode == mode && m.Disabled == "" && m.Predict == "" && m.Compile == "" && (mode != ModeDynamo || m.Delay == delay) {
+		if m.Guest == guest && m.Mode == mode && m.Disabled == "" && m.Predict == "" && m.Specialize == "" && m.Compile == "" && (mode != ModeDynamo || m.Delay == delay) {
 			return m
 		}
 	}
@@ -133,7 +141,7 @@ func (r *Report) FindPath(guest string, delay int) *Measurement {
 // with mechanism off, or nil.
 func (r *Report) FindDisabled(guest, off string) *Measurement {
 	for _, m := range r.Measurements {
-		if m.Guest == guest && m.Mode == ModeDynamo && m.Disabled == off && m.Predict == "" && m.Compile == "" && m.Delay == r.Delays[0] {
+		if m.Guest == guest && m.Mode == ModeDynamo && m.Disabled == off && m.Predict == "" && m.Specialize == "" && m.Compile == "" && m.Delay == r.Delays[0] {
 			return m
 		}
 	}
@@ -144,7 +152,18 @@ func (r *Report) FindDisabled(guest, off string) *Measurement {
 // service-thread compiler at delay, or nil.
 func (r *Report) FindAsync(guest string, delay int) *Measurement {
 	for _, m := range r.Measurements {
-		if m.Guest == guest && m.Mode == ModeDynamo && m.Compile == "async" && m.Disabled == "" && m.Predict == "" && m.Delay == delay {
+		if m.Guest == guest && m.Mode == ModeDynamo && m.Compile == "async" && m.Disabled == "" && m.Predict == "" && m.Specialize == "" && m.Delay == delay {
+			return m
+		}
+	}
+	return nil
+}
+
+// FindSpecialized returns the dynamo measurement of guest at the first
+// delay with value specialization on, or nil.
+func (r *Report) FindSpecialized(guest string) *Measurement {
+	for _, m := range r.Measurements {
+		if m.Guest == guest && m.Mode == ModeDynamo && m.Specialize != "" && m.Delay == r.Delays[0] {
 			return m
 		}
 	}
@@ -240,7 +259,7 @@ func Run(cfg Config, log io.Writer) (*Report, error) {
 			return nil, fmt.Errorf("unknown mode %q (want interp, dynamo, qemu or native)", m)
 		}
 	}
-	rep := &Report{Runs: cfg.Runs, Small: cfg.Small, Modes: cfg.Modes, Delays: cfg.Delays, Ablation: cfg.Ablation, Paths: cfg.PathPrediction, Async: cfg.AsyncCompile}
+	rep := &Report{Runs: cfg.Runs, Small: cfg.Small, Modes: cfg.Modes, Delays: cfg.Delays, Ablation: cfg.Ablation, Paths: cfg.PathPrediction, Async: cfg.AsyncCompile, Specialize: cfg.Specialize}
 	images := map[string][]byte{}
 	for _, g := range cfg.guests() {
 		img, err := corpus.ELF(g)
@@ -258,6 +277,9 @@ func Run(cfg Config, log io.Writer) (*Report, error) {
 					if cfg.AsyncCompile {
 						rep.Measurements = append(rep.Measurements, &Measurement{Guest: g, Mode: mode, Delay: d, Compile: "async"})
 					}
+				}
+				if cfg.Specialize != "" {
+					rep.Measurements = append(rep.Measurements, &Measurement{Guest: g, Mode: mode, Delay: cfg.Delays[0], Specialize: cfg.Specialize})
 				}
 				if cfg.Ablation {
 					for _, off := range rvdyn.Mechanisms() {
@@ -328,6 +350,9 @@ func label(m *Measurement) string {
 	if m.Mode == ModeDynamo && m.Disabled != "" {
 		return fmt.Sprintf("dynamo@%d-%s", m.Delay, m.Disabled)
 	}
+	if m.Mode == ModeDynamo && m.Specialize != "" {
+		return fmt.Sprintf("dynamo@%d+spec", m.Delay)
+	}
 	if m.Mode == ModeDynamo {
 		return fmt.Sprintf("dynamo@%d", m.Delay)
 	}
@@ -348,6 +373,9 @@ func runRvdyn(cfg Config, image []byte, args []string, m *Measurement, run int) 
 	}
 	if err := opts.Disable(m.Disabled); err != nil {
 		return err
+	}
+	if m.Specialize != "" {
+		opts.Specialize.Profile = m.Specialize
 	}
 	if m.Mode == ModeInterp {
 		opts.Mode = rvdyn.ModeInterp
@@ -373,6 +401,9 @@ func runRvdyn(cfg Config, image []byte, args []string, m *Measurement, run int) 
 	m.Counters = st.TraceHeads
 	if m.Predict == "path" {
 		m.Counters = st.PathCounters
+	}
+	if sp := st.Specialize; sp != nil {
+		m.Specialized, m.GuardExits = sp.Specialized, sp.GuardExits
 	}
 	if run == 0 || secs <= Median(m.Seconds) {
 		m.CompileSecs = (st.RecordTime + st.CompileTime).Seconds()

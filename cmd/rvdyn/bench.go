@@ -39,6 +39,7 @@ func benchCmd(args []string, stdout, stderr io.Writer) int {
 	plotPath := fs.String("plot", "", "with a delay sweep: draw speedup vs delay to this .svg or .png file")
 	list := fs.Bool("list", false, "list the embedded guests and exit")
 	predict := fs.String("predict", "net", "net, or net,path: also run dynamo with path profile based prediction at every delay and print the NET paper's Figure 5 comparison (speedups over interp and native)")
+	specialize := fs.String("specialize", "", "also run dynamo with value specialization, its value profile kept by this compressor (e.g. default, perfect, H[P4]256; see run --specialize), and compare")
 	ablation := fs.Bool("ablation", false, "also run dynamo with each optimization switched off in turn ("+strings.Join(rvdyn.Mechanisms(), ", ")+") and print what each buys")
 	compile := fs.String("compile", "sync", "sync, async, or sync,async: compile fragments on the main thread, on a service thread, or run dynamo both ways side by side and print the comparison (total time, time to steady state)")
 	quiet := fs.Bool("q", false, "no progress lines")
@@ -63,7 +64,7 @@ func benchCmd(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "rvdyn bench: unexpected argument %q\n", fs.Arg(0))
 		return exitUsage
 	}
-	cfg := bench.Config{Runs: *runs, Small: *small, Guests: splitList(*guestList, ","), Modes: splitList(*modes, ","), Ablation: *ablation}
+	cfg := bench.Config{Runs: *runs, Small: *small, Guests: splitList(*guestList, ","), Modes: splitList(*modes, ","), Ablation: *ablation, Specialize: *specialize}
 	switch p := strings.ReplaceAll(strings.ToLower(*predict), " ", ""); p {
 	case "net":
 	case "net,path", "path,net":
@@ -114,6 +115,10 @@ func benchCmd(args []string, stdout, stderr io.Writer) int {
 	if rep.Paths {
 		fmt.Fprintln(stdout)
 		rep.WritePrediction(stdout)
+	}
+	if rep.Specialize != "" {
+		fmt.Fprintf(stdout, "\nvalue specialization (%s):\n", rep.Specialize)
+		rep.WriteSpecialize(stdout)
 	}
 	if rep.Async {
 		fmt.Fprintln(stdout)
