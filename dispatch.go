@@ -3,8 +3,6 @@
 package rvdyn
 
 import (
-	"errors"
-	"fmt"
 	"time"
 
 	"rvdyn/codecache"
@@ -30,6 +28,8 @@ const slice = 1 << 22
 //	  fragment entry, or a fence.i
 //	  candidate's counter > delay    -> record the next executing tail,
 //	                                   compile it, insert it, link it
+//	  (--compile=async: the trace is compiled on a service thread and
+//	  installed at the top of the loop once it is ready; compilequeue.go)
 //	  (--predict=path: every path from a candidate is recorded and
 //	  counted; a path whose own counter > delay is compiled)
 //	  at each window's end, the cache policy may flush or bail out
@@ -38,6 +38,7 @@ func (vm *VM) dispatch() error {
 	maxTrace := uint64(vm.sel.MaxTraceLen())
 	stops := dispatchStops(vm.sel)
 	pol := codecache.NewPolicy(vm.opts.Policy)
+	defer vm.stopCompiler()
 	for !m.Exited() {
 		if vm.bailed {
 			return vm.interpret() // gave up optimizing: plain interpretation from here on
@@ -54,6 +55,11 @@ func (vm *VM) dispatch() error {
 			vm.ctr.bailedOutAt = m.Retired()
 			vm.flush()
 			continue
+		}
+		// The safe point: no native code runs, and the next lookup may
+		// enter what the service thread has compiled.
+		if err := vm.installReady(); err != nil {
+			return err
 		}
 		vm.takeSample()
 		remaining := vm.left()
@@ -176,7 +182,7 @@ func (vm *VM) runNative(f *codecache.Fragment, budget uint64) error {
 // candidate counts an execution of the trace-head candidate at pc and, if
 // NET predicts it hot, records, compiles and inserts its trace.
 func (vm *VM) candidate(pc uint64) error {
-	if vm.cache.Lookup(pc) != nil || !vm.sel.Bump(pc) {
+	if vm.isFragment(pc) || !vm.sel.Bump(pc) {
 		return nil
 	}
 	t0 := time.Now()
@@ -192,46 +198,12 @@ func (vm *VM) candidate(pc uint64) error {
 	vm.ctr.traces++
 	vm.ctr.traceInstructions += uint64(trace.Len())
 	vm.ctr.endReasons[reason]++
-	code, err := fragment.CompileSampled(trace, vm.env, vm.opts.Compile, vm.sample)
-	if err != nil {
-		return fmt.Errorf("compiling trace at 0x%x: %w", pc, err)
-	}
-	if vm.vals != nil {
-		vm.vals.compiled(code.Specialized)
-	}
-	if vm.opts.Listing != nil {
-		fragment.WriteListingNamed(vm.opts.Listing, trace, code, vm.syms.Name)
-	}
-	f, err := vm.cache.Insert(code)
-	if errors.Is(err, codecache.ErrFull) {
-		vm.ctr.capacityFlushes++
-		vm.flush()
-		f, err = vm.cache.Insert(code)
-	}
-	if errors.Is(err, codecache.ErrFull) {
-		// Larger than the whole cache: this head stays interpreted.
-		vm.sel.Abandon(pc)
-		vm.ctr.tooLarge++
-		return nil
-	}
-	if err != nil {
-		return fmt.Errorf("inserting fragment at 0x%x: %w", pc, err)
-	}
-	vm.m.Mark(f.Head, true)
-	vm.live = append(vm.live, f)
-	if vm.opts.PerfMap != nil {
-		vm.writePerfMap(f)
-	}
-	for _, s := range trace.Steps {
-		vm.codePages[s.PC&^(pageSize-1)] = true
-	}
-	vm.ctr.compileTime += time.Since(t1)
-	return nil
+	return vm.build(trace, t1) // compilequeue.go: now, or on the service thread
 }
 
-// isFragment reports whether pc is the head of a fragment in the cache
-// (where the recorder ends a trace).
-func (vm *VM) isFragment(pc uint64) bool { return vm.cache.Lookup(pc) != nil }
+// isFragment reports whether pc is the head of a fragment in the cache,
+// or of one being compiled (where the recorder ends a trace).
+func (vm *VM) isFragment(pc uint64) bool { return vm.cache.Lookup(pc) != nil || vm.async.pending[pc] }
 
 // flush empties the code cache and starts prediction afresh.
 func (vm *VM) flush() {
@@ -243,4 +215,5 @@ func (vm *VM) flush() {
 	if vm.onFlush != nil {
 		vm.onFlush()
 	}
+	vm.async.flushed()
 }

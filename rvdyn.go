@@ -92,6 +92,7 @@ func ParseMode(s string) (Mode, error) {
 //	Cache.NoLink, NoIBL    false: exits linked, IBL on      codecache.Options
 //	Policy.*               flush on phase change, bail out  codecache.PolicyOptions
 //	Compile.No*            false: every pass on             fragment.Options
+//	Compiler.Mode, Queue   sync: compile on the main thread CompilerOptions
 //	MemSize                1 GiB                            interp.Config
 //	StackSize              8 MiB                            interp.Config
 //	Args, Env, Std*        {"prog"}, none, discarded        interp.Config
@@ -118,6 +119,10 @@ type Options struct {
 	// Compile switches fragment optimizations off, one at a time, for
 	// ablation experiments.
 	Compile fragment.Options
+	// Compiler selects where fragments are compiled: on the main thread
+	// as soon as a trace is recorded (the default, deterministic), or on
+	// a service thread while the guest runs on (compilequeue.go).
+	Compiler CompilerOptions
 	// Config is the guest process: argv, environment, standard files,
 	// address space and stack size.
 	interp.Config
@@ -228,6 +233,9 @@ type VM struct {
 	deadline  time.Time   // zero: no timeout
 	nextCheck uint64      // retired count at which to look at the clock again
 	gc        *gcRun      // the host collector, nil if the guest collects (gc.go)
+
+	async   asyncCompiler // the service-thread compiler's dispatcher side (compilequeue.go)
+	started time.Time     // when Run started (for Stats.LastInsert)
 }
 
 // ErrTimeout is returned by Run when Options.Timeout expires before the
@@ -378,6 +386,7 @@ func (vm *VM) Run() (int, error) {
 	}
 	vm.ran = true
 	start := time.Now()
+	vm.started = start
 	if vm.opts.Timeout > 0 {
 		vm.deadline = start.Add(vm.opts.Timeout)
 	}

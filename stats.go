@@ -65,6 +65,7 @@ type counters struct {
 	wall              time.Duration
 	recordTime        time.Duration
 	compileTime       time.Duration
+	lastInsert        time.Duration // since Run started, when the last fragment was inserted
 }
 
 // Stats describe one run: a snapshot taken by VM.Stats. Instruction
@@ -104,7 +105,13 @@ type Stats struct {
 
 	Wall        time.Duration // wall time of Run
 	RecordTime  time.Duration // of which spent recording traces
-	CompileTime time.Duration // of which spent compiling and inserting fragments
+	CompileTime time.Duration // of which spent compiling and inserting fragments (under CompileAsync: inserting, and compiling when the queue was full)
+	// LastInsert is the wall time from the start of Run to the last
+	// fragment insertion: when the code cache stopped growing, a measure
+	// of the time to steady state.
+	LastInsert time.Duration
+	// Compiler describes the service-thread compiler (Options.Compiler).
+	Compiler CompilerStats
 
 	// TopFragments are the TopFragments trace heads whose native runs
 	// retired the most guest instructions (dynamo mode), named by guest
@@ -131,7 +138,9 @@ func (vm *VM) Stats() Stats {
 		PhaseFlushes: c.phaseFlushes, CapacityFlushes: c.capacityFlushes, FenceIFlushes: c.fenceIFlushes,
 		BailedOutAt: c.bailedOutAt,
 		Wall:        c.wall, RecordTime: c.recordTime, CompileTime: c.compileTime,
+		LastInsert: c.lastInsert, Compiler: vm.async.stats,
 	}
+	s.Compiler.Mode = vm.opts.Compiler.Mode
 	s.InterpretedInstructions = s.GuestInstructions - s.CacheInstructions
 	sc := vm.m.Syscalls()
 	s.Syscalls = sc.Calls
@@ -219,6 +228,10 @@ func (s Stats) MarshalJSON() ([]byte, error) {
 	o.add("wall_seconds", s.Wall.Seconds())
 	o.add("record_seconds", s.RecordTime.Seconds())
 	o.add("compile_seconds", s.CompileTime.Seconds())
+	if s.Mode == ModeDynamo {
+		o.add("last_insert_seconds", s.LastInsert.Seconds())
+		o.add("compiler", s.Compiler)
+	}
 	top := s.TopFragments
 	if top == nil {
 		top = []FragmentStat{}
@@ -323,6 +336,17 @@ func (s *Stats) WriteTable(w io.Writer) error {
 		}
 		row("record time", s.RecordTime.Round(time.Microsecond))
 		row("compile time", s.CompileTime.Round(time.Microsecond))
+		row("last fragment inserted at", s.LastInsert.Round(time.Microsecond))
+		if c := s.Compiler; c.Mode == CompileAsync {
+			row("service thread: traces queued", c.Queued)
+			row("  installed", c.Installed)
+			row("  discarded as stale (flush)", c.Stale)
+			row("  discarded, head present", c.Duplicate)
+			row("  unfinished at the end", c.Unfinished)
+			row("  queue full: compiled on main thread", c.QueueFull)
+			row("  compile time on service thread", c.ServiceTime.Round(time.Microsecond))
+			row("  main thread waited", c.WaitTime.Round(time.Microsecond))
+		}
 	}
 	row("system calls", s.Syscalls)
 	nums := make([]uint64, 0, len(s.UnknownSyscalls))

@@ -52,6 +52,10 @@ type Config struct {
 	// (net.PredictPath) at every delay, beside NET's: the NET paper's
 	// Figure 5 comparison.
 	PathPrediction bool
+	// AsyncCompile adds dynamo runs with the service-thread compiler
+	// (rvdyn.CompileAsync) at every delay, beside the synchronous ones
+	// (WriteCompile compares them).
+	AsyncCompile bool
 	// Specialize, if set, adds dynamo runs at the first delay with value
 	// specialization on (rvdyn.SpecializeOptions.Profile: a compressor
 	// in the stratified paper's notation, "default" or "perfect").
@@ -75,6 +79,7 @@ type Measurement struct {
 	Disabled     string    `json:"disabled,omitempty"`   // mechanism switched off (ablation), "" for none
 	Predict      string    `json:"predict,omitempty"`    // "path" for path profile based prediction, "" for NET
 	Specialize   string    `json:"specialize,omitempty"` // value profile of a run with value specialization, "" for none
+	Compile      string    `json:"compile,omitempty"`    // "async" for the service-thread compiler, "" for the default
 	Seconds      []float64 `json:"seconds"`              // wall time of each run
 	Median       float64   `json:"median_seconds"`       // median of Seconds
 	Instructions uint64    `json:"guest_instructions,omitempty"`
@@ -86,8 +91,16 @@ type Measurement struct {
 	CompileSecs  float64   `json:"compile_seconds,omitempty"` // recording + compiling, median run
 	Specialized  uint64    `json:"specialized,omitempty"`     // loads specialized (Specialize runs)
 	GuardExits   uint64    `json:"guard_exits,omitempty"`     // failed specialization guards seen by the dispatcher
-	Output       string    `json:"-"`
-	ExitCode     int       `json:"exit_code"`
+	// Of the median run: when the last fragment was inserted (the time
+	// to steady state), and the service-thread compiler's counters
+	// (rvdyn.CompilerStats).
+	LastInsertSecs float64 `json:"last_insert_seconds,omitempty"`
+	ServiceSecs    float64 `json:"service_seconds,omitempty"`
+	Queued         uint64  `json:"queued,omitempty"`
+	QueueFull      uint64  `json:"queue_full,omitempty"`
+	Stale          uint64  `json:"stale,omitempty"`
+	Output         string  `json:"-"`
+	ExitCode       int     `json:"exit_code"`
 }
 
 // A Report is the result of a benchmark run.
@@ -95,6 +108,7 @@ type Report struct {
 	Runs         int            `json:"runs"`
 	Ablation     bool           `json:"ablation"`
 	Paths        bool           `json:"path_prediction,omitempty"`
+	Async        bool           `json:"async_compile,omitempty"`
 	Specialize   string         `json:"specialize,omitempty"`
 	Small        bool           `json:"small_sizes"`
 	Modes        []string       `json:"modes"`
@@ -105,7 +119,7 @@ type Report struct {
 // Find returns the measurement of guest in mode (at delay, for dynamo), or nil.
 func (r *Report) Find(guest, mode string, delay int) *Measurement {
 	for _, m := range r.Measurements {
-		if m.Guest == guest && m.Mode == mode && m.Disabled == "" && m.Predict == "" && m.Specialize == "" && (mode != ModeDynamo || m.Delay == delay) {
+		if m.Guest == guest && m.Mode == mode && m.Disabled == "" && m.Predict == "" && m.Specialize == "" && m.Compile == "" && (mode != ModeDynamo || m.Delay == delay) {
 			return m
 		}
 	}
@@ -116,7 +130,7 @@ func (r *Report) Find(guest, mode string, delay int) *Measurement {
 // based prediction at delay, or nil.
 func (r *Report) FindPath(guest string, delay int) *Measurement {
 	for _, m := range r.Measurements {
-		if m.Guest == guest && m.Mode == ModeDynamo && m.Predict == "path" && m.Delay == delay {
+		if m.Guest == guest && m.Mode == ModeDynamo && m.Predict == "path" && m.Compile == "" && m.Delay == delay {
 			return m
 		}
 	}
@@ -127,7 +141,18 @@ func (r *Report) FindPath(guest string, delay int) *Measurement {
 // with mechanism off, or nil.
 func (r *Report) FindDisabled(guest, off string) *Measurement {
 	for _, m := range r.Measurements {
-		if m.Guest == guest && m.Mode == ModeDynamo && m.Disabled == off && m.Predict == "" && m.Specialize == "" && m.Delay == r.Delays[0] {
+		if m.Guest == guest && m.Mode == ModeDynamo && m.Disabled == off && m.Predict == "" && m.Specialize == "" && m.Compile == "" && m.Delay == r.Delays[0] {
+			return m
+		}
+	}
+	return nil
+}
+
+// FindAsync returns the dynamo measurement of guest with the
+// service-thread compiler at delay, or nil.
+func (r *Report) FindAsync(guest string, delay int) *Measurement {
+	for _, m := range r.Measurements {
+		if m.Guest == guest && m.Mode == ModeDynamo && m.Compile == "async" && m.Disabled == "" && m.Predict == "" && m.Specialize == "" && m.Delay == delay {
 			return m
 		}
 	}
@@ -234,7 +259,7 @@ func Run(cfg Config, log io.Writer) (*Report, error) {
 			return nil, fmt.Errorf("unknown mode %q (want interp, dynamo, qemu or native)", m)
 		}
 	}
-	rep := &Report{Runs: cfg.Runs, Small: cfg.Small, Modes: cfg.Modes, Delays: cfg.Delays, Ablation: cfg.Ablation, Paths: cfg.PathPrediction, Specialize: cfg.Specialize}
+	rep := &Report{Runs: cfg.Runs, Small: cfg.Small, Modes: cfg.Modes, Delays: cfg.Delays, Ablation: cfg.Ablation, Paths: cfg.PathPrediction, Async: cfg.AsyncCompile, Specialize: cfg.Specialize}
 	images := map[string][]byte{}
 	for _, g := range cfg.guests() {
 		img, err := corpus.ELF(g)
@@ -248,6 +273,9 @@ func Run(cfg Config, log io.Writer) (*Report, error) {
 					rep.Measurements = append(rep.Measurements, &Measurement{Guest: g, Mode: mode, Delay: d})
 					if cfg.PathPrediction {
 						rep.Measurements = append(rep.Measurements, &Measurement{Guest: g, Mode: mode, Delay: d, Predict: "path"})
+					}
+					if cfg.AsyncCompile {
+						rep.Measurements = append(rep.Measurements, &Measurement{Guest: g, Mode: mode, Delay: d, Compile: "async"})
 					}
 				}
 				if cfg.Specialize != "" {
@@ -316,6 +344,9 @@ func label(m *Measurement) string {
 	if m.Mode == ModeDynamo && m.Predict != "" {
 		return fmt.Sprintf("%s@%d", m.Predict, m.Delay)
 	}
+	if m.Mode == ModeDynamo && m.Compile != "" {
+		return fmt.Sprintf("dynamo@%d-%s", m.Delay, m.Compile)
+	}
 	if m.Mode == ModeDynamo && m.Disabled != "" {
 		return fmt.Sprintf("dynamo@%d-%s", m.Delay, m.Disabled)
 	}
@@ -336,6 +367,9 @@ func runRvdyn(cfg Config, image []byte, args []string, m *Measurement, run int) 
 	opts.Mode, opts.NET.Delay, opts.Args = rvdyn.ModeDynamo, net.DelayOf(m.Delay), args
 	if m.Predict == "path" {
 		opts.NET.Predict = net.PredictPath
+	}
+	if m.Compile == "async" {
+		opts.Compiler.Mode = rvdyn.CompileAsync
 	}
 	if err := opts.Disable(m.Disabled); err != nil {
 		return err
@@ -373,6 +407,9 @@ func runRvdyn(cfg Config, image []byte, args []string, m *Measurement, run int) 
 	}
 	if run == 0 || secs <= Median(m.Seconds) {
 		m.CompileSecs = (st.RecordTime + st.CompileTime).Seconds()
+		c := st.Compiler
+		m.LastInsertSecs, m.ServiceSecs = st.LastInsert.Seconds(), c.ServiceTime.Seconds()
+		m.Queued, m.QueueFull, m.Stale = c.Queued, c.QueueFull, c.Stale
 	}
 	return nil
 }

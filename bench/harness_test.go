@@ -95,6 +95,29 @@ func TestPathPrediction(t *testing.T) {
 	}
 }
 
+// TestAsyncCompile runs dynamo both ways on one guest: the service-thread
+// runs are separate measurements with the same answer, and the
+// comparison table lists the guest.
+func TestAsyncCompile(t *testing.T) {
+	cfg := Config{Guests: []string{"qsort"}, Modes: []string{ModeDynamo}, Runs: 1, Small: true, AsyncCompile: true}
+	rep, err := Run(cfg, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sy, as := rep.Find("qsort", ModeDynamo, 50), rep.FindAsync("qsort", 50)
+	if sy == nil || as == nil || sy == as || as.Compile != "async" || sy.Compile != "" {
+		t.Fatalf("sync %+v async %+v", sy, as)
+	}
+	if as.Instructions != sy.Instructions || as.Queued == 0 || sy.Queued != 0 {
+		t.Errorf("sync %+v async %+v", sy, as)
+	}
+	var tab bytes.Buffer
+	rep.WriteCompile(&tab)
+	if !strings.Contains(tab.String(), "async/sync") || strings.Count(tab.String(), "qsort") != 1 {
+		t.Errorf("compile table:\n%s", tab.String())
+	}
+}
+
 func TestGeoMean(t *testing.T) {
 	if g := GeoMean([]float64{2, 8}); g < 3.999 || g > 4.001 {
 		t.Errorf("GeoMean(2, 8) = %v", g)

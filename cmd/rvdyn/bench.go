@@ -41,6 +41,7 @@ func benchCmd(args []string, stdout, stderr io.Writer) int {
 	predict := fs.String("predict", "net", "net, or net,path: also run dynamo with path profile based prediction at every delay and print the NET paper's Figure 5 comparison (speedups over interp and native)")
 	specialize := fs.String("specialize", "", "also run dynamo with value specialization, its value profile kept by this compressor (e.g. default, perfect, H[P4]256; see run --specialize), and compare")
 	ablation := fs.Bool("ablation", false, "also run dynamo with each optimization switched off in turn ("+strings.Join(rvdyn.Mechanisms(), ", ")+") and print what each buys")
+	compile := fs.String("compile", "sync", "sync, async, or sync,async: compile fragments on the main thread, on a service thread, or run dynamo both ways side by side and print the comparison (total time, time to steady state)")
 	quiet := fs.Bool("q", false, "no progress lines")
 	from := fs.String("from", "", "do not run anything: print the tables (and --plot) of a report saved with --json")
 	fs.Usage = func() {
@@ -70,6 +71,16 @@ func benchCmd(args []string, stdout, stderr io.Writer) int {
 		cfg.PathPrediction = true
 	default:
 		fmt.Fprintf(stderr, "rvdyn bench: --predict: want net or net,path (path is measured beside NET), not %q\n", *predict)
+		return exitUsage
+	}
+	switch c := strings.ReplaceAll(strings.ToLower(*compile), " ", ""); c {
+	case "sync":
+	case "async":
+		cfg.Options = &rvdyn.Options{Compiler: rvdyn.CompilerOptions{Mode: rvdyn.CompileAsync}}
+	case "sync,async", "async,sync":
+		cfg.AsyncCompile = true
+	default:
+		fmt.Fprintf(stderr, "rvdyn bench: --compile: want sync, async or sync,async, not %q\n", *compile)
 		return exitUsage
 	}
 	var err error
@@ -108,6 +119,10 @@ func benchCmd(args []string, stdout, stderr io.Writer) int {
 	if rep.Specialize != "" {
 		fmt.Fprintf(stdout, "\nvalue specialization (%s):\n", rep.Specialize)
 		rep.WriteSpecialize(stdout)
+	}
+	if rep.Async {
+		fmt.Fprintln(stdout)
+		rep.WriteCompile(stdout)
 	}
 	if rep.Ablation {
 		fmt.Fprintln(stdout)

@@ -38,6 +38,8 @@ func runCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	cacheSize := fs.Int("cache-size", 0, "code cache capacity in bytes (0 = 32 MiB); a full cache is flushed")
 	memSize := fs.Uint64("mem-size", 0, "guest address space in bytes, 1 MiB to 2 GiB (0 = 1 GiB): bounds the guest memory rvdyn may commit")
 	stackSize := fs.Uint64("stack-size", 0, "guest stack limit in bytes, a multiple of 4096 (0 = 8 MiB, or a quarter of a smaller address space); an access below it is a guest fault (SIGSEGV)")
+	compile := fs.String("compile", "sync", "where fragments are compiled: sync (on the main thread at once; deterministic) or async (on a service thread while the guest runs on, installed at the dispatcher's next safe point)")
+	compileQueue := fs.Int("compile-queue", rvdyn.DefaultCompileQueue, "with --compile=async: traces queued or being compiled at most; a trace recorded when it is full is compiled on the main thread")
 	disable := fs.String("disable", "", "switch off optimizations, comma-separated: "+strings.Join(rvdyn.Mechanisms(), ", "))
 	guest := fs.String("guest", "", "run the named embedded guest instead of a file (see 'rvdyn bench -list')")
 	stats := fs.Bool("stats", false, "print run statistics to stderr when the guest ends")
@@ -73,8 +75,13 @@ func runCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "rvdyn: --predict: %v\n", err)
 		return exitUsage
 	}
-	if *delay < 0 || *maxTrace < 1 || *cacheSize < 0 {
-		fmt.Fprintln(stderr, "rvdyn: --delay must be >= 0, --max-trace-len >= 1, --cache-size >= 0")
+	if *delay < 0 || *maxTrace < 1 || *cacheSize < 0 || *compileQueue < 1 {
+		fmt.Fprintln(stderr, "rvdyn: --delay must be >= 0, --max-trace-len >= 1, --cache-size >= 0, --compile-queue >= 1")
+		return exitUsage
+	}
+	cmode, err := rvdyn.ParseCompileMode(*compile)
+	if err != nil {
+		fmt.Fprintf(stderr, "rvdyn: --compile: %v\n", err)
 		return exitUsage
 	}
 
@@ -89,7 +96,7 @@ func runCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	image, gargs := runs[0].image, runs[0].args
 
 	opts := rvdyn.Options{Mode: m, NET: net.Options{Delay: net.DelayOf(*delay), MaxTraceLen: *maxTrace, Predict: pred},
-		Cache: codecache.Options{Size: *cacheSize}, MaxInstructions: *maxInsts, Timeout: *timeout,
+		Cache: codecache.Options{Size: *cacheSize}, Compiler: rvdyn.CompilerOptions{Mode: cmode, Queue: *compileQueue}, MaxInstructions: *maxInsts, Timeout: *timeout,
 		Config: interp.Config{Args: gargs, Stdin: stdin, Stdout: stdout, Stderr: stderr, MemSize: *memSize, StackSize: *stackSize, Root: *root}}
 	if *strace {
 		opts.Strace = stderr

@@ -124,3 +124,40 @@ func TestRunDefaultGuest(t *testing.T) {
 		t.Errorf("stats JSON: mode %v delay %v exit_code %v", m["mode"], m["delay"], m["exit_code"])
 	}
 }
+
+// TestRunAsyncCompile runs the default guest with the service-thread
+// compiler: same output and status, and its counters in both --stats
+// forms; a bad --compile is a usage error.
+func TestRunAsyncCompile(t *testing.T) {
+	js := filepath.Join(t.TempDir(), "stats.json")
+	code, stdout, stderr := runMain(t, "run", "--compile=async", "--compile-queue=2", "--stats-json="+js, "--stats")
+	if code != 0 || !strings.Contains(stdout, "check ok") {
+		t.Fatalf("exit %d, stdout %q, stderr %q", code, stdout, stderr)
+	}
+	if !strings.Contains(stderr, "service thread: traces queued") || !strings.Contains(stderr, "last fragment inserted at") {
+		t.Errorf("--stats lacks the service thread's rows: %q", stderr)
+	}
+	b, err := os.ReadFile(js)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m struct {
+		Compiler map[string]any `json:"compiler"`
+	}
+	if err := json.Unmarshal(b, &m); err != nil {
+		t.Fatal(err)
+	}
+	if m.Compiler["mode"] != "async" || m.Compiler["queued"] == 0.0 {
+		t.Errorf("stats JSON compiler: %v", m.Compiler)
+	}
+	for _, k := range []string{"installed", "stale", "duplicate", "unfinished", "queue_full", "service_seconds", "wait_seconds"} {
+		if _, ok := m.Compiler[k]; !ok {
+			t.Errorf("stats JSON compiler lacks %q", k)
+		}
+	}
+	for _, args := range [][]string{{"run", "--compile=later"}, {"run", "--compile-queue=0"}, {"bench", "--compile=later"}} {
+		if code, _, stderr := runMain(t, args...); code != exitUsage || !strings.Contains(stderr, "compile") {
+			t.Errorf("%v: exit %d, stderr %q", args, code, stderr)
+		}
+	}
+}
