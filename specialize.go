@@ -4,7 +4,6 @@ package rvdyn
 
 import (
 	"fmt"
-	"sync"
 
 	"rvdyn/codecache"
 	"rvdyn/fragment/ir"
@@ -21,8 +20,9 @@ import (
 // each load whose profile is dominated by one value is specialized on it
 // (ir.Specialize): a guard compares the loaded value and leaves the
 // fragment after the load if it differs, and constant folding propagates
-// the value on the main path. That is the paper's motivating use of value
-// profiles (sec. 1), done by a dynamic optimizer.
+// the value on the main path. That is the use the paper collects value
+// profiles for (sec. 1: program specialization), done by a dynamic
+// optimizer.
 //
 // Where we differ from the paper: it profiles whole runs offline for a
 // static compiler; here the profile is what the compressor has seen
@@ -76,12 +76,12 @@ type SpecializeStats struct {
 
 // valueProfile is the hook that feeds loads to the compressor, the sink
 // that builds the profile from its messages, and the oracle the compiler
-// asks. A mutex guards it: the hook runs on the dispatcher's goroutine,
-// and the compiler may run on another (the oracle's contract); the hook
-// takes the lock once per batch of tuples, not per load.
+// asks. It belongs to the dispatcher's goroutine: the hook runs there,
+// and so does every question, since the service-thread compiler
+// (--compile=async) takes the answers for a trace's loads when the trace
+// is queued (frozenValues, compilequeue.go), not while it compiles.
 type valueProfile struct {
 	opts SpecializeOptions
-	mu   sync.Mutex
 	comp profhw.Compressor
 	prof *profhw.Profile
 	top  map[uint64]topValue // by tagged pc: the value with the highest count so far
@@ -131,13 +131,11 @@ func newValueProfile(o SpecializeOptions) (*valueProfile, error) {
 func (v *valueProfile) Event(e *interp.Event) {
 	v.buf = append(v.buf, profhw.MakeTuple(profhw.KindValue, e.PC, e.Value))
 	if len(v.buf) == cap(v.buf) {
-		v.mu.Lock()
 		v.flush()
-		v.mu.Unlock()
 	}
 }
 
-// flush feeds the pending tuples; v.mu is held.
+// flush feeds the pending tuples.
 func (v *valueProfile) flush() {
 	if len(v.buf) == 0 {
 		return
@@ -158,8 +156,6 @@ func (v *valueProfile) message(t profhw.Tuple, count uint64) {
 
 // Invariant implements ir.ValueOracle.
 func (v *valueProfile) Invariant(pc uint64) (uint64, bool) {
-	v.mu.Lock()
-	defer v.mu.Unlock()
 	v.flush()
 	v.st.OracleRequests++
 	if v.fail[pc] >= v.opts.MaxFailures {
@@ -179,8 +175,6 @@ func (v *valueProfile) Invariant(pc uint64) (uint64, bool) {
 // failed should go (the dispatcher removes it, and its head is compiled
 // again, without this specialization).
 func (v *valueProfile) failed(pc uint64) bool {
-	v.mu.Lock()
-	defer v.mu.Unlock()
 	v.st.GuardExits++
 	v.fail[pc]++
 	if v.fail[pc] == v.opts.MaxFailures {
@@ -194,26 +188,18 @@ func (v *valueProfile) failed(pc uint64) bool {
 func (vm *VM) despecialize(f *codecache.Fragment) {
 	vm.cache.Remove(f)
 	vm.m.Mark(f.Head, false)
-	vm.vals.mu.Lock()
 	vm.vals.st.Removed++
-	vm.vals.mu.Unlock()
 }
 
 // stats returns the counters.
 func (v *valueProfile) stats() *SpecializeStats {
-	v.mu.Lock()
-	defer v.mu.Unlock()
 	s := v.st
 	s.Messages, s.PCs = v.prof.Messages(), len(v.top)
 	return &s
 }
 
 // compiled counts the loads a compile specialized.
-func (v *valueProfile) compiled(n int) {
-	v.mu.Lock()
-	v.st.Specialized += uint64(n)
-	v.mu.Unlock()
-}
+func (v *valueProfile) compiled(n int) { v.st.Specialized += uint64(n) }
 
 // startSpecialize attaches Options.Specialize's value profile in dynamo
 // mode: the interpreter's hook on loads, and the compiler's oracle.

@@ -7,11 +7,13 @@ import "rvdyn/interp"
 // A ValueOracle answers, for the load at guest pc, whether the value
 // profile shows it (nearly) always loading one value, and which. It is
 // what a value profile offers the fragment compiler: the stratified
-// sampling paper's motivating use of value profiles (Sastry, Bodik and
-// Smith, sec. 1: "value specialization ... of loads whose values are
-// invariant") made concrete. The value is the one the load leaves in its
-// register (after sign or zero extension). Implementations must be safe to
-// call from the goroutine that compiles.
+// sampling paper's case study (Sastry, Bodik and Smith, sec. 1: value
+// profiles "for value reuse optimizations (software-directed instruction
+// reuse and program specialization)"; "value-invariance profiles lead to
+// program specialization") made concrete in a dynamic optimizer. The
+// value is the one the load leaves in its register (after sign or zero
+// extension). Implementations must be safe to call from the goroutine
+// that compiles.
 type ValueOracle interface {
 	Invariant(pc uint64) (value uint64, ok bool)
 }
