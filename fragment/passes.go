@@ -27,6 +27,10 @@ type Options struct {
 	// NoLoadElim turns off redundant load elimination and store-to-load
 	// forwarding (ir/loadelim.go).
 	NoLoadElim bool
+	// NoCheckWiden turns off bounds-check widening (ir/checkwiden.go):
+	// each load and store keeps its own check instead of one check per
+	// base register value covering all its offsets.
+	NoCheckWiden bool
 	// NoStrength turns off strength reduction of gcc's idioms
 	// (ir/strength.go).
 	NoStrength bool
@@ -49,13 +53,16 @@ type pass struct {
 // passes are the optimizer passes in the order they run. Constant folding
 // comes first so the others see constants; strength reduction before load
 // elimination so address arithmetic is folded into offsets; copy
-// propagation after load elimination, which leaves copies behind; dead
+// propagation after load elimination, which leaves copies behind; check
+// widening after both, so it sees the loads that remain and the base
+// registers copies were propagated to; dead
 // code elimination last, to sweep up what the others made dead.
 var passes = []pass{
 	{"constfold", ir.ConstFold, func(o *Options) *bool { return &o.NoConstFold }},
 	{"strength", ir.Strength, func(o *Options) *bool { return &o.NoStrength }},
 	{"loadelim", ir.LoadElim, func(o *Options) *bool { return &o.NoLoadElim }},
 	{"copyprop", ir.CopyProp, func(o *Options) *bool { return &o.NoCopyProp }},
+	{"checkwiden", ir.CheckWiden, func(o *Options) *bool { return &o.NoCheckWiden }},
 	{"dce", ir.DCE, func(o *Options) *bool { return &o.NoDCE }},
 }
 

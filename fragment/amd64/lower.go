@@ -262,42 +262,63 @@ func (c *compiler) guard(i int, in ir.Inst) {
 // a local where a heap pointer was recorded). An address in neither
 // leaves to the interpreter at this very instruction, which reports the
 // fault. A constant address proven in bounds (no exit) needs no check.
+//
+// A widened check (ir.Cover) tests the start addresses base+Lo ..
+// base+Hi at once, with the same two instructions: base+Lo lies in
+// [low, low+size-(Hi-Lo)) exactly when the whole range lies in [low,
+// low+size):
+//
+//	LEAQ Lo-lo1(base), CX ; CMPQ CX, $size1-(Hi-Lo) ; JAE slow
+//
+// An access whose check a widened one covers (no exit, a register base)
+// is the bare access.
 func (c *compiler) access(i int, in ir.Inst, lo uint64) operand {
 	a := c.a
-	if in.Exit < 0 {
+	if in.Exit < 0 && in.A.IsConst {
 		return mem(rMem, int64(in.A.Const+uint64(in.Off)))
 	}
 	env := c.env
+	// The check tests start addresses base+first .. base+first+span.
+	first, span := in.Off, int64(0)
+	if cv := in.Cover; cv.Widened() {
+		first, span = cv.Lo, cv.Hi-cv.Lo
+		if cv.Store {
+			lo = env.WriteLo
+		}
+	}
 	lows := [2]uint64{lo, env.GuardHi}
 	sizes := [2]uint64{env.GuardLo - lo, env.MemSize - env.GuardHi}
 	if in.Stack {
 		lows[0], lows[1], sizes[0], sizes[1] = lows[1], lows[0], sizes[1], sizes[0]
 	}
 	fits := func(off int64) bool {
-		return ir.FitsInt32(off-int64(lows[0])) && (sizes[1] == 0 || ir.FitsInt32(off-int64(lows[1])))
+		return ir.FitsInt32(off) && ir.FitsInt32(off-int64(lows[0])) && (sizes[1] == 0 || ir.FitsInt32(off-int64(lows[1])))
 	}
 	base := c.hostOf(in.A)
 	off := in.Off
 	switch {
-	case base != 0 && fits(off):
+	case base != 0 && fits(off) && fits(first):
 		// The offset goes into the checks' LEAs and the access's displacement.
 	case base != 0:
 		a.op(xLEAQ, mem(base, off), reg(rAX))
-		base, off = rAX, 0
+		base, first, off = rAX, first-off, 0
 	case in.A.IsConst:
 		c.load(ir.C(in.A.Const+uint64(off)), rAX)
-		base, off = rAX, 0
+		base, first, off = rAX, first-off, 0
 	default:
 		c.load(in.A, rAX)
 		base = rAX
-		if !fits(off) {
+		if !fits(off) || !fits(first) {
 			a.op(xADDQ, imm(off), reg(rAX))
-			off = 0
+			first, off = first-off, 0
 		}
 	}
+	if in.Exit < 0 {
+		return memIdx(rMem, base, off) // covered by an earlier check of this base value
+	}
 	e := c.stubFor(in.Exit, i)
-	a.op(xLEAQ, mem(base, off-int64(lows[0])), reg(rCX))
-	a.op(xCMPQ, reg(rCX), imm(int64(sizes[0])))
+	a.op(xLEAQ, mem(base, first-int64(lows[0])), reg(rCX))
+	a.op(xCMPQ, reg(rCX), imm(int64(sizes[0]-uint64(span))))
 	if sizes[1] == 0 {
 		a.jcc(condAE, e.stub)
 		return memIdx(rMem, base, off)
@@ -308,8 +329,8 @@ func (c *compiler) access(i int, in ir.Inst, lo uint64) operand {
 	c.cold = append(c.cold, func() {
 		c.mark(in.PC)
 		a.bind(slow)
-		a.op(xLEAQ, mem(base, off-int64(lows[1])), reg(rCX))
-		a.op(xCMPQ, reg(rCX), imm(int64(sizes[1])))
+		a.op(xLEAQ, mem(base, first-int64(lows[1])), reg(rCX))
+		a.op(xCMPQ, reg(rCX), imm(int64(sizes[1]-uint64(span))))
 		a.jcc(condAE, e.stub)
 		a.jmp(back)
 	})

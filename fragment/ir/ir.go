@@ -114,12 +114,32 @@ type Inst struct {
 	// Stack marks a load or store whose recorded address was in the
 	// stack: its bounds check tries the stack interval first.
 	Stack bool
+	// Cover, on a load or store with an exit, widens its bounds check to
+	// a range of addresses off the same base (see CheckWiden); the zero
+	// Cover is the ordinary check of the access's own address.
+	Cover Cover
 	// Native, on an OpSample, describes the record and query native
 	// code runs for the sampled execution (RPA sec. 3.4.2); A and B are
 	// then the instruction's rs1 and rs2. Nil: the sampled execution
 	// leaves through Exit.
 	Native *rpa.Native
 }
+
+// A Cover is a widened bounds check: the check of the access that
+// carries it passes only if every start address A+Lo .. A+Hi (inclusive,
+// A the access's base value) lies in one accessible interval of Env,
+// the store intervals if Store, else the load intervals. The access's own
+// address A+Off is among them (Lo <= Off <= Hi). Later accesses off the
+// same base value with offsets in [Lo, Hi] need no check of their own.
+// Like the interpreter, a check looks at an access's first byte only;
+// the slack page past each interval absorbs the rest.
+type Cover struct {
+	Lo, Hi int64
+	Store  bool
+}
+
+// Widened reports whether c widens a check (is not the zero Cover).
+func (c Cover) Widened() bool { return c != Cover{} }
 
 // IsALU reports whether op is an ALU or M-extension op (register forms).
 func IsALU(op interp.Op) bool { return op >= interp.OpADD && op <= interp.OpREMUW }
@@ -194,6 +214,13 @@ func (in Inst) String() string {
 	}
 	if in.Exit >= 0 {
 		fmt.Fprintf(&b, "  ; else exit %d", in.Exit)
+	}
+	if in.Cover.Widened() {
+		kind := "load"
+		if in.Cover.Store {
+			kind = "store"
+		}
+		fmt.Fprintf(&b, " ; %s check %d..%d(%v)", kind, in.Cover.Lo, in.Cover.Hi, in.A)
 	}
 	return b.String()
 }

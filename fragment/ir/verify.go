@@ -19,7 +19,12 @@ import (
 //   - steps never go backwards, and the last instruction, and only it, is
 //     the unconditional end exit;
 //   - a load or store without an exit has a constant address that is in
-//     bounds for Env.
+//     bounds for Env, or a register address whose value (the register not
+//     written since) an earlier check covers (see Cover): the check of
+//     an access at the same offset, or a widened check over a range of
+//     offsets that holds this one, for stores if this is a store;
+//   - a widened check holds its own access's offset and spans less than
+//     the smallest interval it may have to fit in.
 func Verify(f *Func) error {
 	if len(f.Insts) == 0 {
 		return fmt.Errorf("no instructions")
@@ -39,6 +44,8 @@ func Verify(f *Func) error {
 		used[e], lastExit = true, e
 		return nil
 	}
+	env := f.env.Norm()
+	var checks [32][]covered // per register: what checks of its current value proved
 	for i, in := range f.Insts {
 		bad := func(format string, args ...any) error {
 			return fmt.Errorf("inst %d (%v): %s", i, in, fmt.Sprintf(format, args...))
@@ -72,14 +79,36 @@ func Verify(f *Func) error {
 			}
 		case IsLoad(op) || IsStore(op):
 			if in.Exit < 0 {
+				if in.Cover.Widened() {
+					return bad("a widened check on an access without a check")
+				}
 				lo := f.env.ReadLo
 				if IsStore(op) {
 					lo = f.env.WriteLo
 				}
-				if !in.A.IsConst || !inBounds(in.A.Const+uint64(in.Off), lo, f.env) {
+				if in.A.IsConst && inBounds(in.A.Const+uint64(in.Off), lo, f.env) {
+					break
+				}
+				if in.A.IsConst || !coveredBy(checks[in.A.Reg], in.Off, IsStore(op), env) {
 					return bad("access without a bounds check at an address not proven in bounds")
 				}
 				break
+			}
+			if c := in.Cover; c.Widened() {
+				lo := env.ReadLo
+				if c.Store {
+					lo = env.WriteLo
+				}
+				span := uint64(c.Hi - c.Lo)
+				if c.Lo > in.Off || in.Off > c.Hi || span >= env.GuardLo-lo || env.MemSize > env.GuardHi && span >= env.MemSize-env.GuardHi {
+					return bad("widened check %d..%d does not hold its access or fit an interval", c.Lo, c.Hi)
+				}
+				if IsStore(op) && !c.Store {
+					return bad("a store's widened check covers loads only")
+				}
+			}
+			if !in.A.IsConst {
+				checks[in.A.Reg] = append(checks[in.A.Reg], in.check())
 			}
 			if err := take(i, in.Exit); err != nil {
 				return err
@@ -130,8 +159,23 @@ func Verify(f *Func) error {
 		default:
 			return bad("unknown op")
 		}
+		if in.Dst != 0 {
+			checks[in.Dst] = nil
+		}
 	}
 	return nil
+}
+
+// coveredBy reports whether one of the checks of a base value proves an
+// access at offset off (a store if store) in bounds. A check for stores
+// proves loads only if stores may go no lower than loads.
+func coveredBy(checks []covered, off int64, store bool, env Env) bool {
+	for _, c := range checks {
+		if c.lo <= off && off <= c.hi && (c.store == store || c.store && env.WriteLo >= env.ReadLo) {
+			return true
+		}
+	}
+	return false
 }
 
 // inBounds reports whether an access at guest address a passes the check
