@@ -116,3 +116,37 @@ func TestLoopWalksOffMemory(t *testing.T) {
 		t.Errorf("interp retired %d instructions before the fault, want %d", ref.insts, 4+iters*8+2)
 	}
 }
+
+// TestSteppedPointerWalksOffMemory: the pointer advances between the
+// loads of an iteration (ld 0(s0); s0 += 8; ld 0(s0); s0 += 8), so the
+// loads share a check off the value s0 had at the iteration's start; it
+// walks off the end of guest memory at the second load of an iteration.
+func TestSteppedPointerWalksOffMemory(t *testing.T) {
+	stepped := func(start int64) []byte {
+		prog := cat(li(8, start), li(10, 0))
+		loop := len(prog)
+		for range 2 {
+			prog = append(prog,
+				I{Op: interp.OpLD, Rd: 11, Rs1: 8},
+				I{Op: interp.OpADD, Rd: 10, Rs1: 10, Rs2: 11},
+				I{Op: interp.OpADDI, Rd: 8, Rs1: 8, Imm: 8})
+		}
+		prog = append(prog, I{Op: interp.OpJAL, Imm: -4 * int64(len(prog)-loop)})
+		return rvtest.MakeELF(words(prog...), []byte("data"), 4096)
+	}
+	_, size := guardOf(t, stepped(0))
+	const iters = 300
+	img := stepped(int64(size) - 8 - 16*iters)
+	if !widened(t, img) {
+		t.Fatal("no fragment of the walk carries a widened check")
+	}
+	ref := agreeEverywhere(t, img, rvdyn.Options{}, widenConfigs())
+	f := faultOf(ref.err)
+	second := uint64(rvtest.MakeELFText + 4*4 + 4*3)
+	if f == nil || f.Kind != interp.FaultLoad || f.PC != second || f.Addr != size {
+		t.Fatalf("interp: %v; want a bad load address %#x at pc %#x", ref.err, size, second)
+	}
+	if want := uint64(4 + iters*7 + 3); ref.insts != want {
+		t.Errorf("interp retired %d instructions before the fault, want %d", ref.insts, want)
+	}
+}

@@ -23,13 +23,42 @@ func TestCheckWiden(t *testing.T) {
 			a2 = lbu 4(sp) nocheck`},
 		{"redefining the base starts a new group", `
 			a0 = ld 0(s0)
-			s0 = add s0, 8
+			s0 = xor s0, a1
 			a1 = ld 0(s0)
 			a2 = ld 8(s0)`, `
 			a0 = ld 0(s0)
-			s0 = add s0, 8
+			s0 = xor s0, a1
 			a1 = ld 0(s0) ; load check 0..8(s0)
 			a2 = ld 8(s0) nocheck`},
+		{"adding a constant to the base keeps its value", `
+			a0 = ld 0(s0)
+			s0 = add s0, 8
+			a1 = ld 0(s0)
+			a2 = ld 8(s0)`, `
+			a0 = ld 0(s0) ; load check 0..16(s0)
+			s0 = add s0, 8
+			a1 = ld 0(s0) nocheck
+			a2 = ld 8(s0) nocheck`},
+		{"a read-modify-write through a stepped pointer (matmul)", `
+			a4 = ld 0(a5)
+			a5 = add a5, 8
+			a4 = add a4, a3
+			sd a4, -8(a5)`, `
+			a4 = ld 0(a5) ; store check 0..0(a5)
+			a5 = add a5, 8
+			a4 = add a4, a3
+			sd a4, -8(a5) nocheck`},
+		{"through a copy and an offset copy", `
+			t0 = mov a0
+			t1 = add a0, -16
+			a1 = lw 0(t0)
+			a2 = lw 0(t1)
+			a3 = lw 4(a0)`, `
+			t0 = mov a0
+			t1 = add a0, -16
+			a1 = lw 0(t0) ; load check -16..4(t0)
+			a2 = lw 0(t1) nocheck
+			a3 = lw 4(a0) nocheck`},
 		{"a load into its own base ends the group after it", `
 			s0 = ld 0(s0)
 			a1 = ld 8(s0)`, `
@@ -91,7 +120,9 @@ func TestVerifyCoverage(t *testing.T) {
 	}{
 		{"covered", "a0 = ld 0(s0)\na1 = ld 8(s0)", 1, Cover{0, 8, false}, true},
 		{"outside the range", "a0 = ld 0(s0)\na1 = ld 16(s0)", 1, Cover{0, 8, false}, false},
-		{"base redefined", "a0 = ld 0(s0)\ns0 = add s0, 1\na1 = ld 8(s0)", 2, Cover{0, 8, false}, false},
+		{"base redefined", "a0 = ld 0(s0)\ns0 = sub s0, a1\na1 = ld 8(s0)", 2, Cover{0, 8, false}, false},
+		{"base moved by a constant", "a0 = ld 0(s0)\ns0 = add s0, 4\na1 = ld 4(s0)", 2, Cover{0, 8, false}, true},
+		{"base moved out of the range", "a0 = ld 0(s0)\ns0 = add s0, 8\na1 = ld 4(s0)", 2, Cover{0, 8, false}, false},
 		{"a load check does not cover a store", "a0 = ld 0(s0)\nsd a0, 8(s0)", 1, Cover{0, 8, false}, false},
 		{"a store check covers a load", "sd a0, 0(s0)\na1 = ld 8(s0)", 1, Cover{0, 8, true}, true},
 		{"the check must come first", "a0 = ld 0(s0)\na1 = ld 8(s0)", 0, Cover{}, false},

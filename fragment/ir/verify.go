@@ -19,10 +19,11 @@ import (
 //   - steps never go backwards, and the last instruction, and only it, is
 //     the unconditional end exit;
 //   - a load or store without an exit has a constant address that is in
-//     bounds for Env, or a register address whose value (the register not
-//     written since) an earlier check covers (see Cover): the check of
-//     an access at the same offset, or a widened check over a range of
-//     offsets that holds this one, for stores if this is a store;
+//     bounds for Env, or a register address an earlier check covers: a
+//     check off the same base value (see CheckWiden: the register's
+//     value followed through moves and additions of constants) whose
+//     range of offsets holds this access's, for stores if this is a
+//     store;
 //   - a widened check holds its own access's offset and spans less than
 //     the smallest interval it may have to fit in.
 func Verify(f *Func) error {
@@ -45,7 +46,8 @@ func Verify(f *Func) error {
 		return nil
 	}
 	env := f.env.Norm()
-	var checks [32][]covered // per register: what checks of its current value proved
+	vals := newValues()
+	checks := map[int][]covered{} // per base value: what checks proved, as offsets from it
 	for i, in := range f.Insts {
 		bad := func(format string, args ...any) error {
 			return fmt.Errorf("inst %d (%v): %s", i, in, fmt.Sprintf(format, args...))
@@ -89,7 +91,10 @@ func Verify(f *Func) error {
 				if in.A.IsConst && inBounds(in.A.Const+uint64(in.Off), lo, f.env) {
 					break
 				}
-				if in.A.IsConst || !coveredBy(checks[in.A.Reg], in.Off, IsStore(op), env) {
+				if in.A.IsConst {
+					return bad("access without a bounds check at an address not proven in bounds")
+				}
+				if id, delta := vals.of(in.A.Reg); !coveredBy(checks[id], delta+in.Off, IsStore(op), env) {
 					return bad("access without a bounds check at an address not proven in bounds")
 				}
 				break
@@ -108,7 +113,9 @@ func Verify(f *Func) error {
 				}
 			}
 			if !in.A.IsConst {
-				checks[in.A.Reg] = append(checks[in.A.Reg], in.check())
+				id, delta := vals.of(in.A.Reg)
+				c := in.check()
+				checks[id] = append(checks[id], covered{c.lo + delta, c.hi + delta, c.store})
 			}
 			if err := take(i, in.Exit); err != nil {
 				return err
@@ -159,9 +166,7 @@ func Verify(f *Func) error {
 		default:
 			return bad("unknown op")
 		}
-		if in.Dst != 0 {
-			checks[in.Dst] = nil
-		}
+		vals.write(&in)
 	}
 	return nil
 }
