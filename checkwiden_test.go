@@ -14,19 +14,25 @@ import (
 
 // Hand-made guests whose hot loops carry widened bounds checks
 // (fragment/ir/checkwiden.go) that start to fail while the first access
-// of the group is still in bounds: the fault must be the interpreter's,
-// at the same pc, address and instruction count, in every configuration.
+// of the group is still in bounds, and loops whose checks are hoisted to
+// the entry (fragment/ir/checkhoist.go) and whose range leaves memory
+// part-way: the fault must be the interpreter's, at the same pc, address
+// and instruction count, in every configuration.
 
-// widenConfigs are hardeningConfigs plus the same delays with check
-// widening switched off.
+// widenConfigs are hardeningConfigs plus two delays with check widening,
+// check hoisting, and both switched off.
 func widenConfigs() map[string]rvdyn.Options {
 	cfgs := hardeningConfigs()
 	for _, d := range []int{3, 50} {
-		o := rvdyn.Options{NET: net.Options{Delay: d}}
-		if err := o.Disable("checkwiden"); err != nil {
-			panic(err)
+		for _, off := range []string{"checkwiden", "checkhoist", "checkwiden,checkhoist"} {
+			o := rvdyn.Options{NET: net.Options{Delay: d}}
+			for _, m := range strings.Split(off, ",") {
+				if err := o.Disable(m); err != nil {
+					panic(err)
+				}
+			}
+			cfgs[fmt.Sprintf("no %s, delay %d", off, d)] = o
 		}
-		cfgs[fmt.Sprintf("no checkwiden, delay %d", d)] = o
 	}
 	return cfgs
 }
@@ -148,5 +154,87 @@ func TestSteppedPointerWalksOffMemory(t *testing.T) {
 	}
 	if want := uint64(4 + iters*7 + 3); ref.insts != want {
 		t.Errorf("interp retired %d instructions before the fault, want %d", ref.insts, want)
+	}
+}
+
+// sumLoop returns a guest that runs the loop "a0 += ld 0(s0); s0 += step;
+// while s0 != end" (gcc's shape for a pointer loop with an exact end,
+// whose checks CheckHoist moves to the entry) rounds times, from start,
+// and exits with a0. data is the guest's data segment.
+func sumLoop(start, end, step int64, rounds int, data []byte) []byte {
+	prog := cat(li(18, int64(rounds)), li(10, 0))
+	outer := len(prog)
+	prog = append(prog, cat(li(8, start), li(9, end))...)
+	loop := len(prog)
+	prog = append(prog,
+		I{Op: interp.OpLD, Rd: 11, Rs1: 8},
+		I{Op: interp.OpADD, Rd: 10, Rs1: 10, Rs2: 11},
+		I{Op: interp.OpADDI, Rd: 8, Rs1: 8, Imm: step})
+	prog = append(prog, I{Op: interp.OpBNE, Rs1: 8, Rs2: 9, Imm: -4 * int64(len(prog)-loop)})
+	prog = append(prog, I{Op: interp.OpADDI, Rd: 18, Rs1: 18, Imm: -1})
+	prog = append(prog, I{Op: interp.OpBNE, Rs1: 18, Imm: -4 * int64(len(prog)-outer)})
+	prog = append(prog, exitWith()...)
+	return rvtest.MakeELF(words(prog...), data, 4096)
+}
+
+// hoisted compiles img's fragments and reports whether one of them
+// checks a base once on entry.
+func hoisted(t *testing.T, img []byte) bool {
+	var listing bytes.Buffer
+	run(t, img, rvdyn.Options{Listing: &listing, NET: net.Options{Delay: 3}})
+	return strings.Contains(listing.String(), "loopcheck")
+}
+
+// TestHoistedLoop: a pointer loop over an array whose hoisted check
+// passes runs natively without per-access checks and sums what the
+// interpreter sums.
+func TestHoistedLoop(t *testing.T) {
+	data := make([]byte, 4096)
+	want := 0
+	for i := range data {
+		data[i] = byte(i * 7)
+		if i%8 == 0 {
+			want += 20 * int(data[i]) // the exit status is the sum's low byte
+		}
+	}
+	img := sumLoop(rvtest.MakeELFData, rvtest.MakeELFData+4096, 8, 20, data)
+	if !hoisted(t, img) {
+		t.Fatal("no fragment checks its loop on entry")
+	}
+	ref := agreeEverywhere(t, img, rvdyn.Options{}, widenConfigs())
+	if ref.err != nil || ref.code != want&0xff {
+		t.Fatalf("interp: exit %d, %v; want exit %d", ref.code, ref.err, want&0xff)
+	}
+}
+
+// TestHoistedLoopWalksOffMemory: loops with an exact end whose range
+// leaves guest memory part-way (off the top, below the bottom, and with
+// an end the pointer never meets): the entry check fails, and the fault
+// is the interpreter's, at the same pc, address and instruction count.
+func TestHoistedLoopWalksOffMemory(t *testing.T) {
+	probe := sumLoop(0, 8, 8, 1, nil)
+	_, size := guardOf(t, probe)
+	s := int64(size)
+	cases := []struct {
+		name             string
+		start, end, step int64
+		faultAddr        uint64
+	}{
+		{"off the top", s - 8*300, s + 8*100, 8, size},
+		{"below the bottom", rvtest.MakeELFData + 8*300, -8 * 100, -8, 0},
+		{"an end never met", s - 8*300, s + 4, 8, size},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			img := sumLoop(tc.start, tc.end, tc.step, 1, nil)
+			if !hoisted(t, img) {
+				t.Fatal("no fragment checks its loop on entry")
+			}
+			ref := agreeEverywhere(t, img, rvdyn.Options{}, widenConfigs())
+			f := faultOf(ref.err)
+			if f == nil || f.Kind != interp.FaultLoad || f.PC != rvtest.MakeELFText+4*8 || tc.faultAddr != 0 && f.Addr != tc.faultAddr {
+				t.Fatalf("interp: %v; want a bad load address at pc %#x", ref.err, rvtest.MakeELFText+4*8)
+			}
+		})
 	}
 }

@@ -3,6 +3,8 @@
 package amd64
 
 import (
+	"math/bits"
+
 	"rvdyn/fragment/ir"
 	"rvdyn/interp"
 )
@@ -335,4 +337,114 @@ func (c *compiler) access(i int, in ir.Inst, lo uint64) operand {
 		a.jmp(back)
 	})
 	return memIdx(rMem, base, off)
+}
+
+// lowerLoopChecks emits the checks a self-loop runs once on entry, before
+// its first iteration (ir.CheckHoist), between the entry loads and the
+// body the back edge jumps to. With a trip bound (ir.Trip: Reg steps by
+// Step, a power of two, and the loop leaves at latest when Reg+Delta ==
+// End), DX gets the last iteration K:
+//
+//	MOVQ End, DX ; SUBQ Reg, DX ; SUBQ $Delta, DX   ; (Reg+Delta-End for Step < 0)
+//	TESTQ $|Step|-1, DX ; JNE exit                  ; not a whole number of steps
+//	SHRQ $log2|Step|, DX
+//	MOVQ DX, CX ; SHRQ $31, CX ; JNE exit           ; K >= 2^31
+//
+// Each check of a base s stepping by c over offsets [lo, hi] then tests
+// that [s+lo, s+lo+K*c+(hi-lo)] (or from s+lo+K*c, for c < 0) lies in the
+// recorded interval [low, low+size):
+//
+//	MOVQ DX, AX ; SHLQ $log2|c|, AX     ; K*|c| (c = 0: MOVQ $hi-lo, AX instead)
+//	MOVQ s, CX ; [SUBQ AX, CX]          ; the range starts at s+lo-K*|c| for c < 0
+//	ADDQ $hi-lo, AX                     ; AX = the range's length
+//	SUBQ $low-lo, CX ; ADDQ AX, CX ; JCS exit ; CMPQ CX, $size ; JAE exit
+//
+// Every quantity is below 2^48, so nothing overflows but a start below
+// low, which the carry or the compare catches. A failed check leaves
+// through its exit before the first instruction of the trace.
+func (c *compiler) lowerLoopChecks() {
+	f := c.f
+	if len(f.Pre) == 0 {
+		return
+	}
+	a := c.a
+	env := c.env
+	stubs := make([]*exitStub, len(f.Pre))
+	for i, in := range f.Pre {
+		stubs[i] = c.stubFor(in.Exit, 0)
+	}
+	if t := f.Trip; t.Step != 0 {
+		fail := stubs[0].stub
+		sub := func(v ir.Val) {
+			if v.IsConst && !ir.FitsInt32(int64(v.Const)) {
+				c.load(v, rCX)
+				a.op(xSUBQ, reg(rCX), reg(rDX))
+				return
+			}
+			a.op(xSUBQ, c.opnd(v, rCX), reg(rDX))
+		}
+		delta := ir.C(uint64(t.Delta))
+		if t.Step > 0 {
+			c.load(t.End, rDX)
+			sub(ir.R(t.Reg))
+			sub(delta)
+		} else {
+			c.load(ir.R(t.Reg), rDX)
+			sub(ir.C(uint64(-t.Delta)))
+			sub(t.End)
+		}
+		m := t.Step
+		if m < 0 {
+			m = -m
+		}
+		if m > 1 {
+			a.op(xTESTQ, imm(m-1), reg(rDX))
+			a.jcc(condNE, fail)
+			a.op(xSHRQ, imm(int64(bits.TrailingZeros64(uint64(m)))), reg(rDX))
+		}
+		a.op(xMOVQ, reg(rDX), reg(rCX))
+		a.op(xSHRQ, imm(31), reg(rCX))
+		a.jcc(condNE, fail)
+	}
+	for i, in := range f.Pre {
+		fail := stubs[i].stub
+		lo := env.ReadLo
+		if in.Cover.Store {
+			lo = env.WriteLo
+		}
+		low, size := lo, env.GuardLo-lo
+		if in.Stack {
+			low, size = env.GuardHi, env.MemSize-env.GuardHi
+		}
+		span := in.Cover.Hi - in.Cover.Lo
+		step := int64(in.B.Const)
+		if step == 0 {
+			a.op(xMOVQ, imm(span), reg(rAX))
+			c.load(in.A, rCX)
+		} else {
+			m := step
+			if m < 0 {
+				m = -m
+			}
+			a.op(xMOVQ, reg(rDX), reg(rAX))
+			a.op(xSHLQ, imm(int64(bits.TrailingZeros64(uint64(m)))), reg(rAX))
+			c.load(in.A, rCX)
+			if step < 0 {
+				a.op(xSUBQ, reg(rAX), reg(rCX))
+			}
+			if span != 0 {
+				a.op(xADDQ, imm(span), reg(rAX))
+			}
+		}
+		if d := int64(low) - in.Cover.Lo; ir.FitsInt32(d) {
+			a.op(xSUBQ, imm(d), reg(rCX))
+		} else {
+			a.op(xSUBQ, imm(int64(low)), reg(rCX))
+			a.op(xADDQ, imm(in.Cover.Lo), reg(rCX))
+		}
+		a.op(xADDQ, reg(rAX), reg(rCX))
+		a.jcc(condB, fail)
+		a.op(xCMPQ, reg(rCX), imm(int64(size)))
+		a.jcc(condAE, fail)
+	}
 }

@@ -53,10 +53,18 @@ const (
 	// cannot be done (no gap drawn ahead, a queue full, a store's address
 	// out of bounds), with nothing committed.
 	OpSample
+	// OpLoopCheck, only in Func.Pre, is the bounds check of every access
+	// off one base value in every iteration of a self-loop (see
+	// CheckHoist): register A at the head steps by the constant B each
+	// iteration (0: not at all), and Cover gives the offsets accessed off
+	// its value at the head of an iteration. With a step it uses
+	// Func.Trip to bound the iterations. If the check fails it leaves
+	// through Exit, before the first instruction, with nothing done.
+	OpLoopCheck
 	numIROps
 )
 
-var pseudoNames = [...]string{"mov", "zext.b", "zext.h", "zext.w", "sext.b", "sext.h", "sext.w", "exit", "sample"}
+var pseudoNames = [...]string{"mov", "zext.b", "zext.h", "zext.w", "sext.b", "sext.h", "sext.w", "exit", "sample", "loopcheck"}
 
 func opName(op interp.Op) string {
 	if op >= interp.NumOps && op < numIROps {
@@ -207,6 +215,13 @@ func (in Inst) String() string {
 	case op == OpSample:
 		fmt.Fprintf(&b, "sample countdown %d else exit %d", in.Off, in.Exit)
 		return b.String()
+	case op == OpLoopCheck:
+		kind := "load"
+		if in.Cover.Store {
+			kind = "store"
+		}
+		fmt.Fprintf(&b, "loopcheck %s %d..%d(%v) stepping %d else exit %d", kind, in.Cover.Lo, in.Cover.Hi, in.A, int64(in.B.Const), in.Exit)
+		return b.String()
 	case op == OpMov || IsExt(op):
 		fmt.Fprintf(&b, "%s %v", opName(op), in.A)
 	default:
@@ -245,7 +260,28 @@ type Func struct {
 	Exits []ExitRec // indexed by Inst.Exit, in trace order
 	Guest int       // guest instructions on the recorded path
 	Loops bool      // the final exit continues at Head: the emitter makes it a back edge
-	env   Env
+	// Pre, in a Func that Loops, are the OpLoopChecks run once on entry,
+	// before the first iteration; the back edge jumps past them.
+	Pre []Inst
+	// Trip, in a Func that Loops, bounds the iterations run after an
+	// entry when its Step is not 0 (see Trip).
+	Trip Trip
+	env  Env
+}
+
+// A Trip is the exit test that bounds a self-loop's iterations: the guard
+// "exit if beq X, End" in the body, where X is register Reg's value at
+// the head plus Delta, Reg steps by Step (a power of two, either sign)
+// each iteration, and End is a constant or a register the loop does not
+// change. Iteration k (from 0 at the entry) reaches the guard with
+// X = Reg+Delta+k*Step, so no iteration after the first k with
+// Reg+Delta+k*Step == End runs, and if End-Reg-Delta is not a multiple of
+// Step there is no bound.
+type Trip struct {
+	Reg   uint8
+	Delta int64
+	Step  int64
+	End   Val
 }
 
 // Env returns the guest memory limits f was lowered for, normalized
@@ -254,6 +290,12 @@ func (f *Func) Env() Env { return f.env }
 
 func (f *Func) String() string {
 	var b strings.Builder
+	if f.Trip.Step != 0 {
+		fmt.Fprintf(&b, "  trip: %v steps by %d, exit when %v%+d == %v\n", interp.RegName(f.Trip.Reg), f.Trip.Step, interp.RegName(f.Trip.Reg), f.Trip.Delta, f.Trip.End)
+	}
+	for _, in := range f.Pre {
+		fmt.Fprintf(&b, "  %8s      %v\n", "entry", in)
+	}
 	for _, in := range f.Insts {
 		fmt.Fprintf(&b, "  %8x %3d  %v\n", in.PC, in.Step, in)
 	}

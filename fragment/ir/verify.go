@@ -48,6 +48,36 @@ func Verify(f *Func) error {
 	env := f.env.Norm()
 	vals := newValues()
 	checks := map[int][]covered{} // per base value: what checks proved, as offsets from it
+	if !f.Loops && (len(f.Pre) > 0 || f.Trip != Trip{}) {
+		return fmt.Errorf("entry checks or a trip in a fragment that does not loop")
+	}
+	for i, in := range f.Pre {
+		bad := func(format string, args ...any) error {
+			return fmt.Errorf("entry inst %d (%v): %s", i, in, fmt.Sprintf(format, args...))
+		}
+		if in.Op != OpLoopCheck || in.A.IsConst || in.A.Reg == 0 || in.A.Reg > 31 || !in.B.IsConst {
+			return bad("not a loop check of a register")
+		}
+		if err := take(-1-i, in.Exit); err != nil {
+			return err
+		}
+		if e := f.Exits[in.Exit]; e.Kind != ExitInterp || e.Retired != 0 || e.Target != f.Head {
+			return bad("loop check exit %v", e)
+		}
+		if c := int64(in.B.Const); c != 0 && (f.Trip.Step == 0 || !pow2(c) || c <= -MaxHoistStep || c >= MaxHoistStep) || in.Cover.Lo <= -maxHoistOff || in.Cover.Hi >= maxHoistOff {
+			return bad("a stepping base without a trip bound, or a step too large")
+		}
+		c := in.Cover
+		lo := env.ReadLo
+		if c.Store {
+			lo = env.WriteLo
+		}
+		if c.Lo > c.Hi || uint64(c.Hi-c.Lo) >= env.GuardLo-lo || env.MemSize > env.GuardHi && uint64(c.Hi-c.Lo) >= env.MemSize-env.GuardHi {
+			return bad("range %d..%d does not fit an interval", c.Lo, c.Hi)
+		}
+		checks[int(in.A.Reg)] = append(checks[int(in.A.Reg)], covered{c.Lo, c.Hi, c.Store})
+	}
+	tripFound := false
 	for i, in := range f.Insts {
 		bad := func(format string, args ...any) error {
 			return fmt.Errorf("inst %d (%v): %s", i, in, fmt.Sprintf(format, args...))
@@ -127,6 +157,9 @@ func Verify(f *Func) error {
 			if err := take(i, in.Exit); err != nil {
 				return err
 			}
+			if t, ok := tripOf(&in, vals); ok && op == interp.OpBEQ && f.Trip.Step != 0 && t.Reg == f.Trip.Reg && t.Delta == f.Trip.Delta && t.End == f.Trip.End {
+				tripFound = true
+			}
 			e := f.Exits[in.Exit]
 			if e.Kind == ExitBranch && e.Retired != in.Step+1 || e.Kind == ExitInterp && (e.Retired != in.Step || e.Target != in.PC) || e.Kind == ExitIndirect {
 				return bad("guard exit %v", e)
@@ -167,6 +200,25 @@ func Verify(f *Func) error {
 			return bad("unknown op")
 		}
 		vals.write(&in)
+	}
+	// The loop checks hold for every iteration only if each base steps as
+	// they say, and the trip bound only if its exit is there and its
+	// registers step as it says.
+	for _, in := range f.Pre {
+		if id, delta := vals.of(in.A.Reg); id != int(in.A.Reg) || delta != int64(in.B.Const) {
+			return fmt.Errorf("loop check %v: %v does not step by %d per iteration", in, in.A, int64(in.B.Const))
+		}
+	}
+	if t := f.Trip; t.Step != 0 {
+		id, delta := vals.of(t.Reg)
+		end := t.End.IsConst
+		if !end {
+			eid, ed := vals.of(t.End.Reg)
+			end = eid == int(t.End.Reg) && ed == 0
+		}
+		if !tripFound || id != int(t.Reg) || delta != t.Step || !pow2(t.Step) || !end {
+			return fmt.Errorf("trip %+v: no exit beq at the bound, or registers that do not step as it says", t)
+		}
 	}
 	return nil
 }
