@@ -43,6 +43,13 @@ const maxHoistOff = 1 << 29
 // therefore allowed to be pessimistic (all of iteration K, although the
 // loop leaves at its guard) but never optimistic.
 //
+// A trip bound is used only when its exit is the loop's only guard (and
+// there is no jalr): then the loop runs its K+1 iterations unless the
+// budget runs out or an access faults, and a failed entry check means a
+// fault ahead, not a loop that would have left early through another
+// exit but now runs in the interpreter, as "for (p = s; p != s+n; p++)
+// if (*p == c) break;" with a large n would.
+//
 // Only bases whose accesses all hit the same interval while recording
 // are hoisted, so that one interval is checked, and only steps that are
 // powers of two (either sign), so that the emitted code shifts.
@@ -62,6 +69,7 @@ func CheckHoist(f *Func) {
 	var uses [32]use
 	vals := newValues()
 	trips := []Trip{}
+	exits := 0 // guards and jalrs: the ways the loop can leave but a fault
 	for i := range f.Insts {
 		in := &f.Insts[i]
 		if (IsLoad(in.Op) || IsStore(in.Op)) && in.Exit >= 0 && !in.A.IsConst {
@@ -78,6 +86,9 @@ func CheckHoist(f *Func) {
 				u.n++
 			}
 		}
+		if IsGuard(in.Op) || in.Op == interp.OpJALR {
+			exits++
+		}
 		if in.Op == interp.OpBEQ {
 			if t, ok := tripOf(in, vals); ok {
 				trips = append(trips, t)
@@ -90,6 +101,9 @@ func CheckHoist(f *Func) {
 	step := func(s uint8) (int64, bool) {
 		id, delta := vals.of(s)
 		return delta, id == int(s)
+	}
+	if exits != 1 {
+		trips = nil // see below
 	}
 	for _, t := range trips {
 		c, ok := step(t.Reg)

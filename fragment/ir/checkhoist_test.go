@@ -85,6 +85,18 @@ func TestCheckHoist(t *testing.T) {
 			a5 = add a5, 8
 			a1 = add a1, -8
 			exit if beq a1, a5`},
+		{"another exit leaves only invariant bases to hoist", `
+			a0 = ld 0(a5)
+			a2 = lw 8(s1)
+			exit if beq a0, a2
+			a5 = add a5, 8
+			exit if beq a5, a1`, `
+			loopcheck load 8..8(s1) stepping 0 else exit 0
+			a0 = ld 0(a5)
+			a2 = lw 8(s1) nocheck
+			exit if beq a0, a2
+			a5 = add a5, 8
+			exit if beq a5, a1`},
 		{"a step that is not a power of two keeps its checks", `
 			a0 = ld 0(a5)
 			a5 = add a5, 24

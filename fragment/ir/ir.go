@@ -23,7 +23,9 @@ import (
 //     already negated when the recorded direction was the taken one.
 //   - Loads (Dst = mem[A+Off]) and stores (mem[A+Off] = B) carry the exit
 //     taken when the address is out of bounds, or no exit (Exit < 0) when
-//     the address is a constant proven in bounds at compile time.
+//     the address is a constant proven in bounds at compile time or an
+//     earlier check covers it (a widened check, Cover, off the same base
+//     value, or a self-loop's entry check in Func.Pre).
 //   - The last instruction is always OpExit, the end of the trace.
 //
 // Invariants the passes keep (checked by verify): the exits appear in
