@@ -71,7 +71,8 @@ func randomLoop(rng *rand.Rand, step1, step2 int64) []uint32 {
 // TestLoopMatchesInterpreter records random self-loops on a state where
 // their accesses stay in the data segment, compiles them (checks hoisted
 // to the entry where the induction allows), and runs each fragment on
-// other states: in bounds, walking off the end of the data or the top of
+// other states: in bounds (in the data, and in the stack, the other
+// interval; such a run must not leave to the interpreter), walking off the end of the data or the top of
 // memory part-way, below the bottom, with an end the pointer never meets,
 // with a wild invariant base. The exit taken, the instructions charged,
 // the registers and memory must equal the interpreter's after as many
@@ -131,9 +132,14 @@ func checkRandomLoop(t *testing.T, cache *codecache.Cache, rng *rand.Rand, opts 
 	st := new(fragment.State)
 	native.UseCPU(&st.CPU)
 	const top = 16 << 20
-	switch rng.IntN(7) {
+	inBounds := false
+	switch rng.IntN(8) {
 	case 0, 1: // in bounds, finishing
 		set(&st.CPU.X, mid, mid+256, mid-256, int64(1+rng.IntN(100)), 0)
+		inBounds = true
+	case 7: // in bounds in the stack, where the recorded accesses hit the data
+		set(&st.CPU.X, stackData+4096, stackData+8192, stackData+256, int64(1+rng.IntN(100)), 0)
+		inBounds = true
 	case 2: // off the end of the data interval, part-way
 		set(&st.CPU.X, guardGap-uint64(8*rng.IntN(40)), mid, mid, 60, 0)
 	case 3: // off the top of memory, part-way
@@ -152,6 +158,11 @@ func checkRandomLoop(t *testing.T, cache *codecache.Cache, rng *rand.Rand, opts 
 	st.Budget = budget
 	e := cache.Enter(f, st, native.Mem.Base())
 	retired := budget - st.Budget // over all iterations; an exit record counts from its iteration's head
+	if inBounds && e.Kind != fragment.ExitBranch {
+		// Correct, but a check that fails where every access is in
+		// bounds sends the loop to the interpreter on every entry.
+		t.Errorf("%s: a loop in bounds left through a %v exit\n%s", what, e.Kind, dump(trace))
+	}
 	for k := int64(0); k < retired; k++ {
 		if _, err := ref.Step(); err != nil {
 			t.Fatalf("%s: interpreter faulted at step %d of %d: %v\n%s", what, k, retired, err, dump(trace))

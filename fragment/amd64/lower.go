@@ -360,8 +360,10 @@ func (c *compiler) access(i int, in ir.Inst, lo uint64) operand {
 //	SUBQ $low-lo, CX ; ADDQ AX, CX ; JCS exit ; CMPQ CX, $size ; JAE exit
 //
 // Every quantity is below 2^48, so nothing overflows but a start below
-// low, which the carry or the compare catches. A failed check leaves
-// through its exit before the first instruction of the trace.
+// low, which the carry or the compare catches. A range outside the
+// interval the accesses hit while recording is tried against the other
+// one; outside both, the check leaves through its exit before the first
+// instruction of the trace.
 func (c *compiler) lowerLoopChecks() {
 	f := c.f
 	if len(f.Pre) == 0 {
@@ -407,44 +409,63 @@ func (c *compiler) lowerLoopChecks() {
 		a.jcc(condNE, fail)
 	}
 	for i, in := range f.Pre {
-		fail := stubs[i].stub
 		lo := env.ReadLo
 		if in.Cover.Store {
 			lo = env.WriteLo
 		}
-		low, size := lo, env.GuardLo-lo
+		lows := [2]uint64{lo, env.GuardHi}
+		sizes := [2]uint64{env.GuardLo - lo, env.MemSize - env.GuardHi}
 		if in.Stack {
-			low, size = env.GuardHi, env.MemSize-env.GuardHi
+			lows[0], lows[1], sizes[0], sizes[1] = lows[1], lows[0], sizes[1], sizes[0]
 		}
-		span := in.Cover.Hi - in.Cover.Lo
-		step := int64(in.B.Const)
-		if step == 0 {
-			a.op(xMOVQ, imm(span), reg(rAX))
-			c.load(in.A, rCX)
-		} else {
-			m := step
-			if m < 0 {
-				m = -m
-			}
-			a.op(xMOVQ, reg(rDX), reg(rAX))
-			a.op(xSHLQ, imm(int64(bits.TrailingZeros64(uint64(m)))), reg(rAX))
-			c.load(in.A, rCX)
-			if step < 0 {
-				a.op(xSUBQ, reg(rAX), reg(rCX))
-			}
-			if span != 0 {
-				a.op(xADDQ, imm(span), reg(rAX))
-			}
+		if sizes[1] == 0 {
+			c.loopCheck(in, lows[0], sizes[0], stubs[i].stub)
+			continue
 		}
-		if d := int64(low) - in.Cover.Lo; ir.FitsInt32(d) {
-			a.op(xSUBQ, imm(d), reg(rCX))
-		} else {
-			a.op(xSUBQ, imm(int64(low)), reg(rCX))
-			a.op(xADDQ, imm(in.Cover.Lo), reg(rCX))
-		}
-		a.op(xADDQ, reg(rAX), reg(rCX))
-		a.jcc(condB, fail)
-		a.op(xCMPQ, reg(rCX), imm(int64(size)))
-		a.jcc(condAE, fail)
+		// The interval the accesses hit while recording first, then the
+		// other (a loop over a stack buffer recorded over a heap one).
+		other, ok := &label{}, &label{}
+		c.loopCheck(in, lows[0], sizes[0], other)
+		a.jmp(ok)
+		a.bind(other)
+		c.loopCheck(in, lows[1], sizes[1], stubs[i].stub)
+		a.bind(ok)
 	}
+}
+
+// loopCheck emits the range check of one OpLoopCheck against the interval
+// [low, low+size), jumping to fail if the range is not inside it (DX
+// holds the last iteration K when the base steps).
+func (c *compiler) loopCheck(in ir.Inst, low, size uint64, fail *label) {
+	a := c.a
+	span := in.Cover.Hi - in.Cover.Lo
+	step := int64(in.B.Const)
+	if step == 0 {
+		a.op(xMOVQ, imm(span), reg(rAX))
+		c.load(in.A, rCX)
+	} else {
+		m := step
+		if m < 0 {
+			m = -m
+		}
+		a.op(xMOVQ, reg(rDX), reg(rAX))
+		a.op(xSHLQ, imm(int64(bits.TrailingZeros64(uint64(m)))), reg(rAX))
+		c.load(in.A, rCX)
+		if step < 0 {
+			a.op(xSUBQ, reg(rAX), reg(rCX))
+		}
+		if span != 0 {
+			a.op(xADDQ, imm(span), reg(rAX))
+		}
+	}
+	if d := int64(low) - in.Cover.Lo; ir.FitsInt32(d) {
+		a.op(xSUBQ, imm(d), reg(rCX))
+	} else {
+		a.op(xSUBQ, imm(int64(low)), reg(rCX))
+		a.op(xADDQ, imm(in.Cover.Lo), reg(rCX))
+	}
+	a.op(xADDQ, reg(rAX), reg(rCX))
+	a.jcc(condB, fail)
+	a.op(xCMPQ, reg(rCX), imm(int64(size)))
+	a.jcc(condAE, fail)
 }
