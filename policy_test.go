@@ -4,6 +4,7 @@ package rvdyn
 
 import (
 	"bytes"
+	"encoding/binary"
 	"testing"
 
 	"rvdyn/codecache"
@@ -66,15 +67,18 @@ func TestBailOut(t *testing.T) {
 func TestFragmentLargerThanCache(t *testing.T) {
 	enc := rvtest.Encode
 	type I = interp.Inst
-	w := []uint32{enc(I{Op: interp.OpADDI, Rd: 5, Imm: 100})}
+	// t1 points at a data word holding its own address, so each load of
+	// the body gives a new base value whose check no pass can drop.
+	w := []uint32{enc(I{Op: interp.OpADDI, Rd: 5, Imm: 100}), enc(I{Op: interp.OpLUI, Rd: 6, Imm: rvtest.MakeELFData})}
 	for i := 0; i < 400; i++ { // loop body: 400 loads and adds
-		w = append(w, enc(I{Op: interp.OpLD, Rd: 6, Rs1: 2, Imm: 8}), enc(I{Op: interp.OpADD, Rd: 7, Rs1: 7, Rs2: 6}))
+		w = append(w, enc(I{Op: interp.OpLD, Rd: 6, Rs1: 6}), enc(I{Op: interp.OpADD, Rd: 7, Rs1: 7, Rs2: 6}))
 	}
 	w = append(w,
 		enc(I{Op: interp.OpADDI, Rd: 5, Rs1: 5, Imm: -1}),
 		enc(I{Op: interp.OpBNE, Rs1: 5, Rs2: 0, Imm: -4 * 801}),
 		enc(I{Op: interp.OpADDI, Rd: 10}), enc(I{Op: interp.OpADDI, Rd: 17, Imm: 93}), enc(I{Op: interp.OpECALL}))
-	vm, err := New(rvtest.MakeELF(w, nil, 4096), Options{NET: net.Options{Delay: 2, MaxTraceLen: 2000}, Cache: codecache.Options{Size: 4096}})
+	data := binary.LittleEndian.AppendUint64(nil, rvtest.MakeELFData)
+	vm, err := New(rvtest.MakeELF(w, data, 4096), Options{NET: net.Options{Delay: 2, MaxTraceLen: 2000}, Cache: codecache.Options{Size: 4096}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -152,7 +152,10 @@ func randomState(rng *rand.Rand, x *[32]uint64, n int, wild bool) {
 	x[regBase2] = []uint64{rvtest.MakeELFData + 4096, stackData}[rng.IntN(2)] + uint64(rng.IntN(64))
 	x[regJump] = rvtest.MakeELFText + 4*uint64(n)
 	if wild {
-		x[regBase2] = []uint64{0, 8, rvtest.MakeELFText, 1 << 40, ^uint64(0), guardGap, guardGap + 1<<20 - 8, stackData - 4096}[rng.IntN(8)]
+		// Also just below the ends of the data and stack intervals, where
+		// small offsets are in bounds and larger ones are not, so widened
+		// checks fail while the first access of their group would pass.
+		x[regBase2] = []uint64{0, 8, rvtest.MakeELFText, 1 << 40, ^uint64(0), guardGap, guardGap + 1<<20 - 8, stackData - 4096, guardGap - 8, 16<<20 - 8}[rng.IntN(10)]
 		x[regJump] += []uint64{0, 4, 2}[rng.IntN(3)]
 	}
 }

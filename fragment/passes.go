@@ -38,6 +38,14 @@ type Options struct {
 	// NoLoadElim turns off redundant load elimination and store-to-load
 	// forwarding (ir/loadelim.go).
 	NoLoadElim bool
+	// NoCheckWiden turns off bounds-check widening (ir/checkwiden.go):
+	// each load and store keeps its own check instead of one check per
+	// base register value covering all its offsets.
+	NoCheckWiden bool
+	// NoCheckHoist turns off bounds-check hoisting (ir/checkhoist.go):
+	// a self-loop checks its induction and invariant bases in every
+	// iteration instead of once on entry.
+	NoCheckHoist bool
 	// NoStrength turns off strength reduction of gcc's idioms
 	// (ir/strength.go).
 	NoStrength bool
@@ -65,13 +73,18 @@ type pass struct {
 // passes are the optimizer passes in the order they run. Constant folding
 // comes first so the others see constants; strength reduction before load
 // elimination so address arithmetic is folded into offsets; copy
-// propagation after load elimination, which leaves copies behind; dead
+// propagation after load elimination, which leaves copies behind; check
+// hoisting and then widening after both, so they see the loads that
+// remain and the base registers copies were propagated to, and widening
+// gets what hoisting left; dead
 // code elimination last, to sweep up what the others made dead.
 var passes = []pass{
 	{"constfold", ir.ConstFold, func(o *Options) *bool { return &o.NoConstFold }},
 	{"strength", ir.Strength, func(o *Options) *bool { return &o.NoStrength }},
 	{"loadelim", ir.LoadElim, func(o *Options) *bool { return &o.NoLoadElim }},
 	{"copyprop", ir.CopyProp, func(o *Options) *bool { return &o.NoCopyProp }},
+	{"checkhoist", ir.CheckHoist, func(o *Options) *bool { return &o.NoCheckHoist }},
+	{"checkwiden", ir.CheckWiden, func(o *Options) *bool { return &o.NoCheckWiden }},
 	{"dce", ir.DCE, func(o *Options) *bool { return &o.NoDCE }},
 }
 

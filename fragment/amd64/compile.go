@@ -119,6 +119,7 @@ func Compile(f *ir.Func, opts Options) (*Code, error) {
 			a.op(xMOVQ, mem(rSt, regOff(r)), reg(ra.host[r]))
 		}
 	}
+	c.lowerLoopChecks()
 	a.bind(c.body)
 	last := len(f.Insts) - 1
 	for i, in := range f.Insts[:last] {

@@ -3,6 +3,8 @@
 package amd64
 
 import (
+	"math/bits"
+
 	"rvdyn/fragment/ir"
 	"rvdyn/interp"
 )
@@ -269,42 +271,63 @@ func (c *compiler) guard(i int, in ir.Inst) {
 // a local where a heap pointer was recorded). An address in neither
 // leaves to the interpreter at this very instruction, which reports the
 // fault. A constant address proven in bounds (no exit) needs no check.
+//
+// A widened check (ir.Cover) tests the start addresses base+Lo ..
+// base+Hi at once, with the same two instructions: base+Lo lies in
+// [low, low+size-(Hi-Lo)) exactly when the whole range lies in [low,
+// low+size):
+//
+//	LEAQ Lo-lo1(base), CX ; CMPQ CX, $size1-(Hi-Lo) ; JAE slow
+//
+// An access whose check a widened one covers (no exit, a register base)
+// is the bare access.
 func (c *compiler) access(i int, in ir.Inst, lo uint64) operand {
 	a := c.a
-	if in.Exit < 0 {
+	if in.Exit < 0 && in.A.IsConst {
 		return mem(rMem, int64(in.A.Const+uint64(in.Off)))
 	}
 	env := c.env
+	// The check tests start addresses base+first .. base+first+span.
+	first, span := in.Off, int64(0)
+	if cv := in.Cover; cv.Widened() {
+		first, span = cv.Lo, cv.Hi-cv.Lo
+		if cv.Store {
+			lo = env.WriteLo
+		}
+	}
 	lows := [2]uint64{lo, env.GuardHi}
 	sizes := [2]uint64{env.GuardLo - lo, env.MemSize - env.GuardHi}
 	if in.Stack {
 		lows[0], lows[1], sizes[0], sizes[1] = lows[1], lows[0], sizes[1], sizes[0]
 	}
 	fits := func(off int64) bool {
-		return ir.FitsInt32(off-int64(lows[0])) && (sizes[1] == 0 || ir.FitsInt32(off-int64(lows[1])))
+		return ir.FitsInt32(off) && ir.FitsInt32(off-int64(lows[0])) && (sizes[1] == 0 || ir.FitsInt32(off-int64(lows[1])))
 	}
 	base := c.hostOf(in.A)
 	off := in.Off
 	switch {
-	case base != 0 && fits(off):
+	case base != 0 && fits(off) && fits(first):
 		// The offset goes into the checks' LEAs and the access's displacement.
 	case base != 0:
 		a.op(xLEAQ, mem(base, off), reg(rAX))
-		base, off = rAX, 0
+		base, first, off = rAX, first-off, 0
 	case in.A.IsConst:
 		c.load(ir.C(in.A.Const+uint64(off)), rAX)
-		base, off = rAX, 0
+		base, first, off = rAX, first-off, 0
 	default:
 		c.load(in.A, rAX)
 		base = rAX
-		if !fits(off) {
+		if !fits(off) || !fits(first) {
 			a.op(xADDQ, imm(off), reg(rAX))
-			off = 0
+			first, off = first-off, 0
 		}
 	}
+	if in.Exit < 0 {
+		return memIdx(rMem, base, off) // covered by an earlier check of this base value
+	}
 	e := c.stubFor(in.Exit, i)
-	a.op(xLEAQ, mem(base, off-int64(lows[0])), reg(rCX))
-	a.op(xCMPQ, reg(rCX), imm(int64(sizes[0])))
+	a.op(xLEAQ, mem(base, first-int64(lows[0])), reg(rCX))
+	a.op(xCMPQ, reg(rCX), imm(int64(sizes[0]-uint64(span))))
 	if sizes[1] == 0 {
 		a.jcc(condAE, e.stub)
 		return memIdx(rMem, base, off)
@@ -315,10 +338,141 @@ func (c *compiler) access(i int, in ir.Inst, lo uint64) operand {
 	c.cold = append(c.cold, func() {
 		c.mark(in.PC)
 		a.bind(slow)
-		a.op(xLEAQ, mem(base, off-int64(lows[1])), reg(rCX))
-		a.op(xCMPQ, reg(rCX), imm(int64(sizes[1])))
+		a.op(xLEAQ, mem(base, first-int64(lows[1])), reg(rCX))
+		a.op(xCMPQ, reg(rCX), imm(int64(sizes[1]-uint64(span))))
 		a.jcc(condAE, e.stub)
 		a.jmp(back)
 	})
 	return memIdx(rMem, base, off)
+}
+
+// lowerLoopChecks emits the checks a self-loop runs once on entry, before
+// its first iteration (ir.CheckHoist), between the entry loads and the
+// body the back edge jumps to. With a trip bound (ir.Trip: Reg steps by
+// Step, a power of two, and the loop leaves at latest when Reg+Delta ==
+// End), DX gets the last iteration K:
+//
+//	MOVQ End, DX ; SUBQ Reg, DX ; SUBQ $Delta, DX   ; (Reg+Delta-End for Step < 0)
+//	TESTQ $|Step|-1, DX ; JNE exit                  ; not a whole number of steps
+//	SHRQ $log2|Step|, DX
+//	MOVQ DX, CX ; SHRQ $31, CX ; JNE exit           ; K >= 2^31
+//
+// Each check of a base s stepping by c over offsets [lo, hi] then tests
+// that [s+lo, s+lo+K*c+(hi-lo)] (or from s+lo+K*c, for c < 0) lies in the
+// recorded interval [low, low+size):
+//
+//	MOVQ DX, AX ; SHLQ $log2|c|, AX     ; K*|c| (c = 0: MOVQ $hi-lo, AX instead)
+//	MOVQ s, CX ; [SUBQ AX, CX]          ; the range starts at s+lo-K*|c| for c < 0
+//	ADDQ $hi-lo, AX                     ; AX = the range's length
+//	SUBQ $low-lo, CX ; ADDQ AX, CX ; JCS exit ; CMPQ CX, $size ; JAE exit
+//
+// Every quantity is below 2^48, so nothing overflows but a start below
+// low, which the carry or the compare catches. A range outside the
+// interval the accesses hit while recording is tried against the other
+// one; outside both, the check leaves through its exit before the first
+// instruction of the trace.
+func (c *compiler) lowerLoopChecks() {
+	f := c.f
+	if len(f.Pre) == 0 {
+		return
+	}
+	a := c.a
+	env := c.env
+	stubs := make([]*exitStub, len(f.Pre))
+	for i, in := range f.Pre {
+		stubs[i] = c.stubFor(in.Exit, 0)
+	}
+	if t := f.Trip; t.Step != 0 {
+		fail := stubs[0].stub
+		sub := func(v ir.Val) {
+			if v.IsConst && !ir.FitsInt32(int64(v.Const)) {
+				c.load(v, rCX)
+				a.op(xSUBQ, reg(rCX), reg(rDX))
+				return
+			}
+			a.op(xSUBQ, c.opnd(v, rCX), reg(rDX))
+		}
+		delta := ir.C(uint64(t.Delta))
+		if t.Step > 0 {
+			c.load(t.End, rDX)
+			sub(ir.R(t.Reg))
+			sub(delta)
+		} else {
+			c.load(ir.R(t.Reg), rDX)
+			sub(ir.C(uint64(-t.Delta)))
+			sub(t.End)
+		}
+		m := t.Step
+		if m < 0 {
+			m = -m
+		}
+		if m > 1 {
+			a.op(xTESTQ, imm(m-1), reg(rDX))
+			a.jcc(condNE, fail)
+			a.op(xSHRQ, imm(int64(bits.TrailingZeros64(uint64(m)))), reg(rDX))
+		}
+		a.op(xMOVQ, reg(rDX), reg(rCX))
+		a.op(xSHRQ, imm(31), reg(rCX))
+		a.jcc(condNE, fail)
+	}
+	for i, in := range f.Pre {
+		lo := env.ReadLo
+		if in.Cover.Store {
+			lo = env.WriteLo
+		}
+		lows := [2]uint64{lo, env.GuardHi}
+		sizes := [2]uint64{env.GuardLo - lo, env.MemSize - env.GuardHi}
+		if in.Stack {
+			lows[0], lows[1], sizes[0], sizes[1] = lows[1], lows[0], sizes[1], sizes[0]
+		}
+		if sizes[1] == 0 {
+			c.loopCheck(in, lows[0], sizes[0], stubs[i].stub)
+			continue
+		}
+		// The interval the accesses hit while recording first, then the
+		// other (a loop over a stack buffer recorded over a heap one).
+		other, ok := &label{}, &label{}
+		c.loopCheck(in, lows[0], sizes[0], other)
+		a.jmp(ok)
+		a.bind(other)
+		c.loopCheck(in, lows[1], sizes[1], stubs[i].stub)
+		a.bind(ok)
+	}
+}
+
+// loopCheck emits the range check of one OpLoopCheck against the interval
+// [low, low+size), jumping to fail if the range is not inside it (DX
+// holds the last iteration K when the base steps).
+func (c *compiler) loopCheck(in ir.Inst, low, size uint64, fail *label) {
+	a := c.a
+	span := in.Cover.Hi - in.Cover.Lo
+	step := int64(in.B.Const)
+	if step == 0 {
+		a.op(xMOVQ, imm(span), reg(rAX))
+		c.load(in.A, rCX)
+	} else {
+		m := step
+		if m < 0 {
+			m = -m
+		}
+		a.op(xMOVQ, reg(rDX), reg(rAX))
+		a.op(xSHLQ, imm(int64(bits.TrailingZeros64(uint64(m)))), reg(rAX))
+		c.load(in.A, rCX)
+		if step < 0 {
+			a.op(xSUBQ, reg(rAX), reg(rCX))
+		}
+		if span != 0 {
+			a.op(xADDQ, imm(span), reg(rAX))
+		}
+	}
+	if d := int64(low) - in.Cover.Lo; ir.FitsInt32(d) {
+		a.op(xSUBQ, imm(d), reg(rCX))
+	} else {
+		a.op(xSUBQ, imm(int64(low)), reg(rCX))
+		a.op(xADDQ, imm(in.Cover.Lo), reg(rCX))
+	}
+	a.op(xADDQ, reg(rAX), reg(rCX))
+	a.jcc(condB, fail)
+	a.op(xCMPQ, reg(rCX), imm(int64(size)))
+	a.jcc(condAE, fail)
 }

@@ -23,7 +23,9 @@ import (
 //     already negated when the recorded direction was the taken one.
 //   - Loads (Dst = mem[A+Off]) and stores (mem[A+Off] = B) carry the exit
 //     taken when the address is out of bounds, or no exit (Exit < 0) when
-//     the address is a constant proven in bounds at compile time.
+//     the address is a constant proven in bounds at compile time or an
+//     earlier check covers it (a widened check, Cover, off the same base
+//     value, or a self-loop's entry check in Func.Pre).
 //   - The last instruction is always OpExit, the end of the trace.
 //
 // Invariants the passes keep (checked by verify): the exits appear in
@@ -53,10 +55,18 @@ const (
 	// cannot be done (no gap drawn ahead, a queue full, a store's address
 	// out of bounds), with nothing committed.
 	OpSample
+	// OpLoopCheck, only in Func.Pre, is the bounds check of every access
+	// off one base value in every iteration of a self-loop (see
+	// CheckHoist): register A at the head steps by the constant B each
+	// iteration (0: not at all), and Cover gives the offsets accessed off
+	// its value at the head of an iteration. With a step it uses
+	// Func.Trip to bound the iterations. If the check fails it leaves
+	// through Exit, before the first instruction, with nothing done.
+	OpLoopCheck
 	numIROps
 )
 
-var pseudoNames = [...]string{"mov", "zext.b", "zext.h", "zext.w", "sext.b", "sext.h", "sext.w", "exit", "sample"}
+var pseudoNames = [...]string{"mov", "zext.b", "zext.h", "zext.w", "sext.b", "sext.h", "sext.w", "exit", "sample", "loopcheck"}
 
 func opName(op interp.Op) string {
 	if op >= interp.NumOps && op < numIROps {
@@ -114,12 +124,32 @@ type Inst struct {
 	// Stack marks a load or store whose recorded address was in the
 	// stack: its bounds check tries the stack interval first.
 	Stack bool
+	// Cover, on a load or store with an exit, widens its bounds check to
+	// a range of addresses off the same base (see CheckWiden); the zero
+	// Cover is the ordinary check of the access's own address.
+	Cover Cover
 	// Native, on an OpSample, describes the record and query native
 	// code runs for the sampled execution (RPA sec. 3.4.2); A and B are
 	// then the instruction's rs1 and rs2. Nil: the sampled execution
 	// leaves through Exit.
 	Native *rpa.Native
 }
+
+// A Cover is a widened bounds check: the check of the access that
+// carries it passes only if every start address A+Lo .. A+Hi (inclusive,
+// A the access's base value) lies in one accessible interval of Env,
+// the store intervals if Store, else the load intervals. The access's own
+// address A+Off is among them (Lo <= Off <= Hi). Later accesses off the
+// same base value with offsets in [Lo, Hi] need no check of their own.
+// Like the interpreter, a check looks at an access's first byte only;
+// the slack page past each interval absorbs the rest.
+type Cover struct {
+	Lo, Hi int64
+	Store  bool
+}
+
+// Widened reports whether c widens a check (is not the zero Cover).
+func (c Cover) Widened() bool { return c != Cover{} }
 
 // IsALU reports whether op is an ALU or M-extension op (register forms).
 func IsALU(op interp.Op) bool { return op >= interp.OpADD && op <= interp.OpREMUW }
@@ -187,6 +217,13 @@ func (in Inst) String() string {
 	case op == OpSample:
 		fmt.Fprintf(&b, "sample countdown %d else exit %d", in.Off, in.Exit)
 		return b.String()
+	case op == OpLoopCheck:
+		kind := "load"
+		if in.Cover.Store {
+			kind = "store"
+		}
+		fmt.Fprintf(&b, "loopcheck %s %d..%d(%v) stepping %d else exit %d", kind, in.Cover.Lo, in.Cover.Hi, in.A, int64(in.B.Const), in.Exit)
+		return b.String()
 	case op == OpMov || IsExt(op):
 		fmt.Fprintf(&b, "%s %v", opName(op), in.A)
 	default:
@@ -194,6 +231,13 @@ func (in Inst) String() string {
 	}
 	if in.Exit >= 0 {
 		fmt.Fprintf(&b, "  ; else exit %d", in.Exit)
+	}
+	if in.Cover.Widened() {
+		kind := "load"
+		if in.Cover.Store {
+			kind = "store"
+		}
+		fmt.Fprintf(&b, " ; %s check %d..%d(%v)", kind, in.Cover.Lo, in.Cover.Hi, in.A)
 	}
 	return b.String()
 }
@@ -218,7 +262,28 @@ type Func struct {
 	Exits []ExitRec // indexed by Inst.Exit, in trace order
 	Guest int       // guest instructions on the recorded path
 	Loops bool      // the final exit continues at Head: the emitter makes it a back edge
-	env   Env
+	// Pre, in a Func that Loops, are the OpLoopChecks run once on entry,
+	// before the first iteration; the back edge jumps past them.
+	Pre []Inst
+	// Trip, in a Func that Loops, bounds the iterations run after an
+	// entry when its Step is not 0 (see Trip).
+	Trip Trip
+	env  Env
+}
+
+// A Trip is the exit test that bounds a self-loop's iterations: the guard
+// "exit if beq X, End" in the body, where X is register Reg's value at
+// the head plus Delta, Reg steps by Step (a power of two, either sign)
+// each iteration, and End is a constant or a register the loop does not
+// change. Iteration k (from 0 at the entry) reaches the guard with
+// X = Reg+Delta+k*Step, so no iteration after the first k with
+// Reg+Delta+k*Step == End runs, and if End-Reg-Delta is not a multiple of
+// Step there is no bound.
+type Trip struct {
+	Reg   uint8
+	Delta int64
+	Step  int64
+	End   Val
 }
 
 // Env returns the guest memory limits f was lowered for, normalized
@@ -227,6 +292,12 @@ func (f *Func) Env() Env { return f.env }
 
 func (f *Func) String() string {
 	var b strings.Builder
+	if f.Trip.Step != 0 {
+		fmt.Fprintf(&b, "  trip: %v steps by %d, exit when %v%+d == %v\n", interp.RegName(f.Trip.Reg), f.Trip.Step, interp.RegName(f.Trip.Reg), f.Trip.Delta, f.Trip.End)
+	}
+	for _, in := range f.Pre {
+		fmt.Fprintf(&b, "  %8s      %v\n", "entry", in)
+	}
 	for _, in := range f.Insts {
 		fmt.Fprintf(&b, "  %8x %3d  %v\n", in.PC, in.Step, in)
 	}

@@ -19,7 +19,13 @@ import (
 //   - steps never go backwards, and the last instruction, and only it, is
 //     the unconditional end exit;
 //   - a load or store without an exit has a constant address that is in
-//     bounds for Env.
+//     bounds for Env, or a register address an earlier check covers: a
+//     check off the same base value (see CheckWiden: the register's
+//     value followed through moves and additions of constants) whose
+//     range of offsets holds this access's, for stores if this is a
+//     store;
+//   - a widened check holds its own access's offset and spans less than
+//     the smallest interval it may have to fit in.
 func Verify(f *Func) error {
 	if len(f.Insts) == 0 {
 		return fmt.Errorf("no instructions")
@@ -39,6 +45,39 @@ func Verify(f *Func) error {
 		used[e], lastExit = true, e
 		return nil
 	}
+	env := f.env.Norm()
+	vals := newValues()
+	checks := map[int][]covered{} // per base value: what checks proved, as offsets from it
+	if !f.Loops && (len(f.Pre) > 0 || f.Trip != Trip{}) {
+		return fmt.Errorf("entry checks or a trip in a fragment that does not loop")
+	}
+	for i, in := range f.Pre {
+		bad := func(format string, args ...any) error {
+			return fmt.Errorf("entry inst %d (%v): %s", i, in, fmt.Sprintf(format, args...))
+		}
+		if in.Op != OpLoopCheck || in.A.IsConst || in.A.Reg == 0 || in.A.Reg > 31 || !in.B.IsConst {
+			return bad("not a loop check of a register")
+		}
+		if err := take(-1-i, in.Exit); err != nil {
+			return err
+		}
+		if e := f.Exits[in.Exit]; e.Kind != ExitInterp || e.Retired != 0 || e.Target != f.Head {
+			return bad("loop check exit %v", e)
+		}
+		if c := int64(in.B.Const); c != 0 && (f.Trip.Step == 0 || !pow2(c) || c <= -MaxHoistStep || c >= MaxHoistStep) || in.Cover.Lo <= -maxHoistOff || in.Cover.Hi >= maxHoistOff {
+			return bad("a stepping base without a trip bound, or a step too large")
+		}
+		c := in.Cover
+		lo := env.ReadLo
+		if c.Store {
+			lo = env.WriteLo
+		}
+		if c.Lo > c.Hi || uint64(c.Hi-c.Lo) >= env.GuardLo-lo || env.MemSize > env.GuardHi && uint64(c.Hi-c.Lo) >= env.MemSize-env.GuardHi {
+			return bad("range %d..%d does not fit an interval", c.Lo, c.Hi)
+		}
+		checks[int(in.A.Reg)] = append(checks[int(in.A.Reg)], covered{c.Lo, c.Hi, c.Store})
+	}
+	tripFound := false
 	for i, in := range f.Insts {
 		bad := func(format string, args ...any) error {
 			return fmt.Errorf("inst %d (%v): %s", i, in, fmt.Sprintf(format, args...))
@@ -72,14 +111,41 @@ func Verify(f *Func) error {
 			}
 		case IsLoad(op) || IsStore(op):
 			if in.Exit < 0 {
+				if in.Cover.Widened() {
+					return bad("a widened check on an access without a check")
+				}
 				lo := f.env.ReadLo
 				if IsStore(op) {
 					lo = f.env.WriteLo
 				}
-				if !in.A.IsConst || !inBounds(in.A.Const+uint64(in.Off), lo, f.env) {
+				if in.A.IsConst && inBounds(in.A.Const+uint64(in.Off), lo, f.env) {
+					break
+				}
+				if in.A.IsConst {
+					return bad("access without a bounds check at an address not proven in bounds")
+				}
+				if id, delta := vals.of(in.A.Reg); !coveredBy(checks[id], delta+in.Off, IsStore(op), env) {
 					return bad("access without a bounds check at an address not proven in bounds")
 				}
 				break
+			}
+			if c := in.Cover; c.Widened() {
+				lo := env.ReadLo
+				if c.Store {
+					lo = env.WriteLo
+				}
+				span := uint64(c.Hi - c.Lo)
+				if c.Lo > in.Off || in.Off > c.Hi || span >= env.GuardLo-lo || env.MemSize > env.GuardHi && span >= env.MemSize-env.GuardHi {
+					return bad("widened check %d..%d does not hold its access or fit an interval", c.Lo, c.Hi)
+				}
+				if IsStore(op) && !c.Store {
+					return bad("a store's widened check covers loads only")
+				}
+			}
+			if !in.A.IsConst {
+				id, delta := vals.of(in.A.Reg)
+				c := in.check()
+				checks[id] = append(checks[id], covered{c.lo + delta, c.hi + delta, c.store})
 			}
 			if err := take(i, in.Exit); err != nil {
 				return err
@@ -90,6 +156,9 @@ func Verify(f *Func) error {
 		case IsGuard(op):
 			if err := take(i, in.Exit); err != nil {
 				return err
+			}
+			if t, ok := tripOf(&in, vals); ok && op == interp.OpBEQ && f.Trip.Step != 0 && t.Reg == f.Trip.Reg && t.Delta == f.Trip.Delta && t.End == f.Trip.End {
+				tripFound = true
 			}
 			e := f.Exits[in.Exit]
 			if e.Kind == ExitBranch && e.Retired != in.Step+1 || e.Kind == ExitInterp && (e.Retired != in.Step || e.Target != in.PC) || e.Kind == ExitIndirect {
@@ -130,8 +199,40 @@ func Verify(f *Func) error {
 		default:
 			return bad("unknown op")
 		}
+		vals.write(&in)
+	}
+	// The loop checks hold for every iteration only if each base steps as
+	// they say, and the trip bound only if its exit is there and its
+	// registers step as it says.
+	for _, in := range f.Pre {
+		if id, delta := vals.of(in.A.Reg); id != int(in.A.Reg) || delta != int64(in.B.Const) {
+			return fmt.Errorf("loop check %v: %v does not step by %d per iteration", in, in.A, int64(in.B.Const))
+		}
+	}
+	if t := f.Trip; t.Step != 0 {
+		id, delta := vals.of(t.Reg)
+		end := t.End.IsConst
+		if !end {
+			eid, ed := vals.of(t.End.Reg)
+			end = eid == int(t.End.Reg) && ed == 0
+		}
+		if !tripFound || id != int(t.Reg) || delta != t.Step || !pow2(t.Step) || !end {
+			return fmt.Errorf("trip %+v: no exit beq at the bound, or registers that do not step as it says", t)
+		}
 	}
 	return nil
+}
+
+// coveredBy reports whether one of the checks of a base value proves an
+// access at offset off (a store if store) in bounds. A check for stores
+// proves loads only if stores may go no lower than loads.
+func coveredBy(checks []covered, off int64, store bool, env Env) bool {
+	for _, c := range checks {
+		if c.lo <= off && off <= c.hi && (c.store == store || c.store && env.WriteLo >= env.ReadLo) {
+			return true
+		}
+	}
+	return false
 }
 
 // inBounds reports whether an access at guest address a passes the check

@@ -1,0 +1,211 @@
+// Bounds-check hoisting: a self-loop Func -> the same Func with the checks of its induction and invariant bases moved into OpLoopChecks run once on entry.
+
+package ir
+
+import (
+	"math/bits"
+
+	"rvdyn/interp"
+)
+
+// MaxHoistStep bounds the step of an induction register CheckHoist
+// hoists checks for, in bytes per iteration, so the emitted range
+// computation (at most 2^31 iterations times the step) cannot overflow.
+const MaxHoistStep = 1 << 16
+
+// maxHoistOff bounds the offsets of a hoisted check, so that the
+// emitted code can add them as 32-bit displacements.
+const maxHoistOff = 1 << 29
+
+// CheckHoist moves bounds checks out of a self-loop (a Func that Loops)
+// where the induction is simple. A base register s whose value at the head
+// of the next iteration is its value at the head of this one plus a
+// constant step c (followed through moves and additions of constants, as
+// in CheckWiden) is accessed in iteration k at s0+k*c+[lo, hi], s0 its
+// value on entry and [lo, hi] the offsets of the accesses off it in the
+// body. Then:
+//
+//   - if c is 0 (s does not change), one check of s0+[lo, hi] on entry
+//     covers every iteration;
+//   - else, if the loop has a Trip (an exit "beq X, End" with X = r0+d+k*r
+//     in iteration k, the step r a power of two and End not changed by
+//     the loop), at most K+1 iterations run after an entry, where
+//     K = (End-r0-d)/r when that division is exact; one check of
+//     s0+[lo, hi] stepped by c over iterations 0..K covers them all.
+//     When the division is not exact or K is not below 2^31 the check
+//     fails.
+//
+// Each such base gets an OpLoopCheck in Func.Pre and its accesses lose
+// their checks. If an OpLoopCheck fails, the fragment leaves before its
+// first instruction with nothing done (an interpreter exit at the head,
+// after 0 instructions), and the interpreter runs the loop, raising any
+// fault at the exact pc and instruction count; a hoisted check is
+// therefore allowed to be pessimistic (all of iteration K, although the
+// loop leaves at its guard) but never optimistic.
+//
+// A trip bound is used only when its exit is the loop's only guard (and
+// there is no jalr): then the loop runs its K+1 iterations unless the
+// budget runs out or an access faults, and a failed entry check means a
+// fault ahead, not a loop that would have left early through another
+// exit but now runs in the interpreter, as "for (p = s; p != s+n; p++)
+// if (*p == c) break;" with a large n would.
+//
+// Only bases whose accesses all hit the same interval while recording
+// are hoisted, so that one interval is checked, and only steps that are
+// powers of two (either sign), so that the emitted code shifts.
+func CheckHoist(f *Func) {
+	if !f.Loops || len(f.Pre) > 0 {
+		return
+	}
+	env := f.env.Norm()
+	mixed := env.WriteLo >= env.ReadLo
+	type use struct {
+		lo, hi        int64
+		store, stack  bool
+		loads, stores bool
+		mixedStack    bool
+		n             int
+	}
+	var uses [32]use
+	vals := newValues()
+	trips := []Trip{}
+	exits := 0 // guards and jalrs: the ways the loop can leave but a fault
+	for i := range f.Insts {
+		in := &f.Insts[i]
+		if (IsLoad(in.Op) || IsStore(in.Op)) && in.Exit >= 0 && !in.A.IsConst {
+			if id, delta := vals.of(in.A.Reg); id < 32 {
+				u := &uses[id]
+				c := in.check()
+				if u.n == 0 {
+					u.lo, u.hi, u.stack = delta+c.lo, delta+c.hi, in.Stack
+				}
+				u.lo, u.hi = min(u.lo, delta+c.lo), max(u.hi, delta+c.hi)
+				u.mixedStack = u.mixedStack || u.stack != in.Stack
+				u.loads = u.loads || IsLoad(in.Op)
+				u.stores = u.stores || c.store
+				u.n++
+			}
+		}
+		if IsGuard(in.Op) || in.Op == interp.OpJALR {
+			exits++
+		}
+		if in.Op == interp.OpBEQ {
+			if t, ok := tripOf(in, vals); ok {
+				trips = append(trips, t)
+			}
+		}
+		vals.write(in)
+	}
+	// step returns s's step per iteration, or false if its value at the
+	// next head is not its value at this head plus a constant.
+	step := func(s uint8) (int64, bool) {
+		id, delta := vals.of(s)
+		return delta, id == int(s)
+	}
+	if exits != 1 {
+		trips = nil // see below
+	}
+	for _, t := range trips {
+		c, ok := step(t.Reg)
+		if !ok || !pow2(c) || c <= -MaxHoistStep || c >= MaxHoistStep {
+			continue
+		}
+		t.Step = c
+		if !t.End.IsConst {
+			if c, ok := step(t.End.Reg); !ok || c != 0 {
+				continue
+			}
+		}
+		f.Trip = t
+		break
+	}
+	limit := min(env.GuardLo-max(env.ReadLo, env.WriteLo), uint64(1)<<31)
+	if s := env.MemSize - env.GuardHi; s > 0 {
+		limit = min(limit, s)
+	}
+	var hoisted [32]bool
+	for s := uint8(1); s < 32; s++ {
+		u := uses[s]
+		c, ok := step(s)
+		if u.n == 0 || !ok || u.mixedStack || u.loads && u.stores && !mixed || uint64(u.hi-u.lo) >= limit {
+			continue
+		}
+		if c != 0 && (f.Trip.Step == 0 || !pow2(c) || c <= -MaxHoistStep || c >= MaxHoistStep) || u.lo <= -maxHoistOff || u.hi >= maxHoistOff {
+			continue
+		}
+		hoisted[s] = true
+		f.Pre = append(f.Pre, Inst{Op: OpLoopCheck, A: R(s), B: C(uint64(c)), Cover: Cover{Lo: u.lo, Hi: u.hi, Store: u.stores},
+			Stack: u.stack, PC: f.Head, Step: 0})
+	}
+	if len(f.Pre) == 0 {
+		f.Trip = Trip{}
+		return
+	}
+	// The Pre checks' exits come first in trace order: renumber the rest.
+	n := len(f.Pre)
+	pre := make([]ExitRec, n, n+len(f.Exits))
+	for i := range f.Pre {
+		pre[i] = ExitRec{Exit: Exit{Kind: ExitInterp, Target: f.Head, From: f.Head}, Alt: -1}
+		f.Pre[i].Exit = i
+	}
+	f.Exits = append(pre, f.Exits...)
+	for i := range f.Exits[n:] {
+		if e := &f.Exits[n+i]; e.Alt >= 0 {
+			e.Alt += n
+		}
+	}
+	vals = newValues()
+	for i := range f.Insts {
+		in := &f.Insts[i]
+		if in.Exit >= 0 {
+			in.Exit += n
+		}
+		if (IsLoad(in.Op) || IsStore(in.Op)) && in.Exit >= 0 && !in.A.IsConst {
+			if id, _ := vals.of(in.A.Reg); id < 32 && hoisted[id] {
+				in.Exit, in.Cover = -1, Cover{}
+			}
+		}
+		vals.write(in)
+	}
+	if f.Trip.Step != 0 {
+		for _, in := range f.Pre {
+			if in.B.Const != 0 {
+				return
+			}
+		}
+		f.Trip = Trip{} // no hoisted check needs the bound
+	}
+}
+
+// tripOf returns the Trip a guard "exit if beq X, End" gives, if X is a
+// head register's value plus a constant and the guard compares it with a
+// constant or a register holding its head value. Its Step, and whether
+// End's register stays unchanged, are for the caller to find at the end
+// of the body.
+func tripOf(in *Inst, vals *values) (Trip, bool) {
+	for _, xe := range [2][2]Val{{in.A, in.B}, {in.B, in.A}} {
+		x, end := xe[0], xe[1]
+		if x.IsConst {
+			continue
+		}
+		id, delta := vals.of(x.Reg)
+		if id >= 32 {
+			continue
+		}
+		if !end.IsConst {
+			if eid, ed := vals.of(end.Reg); eid != int(end.Reg) || ed != 0 || eid == id {
+				continue
+			}
+		}
+		return Trip{Reg: uint8(id), Delta: delta, End: end}, true
+	}
+	return Trip{}, false
+}
+
+// pow2 reports whether |c| is a power of two.
+func pow2(c int64) bool {
+	if c < 0 {
+		c = -c
+	}
+	return c > 0 && bits.OnesCount64(uint64(c)) == 1
+}

@@ -1,0 +1,177 @@
+package ir
+
+import (
+	"strings"
+	"testing"
+)
+
+// buildLoop is build for a self-loop: the end exit goes back to the head.
+func buildLoop(t *testing.T, src string) *Func {
+	t.Helper()
+	f := build(t, src)
+	f.Loops = true
+	f.Exits[len(f.Exits)-1].Target = f.Head
+	if err := Verify(f); err != nil {
+		t.Fatal(err)
+	}
+	return f
+}
+
+// loopText prints f's trip, entry checks and body in the DSL.
+func loopText(f *Func) string {
+	var b strings.Builder
+	if f.Trip.Step != 0 {
+		b.WriteString(strings.TrimSpace(strings.SplitN(f.String(), "\n", 2)[0]) + "\n")
+	}
+	for _, in := range f.Pre {
+		b.WriteString(exitRefs.ReplaceAllString(in.String(), "") + "\n")
+	}
+	b.WriteString(text(f))
+	return b.String()
+}
+
+func TestCheckHoist(t *testing.T) {
+	cases := []passCase{
+		{"matmul's inner loop", `
+			a3 = lw 0(a2)
+			a4 = ld 0(a5)
+			a5 = add a5, 8
+			a3 = mul a3, a1
+			a2 = add a2, 4
+			a4 = add a4, a3
+			sd a4, -8(a5)
+			exit if beq a0, a5`, `
+			trip: a5 steps by 8, exit when a5+8 == a0
+			loopcheck load 0..0(a2) stepping 4 else exit 0
+			loopcheck store 0..0(a5) stepping 8 else exit 1
+			a3 = lw 0(a2) nocheck
+			a4 = ld 0(a5) nocheck
+			a5 = add a5, 8
+			a3 = mul a3, a1
+			a2 = add a2, 4
+			a4 = add a4, a3
+			sd a4, -8(a5) nocheck
+			exit if beq a0, a5`},
+		{"an invariant base needs no trip", `
+			a0 = lw 16(s1)
+			a1 = lw 24(s1)
+			a2 = add a2, a0
+			exit if bltu a2, a1`, `
+			loopcheck load 16..24(s1) stepping 0 else exit 0
+			a0 = lw 16(s1) nocheck
+			a1 = lw 24(s1) nocheck
+			a2 = add a2, a0
+			exit if bltu a2, a1`},
+		{"a stepping base without an exact exit keeps its checks", `
+			a0 = lbu 0(a1)
+			a1 = add a1, 1
+			exit if beq a0, 0`, `
+			a0 = lbu 0(a1)
+			a1 = add a1, 1
+			exit if beq a0, 0`},
+		{"a base loaded in the loop keeps its checks", `
+			s0 = ld 8(s0)
+			a0 = ld 0(s0)
+			exit if beq s0, 0`, `
+			s0 = ld 8(s0)
+			a0 = ld 0(s0)
+			exit if beq s0, 0`},
+		{"an end the loop changes gives no trip", `
+			a0 = ld 0(a5)
+			a5 = add a5, 8
+			a1 = add a1, -8
+			exit if beq a1, a5`, `
+			a0 = ld 0(a5)
+			a5 = add a5, 8
+			a1 = add a1, -8
+			exit if beq a1, a5`},
+		{"another exit leaves only invariant bases to hoist", `
+			a0 = ld 0(a5)
+			a2 = lw 8(s1)
+			exit if beq a0, a2
+			a5 = add a5, 8
+			exit if beq a5, a1`, `
+			loopcheck load 8..8(s1) stepping 0 else exit 0
+			a0 = ld 0(a5)
+			a2 = lw 8(s1) nocheck
+			exit if beq a0, a2
+			a5 = add a5, 8
+			exit if beq a5, a1`},
+		{"a step that is not a power of two keeps its checks", `
+			a0 = ld 0(a5)
+			a5 = add a5, 24
+			exit if beq a5, a1`, `
+			a0 = ld 0(a5)
+			a5 = add a5, 24
+			exit if beq a5, a1`},
+		{"a downward walk", `
+			a0 = ld -8(a5)
+			a5 = add a5, -8
+			exit if beq a5, a1`, `
+			trip: a5 steps by -8, exit when a5-8 == a1
+			loopcheck load -8..-8(a5) stepping -8 else exit 0
+			a0 = ld -8(a5) nocheck
+			a5 = add a5, -8
+			exit if beq a5, a1`},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			f := buildLoop(t, tc.in)
+			CheckHoist(f)
+			if err := Verify(f); err != nil {
+				t.Fatalf("after the pass: %v\n%v", err, f)
+			}
+			var want []string
+			for _, l := range strings.Split(strings.TrimSpace(tc.want), "\n") {
+				want = append(want, strings.TrimSpace(l))
+			}
+			if got := strings.TrimSpace(loopText(f)); got != strings.Join(want, "\n") {
+				t.Errorf("got:\n%s\nwant:\n%s", got, strings.Join(want, "\n"))
+			}
+		})
+	}
+}
+
+// TestCheckHoistNotInStraightTraces: a trace that does not loop keeps its
+// checks.
+func TestCheckHoistNotInStraightTraces(t *testing.T) {
+	f := build(t, "a3 = lw 0(a2)\na2 = add a2, 4\nexit if beq a2, a0")
+	CheckHoist(f)
+	if len(f.Pre) != 0 || f.Insts[0].Exit < 0 {
+		t.Errorf("hoisted out of a straight trace:\n%v", f)
+	}
+}
+
+// TestVerifyLoopChecks: the verifier rejects loop checks the body does
+// not justify.
+func TestVerifyLoopChecks(t *testing.T) {
+	hoisted := func(t *testing.T, src string) *Func {
+		f := buildLoop(t, src)
+		CheckHoist(f)
+		if len(f.Pre) == 0 {
+			t.Fatalf("nothing hoisted:\n%v", f)
+		}
+		if err := Verify(f); err != nil {
+			t.Fatal(err)
+		}
+		return f
+	}
+	const loop = "a0 = ld 0(a5)\na5 = add a5, 8\nexit if beq a5, a1"
+	breaks := map[string]func(f *Func){
+		"a wrong step":                 func(f *Func) { f.Pre[0].B = C(16) },
+		"a range too small":            func(f *Func) { f.Pre[0].Cover.Hi = -1; f.Pre[0].Cover.Lo = -8 },
+		"a wrong trip step":            func(f *Func) { f.Trip.Step = 16 },
+		"a trip with no guard":         func(f *Func) { f.Trip.Delta = 0 },
+		"no trip for a step":           func(f *Func) { f.Trip = Trip{} },
+		"a base stepped by a register": func(f *Func) { f.Insts[1].B = R(11) },
+	}
+	for name, brk := range breaks {
+		t.Run(name, func(t *testing.T) {
+			f := hoisted(t, loop)
+			brk(f)
+			if err := Verify(f); err == nil {
+				t.Errorf("Verify accepted\n%v", f)
+			}
+		})
+	}
+}
