@@ -173,9 +173,10 @@ func (vm *VM) runNative(f *codecache.Fragment, budget uint64) error {
 // candidate counts an execution of the trace-head candidate at pc and, if
 // NET predicts it hot, records, compiles and inserts its trace.
 func (vm *VM) candidate(pc uint64) error {
-	if vm.cache.Lookup(pc) != nil || !vm.sel.Bump(pc) {
+	if vm.cache.Lookup(pc) != nil || !vm.bump(pc) {
 		return nil
 	}
+	at := vm.m.Retired()
 	t0 := time.Now()
 	trace, reason, err := vm.sel.Record(vm.m, min(vm.left(), vm.untilSample()), vm.isFragment)
 	t1 := time.Now()
@@ -184,6 +185,7 @@ func (vm *VM) candidate(pc uint64) error {
 	// when this one ended at the next head, profile from there as well.
 	vm.again = err == nil && vm.sel.Predict() == net.PredictPath && (reason == net.EndBackward || reason == net.EndCycle)
 	if err != nil || trace == nil {
+		vm.notProfiled(t1.Sub(t0))
 		return err // a guest fault while recording, or nothing worth compiling
 	}
 	vm.ctr.traces++
@@ -220,6 +222,7 @@ func (vm *VM) candidate(pc uint64) error {
 		vm.codePages[s.PC&^(pageSize-1)] = true
 	}
 	vm.ctr.compileTime += time.Since(t1)
+	vm.metrics.trace(at, pc)
 	return nil
 }
 
@@ -234,4 +237,6 @@ func (vm *VM) flush() {
 	vm.cache.Flush()
 	vm.m.ClearMarks()
 	vm.sel.Reset()
+	vm.scheme.reset()
+	vm.metrics.flush(vm.m.Retired())
 }
