@@ -76,6 +76,15 @@ func dynamoConfigs(t *testing.T) map[string]rvdyn.Options {
 	for _, d := range []int{10, 50, 100} {
 		cfgs[fmt.Sprintf("path delay %d", d)] = rvdyn.Options{NET: net.Options{Delay: d, Predict: net.PredictPath}}
 	}
+	// The other selection schemes (select.go): the compressor's counter
+	// table, and the relational profiler's service thread, free-running
+	// (the traces may differ from run to run, the answer may not) and
+	// synchronous with a cache small enough to flush (the service
+	// thread's restart after a flush).
+	cfgs["select compressor"] = rvdyn.Options{Select: rvdyn.SelectOptions{Scheme: rvdyn.SelectCompressor}}
+	cfgs["select rpa"] = rvdyn.Options{Select: rvdyn.SelectOptions{Scheme: rvdyn.SelectRPA}}
+	cfgs["select rpa sync, 16 KiB cache"] = rvdyn.Options{NET: net.Options{Delay: 10}, Cache: codecache.Options{Size: 16 << 10},
+		Select: rvdyn.SelectOptions{Scheme: rvdyn.SelectRPA, RPASync: true}}
 	return cfgs
 }
 

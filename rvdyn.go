@@ -208,8 +208,8 @@ type VM struct {
 	rpaNative *rpa.Engine
 	ctr       counters
 	ran       bool
-	bailed    bool // optimization given up: interpreting to the end
-	again     bool // path profiling: the pc is a head whose path is profiled next
+	bailed    bool          // optimization given up: interpreting to the end
+	again     bool          // path profiling: the pc is a head whose path is profiled next
 	metrics   *traceMetrics // Options.Select.Metrics: the selection log (metrics.go)
 	// codePages holds the guest text pages the fragments in the cache were
 	// built from: a fence.i after the guest rewrote one flushes the cache.
@@ -319,8 +319,8 @@ func New(image []byte, opts Options) (*VM, error) {
 		}
 		p.Attach(m)
 		if vm.sel != nil {
-			g, all := p.Engine, opts.ProfileInterpreted
-			native := !all && !opts.ProfileNoNative
+			g, all := p.Engine, vm.opts.ProfileInterpreted
+			native := !all && !vm.opts.ProfileNoNative
 			g.UseCountdowns(&vm.st.Countdown)
 			if native {
 				g.UseNative(&vm.st.Native)

@@ -133,6 +133,11 @@ func (vm *VM) newRPAScheme(o SelectOptions) (*rpaScheme, error) {
 		counts: map[uint64]uint64{}, known: map[uint64]bool{}, period: uint64(n), tau: uint64(vm.sel.Delay())}
 	ro := rpa.Options{Seed: 1, Handlers: map[int]func(*mq.Message){rpaSelectQueue: s.handle}}
 	if s.sync {
+		// A native query that finds the queue full leaves its fragment,
+		// an exit (and a trace-head candidate) that depends on how fast
+		// the service thread drains: synchronous runs send from Go
+		// only, where a full queue stalls the guest instead.
+		vm.opts.ProfileNoNative = true
 		// The dispatcher waits for the thread at every poll: keep its
 		// idle sleeps short.
 		ro.Backoff = mq.Backoff{MinSleep: time.Microsecond, MaxSleep: 20 * time.Microsecond}

@@ -52,6 +52,17 @@ type Config struct {
 	// (net.PredictPath) at every delay, beside NET's: the NET paper's
 	// Figure 5 comparison.
 	PathPrediction bool
+	// Selects adds dynamo runs with each named trace selection scheme
+	// besides NET ("path", "compressor", "rpa"; rvdyn.ParseSelect) at
+	// every delay: the selection comparison of docs/selection.md.
+	// "path" is the same as PathPrediction.
+	Selects []string
+	// Metrics adds, after the timed runs, one untimed run per dynamo
+	// measurement of a scheme (NET's and Selects') with
+	// rvdyn.SelectOptions.Metrics: the online hit rate, noise and
+	// missed-opportunity cost of the traces compiled, and the main-thread
+	// selection time.
+	Metrics bool
 	// Dir holds the guests' host builds, NAME.native (default
 	// bench/guests, found relative to the working directory or its
 	// parents). qemu-riscv64 runs the ELF files of corpus.Dir.
@@ -69,7 +80,7 @@ type Measurement struct {
 	Mode         string    `json:"mode"`
 	Delay        int       `json:"delay,omitempty"`
 	Disabled     string    `json:"disabled,omitempty"` // mechanism switched off (ablation), "" for none
-	Predict      string    `json:"predict,omitempty"`  // "path" for path profile based prediction, "" for NET
+	Predict      string    `json:"predict,omitempty"`  // the selection scheme if not NET: "path" (path profile based prediction), "compressor", "rpa"
 	Seconds      []float64 `json:"seconds"`            // wall time of each run
 	Median       float64   `json:"median_seconds"`     // median of Seconds
 	Instructions uint64    `json:"guest_instructions,omitempty"`
@@ -77,8 +88,13 @@ type Measurement struct {
 	Fragments    uint64    `json:"fragments,omitempty"`
 	CodeBytes    uint64    `json:"code_bytes,omitempty"`
 	Flushes      uint64    `json:"flushes,omitempty"`
-	Counters     uint64    `json:"counters,omitempty"`        // prediction counter space: trace heads (NET) or distinct paths (path)
+	Counters     uint64    `json:"counters,omitempty"`        // selection counter space: trace heads (NET), distinct paths (path), counter table entries (compressor, rpa)
 	CompileSecs  float64   `json:"compile_seconds,omitempty"` // recording + compiling, median run
+	// Metrics and SelectSecs come from the untimed metrics run
+	// (Config.Metrics): the compiled traces' scores, and the
+	// main-thread time of the selection scheme's decisions.
+	Metrics    *rvdyn.TraceMetrics `json:"trace_metrics,omitempty"`
+	SelectSecs float64             `json:"select_seconds,omitempty"`
 	Output       string    `json:"-"`
 	ExitCode     int       `json:"exit_code"`
 }
@@ -88,6 +104,7 @@ type Report struct {
 	Runs         int            `json:"runs"`
 	Ablation     bool           `json:"ablation"`
 	Paths        bool           `json:"path_prediction,omitempty"`
+	Selects      []string       `json:"selects,omitempty"` // schemes measured besides NET (Config.Selects)
 	Small        bool           `json:"small_sizes"`
 	Modes        []string       `json:"modes"`
 	Delays       []int          `json:"delays"`
@@ -107,8 +124,17 @@ func (r *Report) Find(guest, mode string, delay int) *Measurement {
 // FindPath returns the dynamo measurement of guest with path profile
 // based prediction at delay, or nil.
 func (r *Report) FindPath(guest string, delay int) *Measurement {
+	return r.FindSelect(guest, "path", delay)
+}
+
+// FindSelect returns the dynamo measurement of guest with selection
+// scheme sel ("net" or a Selects name) at delay, or nil.
+func (r *Report) FindSelect(guest, sel string, delay int) *Measurement {
+	if sel == "net" {
+		return r.Find(guest, ModeDynamo, delay)
+	}
 	for _, m := range r.Measurements {
-		if m.Guest == guest && m.Mode == ModeDynamo && m.Predict == "path" && m.Delay == delay {
+		if m.Guest == guest && m.Mode == ModeDynamo && m.Predict == sel && m.Disabled == "" && m.Delay == delay {
 			return m
 		}
 	}
@@ -215,7 +241,11 @@ func Run(cfg Config, log io.Writer) (*Report, error) {
 			return nil, fmt.Errorf("unknown mode %q (want interp, dynamo, qemu or native)", m)
 		}
 	}
-	rep := &Report{Runs: cfg.Runs, Small: cfg.Small, Modes: cfg.Modes, Delays: cfg.Delays, Ablation: cfg.Ablation, Paths: cfg.PathPrediction}
+	selects, err := cfg.selects()
+	if err != nil {
+		return nil, err
+	}
+	rep := &Report{Runs: cfg.Runs, Small: cfg.Small, Modes: cfg.Modes, Delays: cfg.Delays, Ablation: cfg.Ablation, Paths: cfg.PathPrediction, Selects: selects}
 	images := map[string][]byte{}
 	for _, g := range cfg.guests() {
 		img, err := corpus.ELF(g)
@@ -227,8 +257,8 @@ func Run(cfg Config, log io.Writer) (*Report, error) {
 			if mode == ModeDynamo {
 				for _, d := range cfg.Delays {
 					rep.Measurements = append(rep.Measurements, &Measurement{Guest: g, Mode: mode, Delay: d})
-					if cfg.PathPrediction {
-						rep.Measurements = append(rep.Measurements, &Measurement{Guest: g, Mode: mode, Delay: d, Predict: "path"})
+					for _, sel := range selects {
+						rep.Measurements = append(rep.Measurements, &Measurement{Guest: g, Mode: mode, Delay: d, Predict: sel})
 					}
 				}
 				if cfg.Ablation {
@@ -273,6 +303,11 @@ func Run(cfg Config, log io.Writer) (*Report, error) {
 			fmt.Fprintf(log, "run %d/%d  %-10s %-7s %8.3fs\n", r+1, cfg.Runs, m.Guest, label(m), m.Seconds[len(m.Seconds)-1])
 		}
 	}
+	if cfg.Metrics {
+		if err := scoreSelections(cfg, rep, images, size, log); err != nil {
+			return nil, err
+		}
+	}
 	for _, m := range rep.Measurements {
 		m.Median = Median(m.Seconds)
 		ref := rep.Measurements[0]
@@ -309,8 +344,12 @@ func runRvdyn(cfg Config, image []byte, args []string, m *Measurement, run int) 
 		opts = *cfg.Options
 	}
 	opts.Mode, opts.NET.Delay, opts.Args = rvdyn.ModeDynamo, net.DelayOf(m.Delay), args
-	if m.Predict == "path" {
-		opts.NET.Predict = net.PredictPath
+	if m.Predict != "" {
+		sel, err := rvdyn.ParseSelect(m.Predict)
+		if err != nil {
+			return err
+		}
+		opts.Select.Scheme = sel
 	}
 	if err := opts.Disable(m.Disabled); err != nil {
 		return err
@@ -336,10 +375,7 @@ func runRvdyn(cfg Config, image []byte, args []string, m *Measurement, run int) 
 	m.Output, m.ExitCode = out.String(), code
 	m.Instructions, m.CachePercent = st.GuestInstructions, st.CachePercent()
 	m.Fragments, m.CodeBytes, m.Flushes = st.Fragments, st.CodeBytes, st.Flushes
-	m.Counters = st.TraceHeads
-	if m.Predict == "path" {
-		m.Counters = st.PathCounters
-	}
+	m.Counters = st.SelectCounters
 	if run == 0 || secs <= Median(m.Seconds) {
 		m.CompileSecs = (st.RecordTime + st.CompileTime).Seconds()
 	}
