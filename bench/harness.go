@@ -95,8 +95,8 @@ type Measurement struct {
 	// main-thread time of the selection scheme's decisions.
 	Metrics    *rvdyn.TraceMetrics `json:"trace_metrics,omitempty"`
 	SelectSecs float64             `json:"select_seconds,omitempty"`
-	Output       string    `json:"-"`
-	ExitCode     int       `json:"exit_code"`
+	Output     string              `json:"-"`
+	ExitCode   int                 `json:"exit_code"`
 }
 
 // A Report is the result of a benchmark run.
