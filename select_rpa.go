@@ -8,6 +8,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"rvdyn/interp"
 	"rvdyn/net"
 	"rvdyn/profhw/mq"
 	"rvdyn/profhw/rpa"
@@ -78,15 +79,18 @@ func (q *headQueue) pop() (uint64, bool) {
 // sends to.
 const rpaSelectQueue = 1
 
-// rpaSelectQuery returns the selection query at sampling period n: every
-// n-th conditional branch and jump sends its pc, next pc (res2) and
-// outcome (misc) to queue 1.
-func rpaSelectQuery(n uint32) string {
-	every := "always"
-	if n > 1 {
-		every = fmt.Sprintf("every %d", n)
+// rpaSelectQuery returns the selection query: every b-th conditional
+// branch and every j-th jump sends its pc, next pc (res2) and misc (the
+// outcome and the opcode) to queue 1.
+func rpaSelectQuery(b, j uint32) string {
+	every := func(n uint32) string {
+		if n <= 1 {
+			return "always"
+		}
+		return fmt.Sprintf("every %d", n)
 	}
-	return fmt.Sprintf("for opBRANCH * opJMP * %s collect pc res2 misc;\nsend %d stop;\n", every, rpaSelectQueue)
+	return fmt.Sprintf("for opBRANCH * %s collect pc res2 misc;\nsend %d stop;\nfor opJMP * %s collect pc res2 misc;\nsend %d stop;\n",
+		every(b), rpaSelectQueue, every(j), rpaSelectQueue)
 }
 
 // rpaScheme is SelectRPA. The dispatcher side (bump, reset) runs on the
@@ -108,11 +112,12 @@ type rpaScheme struct {
 	full    atomic.Uint64 // pushes that found the queue full
 
 	// Service thread only.
-	counts map[uint64]uint64 // head -> executions the samples imply since the last push
-	known  map[uint64]bool
-	seen   uint64 // epoch the counts belong to
-	period uint64
-	tau    uint64
+	counts     map[uint64]uint64 // head -> executions the samples imply since the last push
+	known      map[uint64]bool
+	seen       uint64 // epoch the counts belong to
+	period     uint64 // a branch record counts this many executions
+	jumpPeriod uint64 // a jump record counts this many
+	tau        uint64
 }
 
 // newRPAScheme starts the selection query's session and sets it as the
@@ -121,16 +126,19 @@ func (vm *VM) newRPAScheme(o SelectOptions) (*rpaScheme, error) {
 	if vm.opts.Profile != nil {
 		return nil, fmt.Errorf("rvdyn: the rpa selection scheme runs its own relational profiler session; it cannot be combined with Options.Profile")
 	}
-	n := o.RPAPeriod
+	n, nj := o.RPAPeriod, o.RPAJumpPeriod
 	if n == 0 {
 		n = DefaultRPAPeriod
 	}
-	prog, err := rpa.Assemble(rpaSelectQuery(n))
+	if nj == 0 {
+		nj = DefaultRPAJumpPeriod
+	}
+	prog, err := rpa.Assemble(rpaSelectQuery(n, nj))
 	if err != nil {
 		return nil, fmt.Errorf("rvdyn: selection query: %w", err)
 	}
 	s := &rpaScheme{sel: vm.sel, q: newHeadQueue(headQueueSlots), sync: o.RPASync, ready: map[uint64]bool{},
-		counts: map[uint64]uint64{}, known: map[uint64]bool{}, period: uint64(n), tau: uint64(vm.sel.Delay())}
+		counts: map[uint64]uint64{}, known: map[uint64]bool{}, period: uint64(n), jumpPeriod: uint64(nj), tau: uint64(vm.sel.Delay())}
 	ro := rpa.Options{Seed: 1, Handlers: map[int]func(*mq.Message){rpaSelectQueue: s.handle}}
 	if s.sync {
 		// A native query that finds the queue full leaves its fragment,
@@ -150,7 +158,8 @@ func (vm *VM) newRPAScheme(o SelectOptions) (*rpaScheme, error) {
 }
 
 // handle is the service thread's work: one sampled branch or jump record
-// (pc, next pc, misc) counts period executions of the next pc, a
+// (pc, next pc, misc) counts its sampling period's executions of the
+// next pc, a
 // trace-head candidate if control gets there by a backward transfer or a
 // code cache exit (every transfer target and fall-through may be an exit
 // target); a count past the delay is pushed to the dispatcher and
@@ -160,12 +169,15 @@ func (s *rpaScheme) handle(m *mq.Message) {
 		clear(s.counts)
 		s.seen = e
 	}
-	next := m[1]
+	next, w := m[1], s.period
+	if op := interp.Op(m[2] >> rpa.MiscOpShift & 0xff); op == interp.OpJAL || op == interp.OpJALR {
+		w = s.jumpPeriod
+	}
 	if !s.known[next] {
 		s.known[next] = true
 		s.heads.Add(1)
 	}
-	c := s.counts[next] + s.period
+	c := s.counts[next] + w
 	if c > s.tau {
 		if s.q.push(next) {
 			s.pushed.Add(1)

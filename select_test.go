@@ -105,8 +105,12 @@ func TestSelectSchemes(t *testing.T) {
 	if st := selectRun(t, "sieve", Options{NET: net.Options{Predict: net.PredictPath}}); st.Select != SelectPath {
 		t.Errorf("--predict=path runs scheme %v", st.Select)
 	}
-	if _, err := New(nil, Options{Select: SelectOptions{Scheme: SelectCompressor, Compressor: "H[Q1]2"}}); err == nil {
-		t.Error("a bad compressor notation was accepted")
+	image, _ := corpus.ELF("sieve")
+	for _, o := range []SelectOptions{{Scheme: SelectCompressor, Compressor: "H[Q1]2"}, {Scheme: SelectRPA, RPAPeriod: 1 << 20}} {
+		if vm, err := New(image, Options{Select: o}); err == nil {
+			vm.Close()
+			t.Errorf("%+v accepted", o)
+		}
 	}
 }
 

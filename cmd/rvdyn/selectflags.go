@@ -15,6 +15,7 @@ type selectFlags struct {
 	scheme     *string
 	compressor *string
 	rpaPeriod  *uint
+	rpaJumps   *uint
 	rpaSync    *bool
 	metrics    *bool
 }
@@ -23,7 +24,8 @@ func addSelectFlags(fs *flag.FlagSet) *selectFlags {
 	return &selectFlags{
 		scheme:     fs.String("select", "net", "trace selection scheme: net (a counter per trace head), path (a counter per path), compressor (the stratified-sampling compressor's counter table), rpa (a relational-profiler edge query and a service thread); docs/selection.md"),
 		compressor: fs.String("compressor", rvdyn.DefaultCompressor, "--select=compressor: the compressor in profhw notation (H[P256]2048, R256, tag2-256-2048, ...)"),
-		rpaPeriod:  fs.Uint("rpa-period", rvdyn.DefaultRPAPeriod, "--select=rpa: the edge query samples every N-th branch and jump"),
+		rpaPeriod:  fs.Uint("rpa-period", rvdyn.DefaultRPAPeriod, "--select=rpa: the edge query samples every N-th conditional branch"),
+		rpaJumps:   fs.Uint("rpa-jump-period", rvdyn.DefaultRPAJumpPeriod, "--select=rpa: ... and every N-th jump (a sampled jump in a fragment exits to Go)"),
 		rpaSync:    fs.Bool("rpa-sync", false, "--select=rpa: wait for the service thread at every poll, so the traces compiled are the same every run"),
 		metrics:    fs.Bool("trace-metrics", false, "after the run, profile the guest's paths in a second, interpreted run and score the compiled traces: hit rate, noise, missed-opportunity cost (in --stats); also times the selection work"),
 	}
@@ -39,8 +41,9 @@ func (f *selectFlags) options(pred net.Predict) (rvdyn.SelectOptions, error) {
 	if pred == net.PredictPath && s != rvdyn.SelectNET && s != rvdyn.SelectPath {
 		return rvdyn.SelectOptions{}, fmt.Errorf("--predict=path and --select=%v ask for two schemes", s)
 	}
-	if *f.rpaPeriod < 1 || *f.rpaPeriod > 1<<24 {
-		return rvdyn.SelectOptions{}, fmt.Errorf("--rpa-period must be 1 to %d", 1<<24)
+	if *f.rpaPeriod < 1 || *f.rpaPeriod > 8192 || *f.rpaJumps < 1 || *f.rpaJumps > 8192 { // the query language's every N
+		return rvdyn.SelectOptions{}, fmt.Errorf("--rpa-period and --rpa-jump-period must be 1 to 8192 (the query language's every N)")
 	}
-	return rvdyn.SelectOptions{Scheme: s, Compressor: *f.compressor, RPAPeriod: uint32(*f.rpaPeriod), RPASync: *f.rpaSync, Metrics: *f.metrics}, nil
+	return rvdyn.SelectOptions{Scheme: s, Compressor: *f.compressor, RPAPeriod: uint32(*f.rpaPeriod), RPAJumpPeriod: uint32(*f.rpaJumps),
+		RPASync: *f.rpaSync, Metrics: *f.metrics}, nil
 }
