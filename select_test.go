@@ -158,3 +158,16 @@ func TestTraceMetrics(t *testing.T) {
 		t.Errorf("offline NET (once per head) predicted %d paths, the dispatcher %d: exit-target heads only add", off.Predicted, m.Predicted)
 	}
 }
+
+// TestRPAFreeRunning runs the rpa scheme without RPASync, the service
+// thread racing the dispatcher (run it with -race): the traces may differ
+// from run to run, the instruction count may not.
+func TestRPAFreeRunning(t *testing.T) {
+	ref := selectRun(t, "qsort", Options{Mode: ModeInterp})
+	for range 2 {
+		st := selectRun(t, "qsort", Options{Select: SelectOptions{Scheme: SelectRPA}})
+		if st.GuestInstructions != ref.GuestInstructions || st.ExitCode != ref.ExitCode || st.Traces == 0 {
+			t.Errorf("free-running rpa: %d instructions (interp %d), exit %d, %d traces", st.GuestInstructions, ref.GuestInstructions, st.ExitCode, st.Traces)
+		}
+	}
+}
