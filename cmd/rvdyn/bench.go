@@ -40,7 +40,7 @@ func benchCmd(args []string, stdout, stderr io.Writer) int {
 	list := fs.Bool("list", false, "list the embedded guests and exit")
 	predict := fs.String("predict", "net", "net, or net,path: also run dynamo with path profile based prediction at every delay and print the NET paper's Figure 5 comparison (speedups over interp and native)")
 	selects := fs.String("select", "net", "trace selection schemes to compare, comma-separated: net,path,compressor,rpa; more than net prints the selection table (docs/selection.md) and --plot draws it")
-	metrics := fs.Bool("trace-metrics", true, "with --select or --predict net,path: one more untimed run per scheme, guest and delay scoring the compiled traces (hit rate, noise, missed-opportunity cost) and timing the selection work")
+	metrics := fs.Bool("trace-metrics", false, "with --select or --predict net,path: one more untimed run per scheme, guest and delay scoring the compiled traces (hit rate, noise, missed-opportunity cost) and timing the selection work; each profiles the guest in the interpreter, several interpreted runs' time at benchmark sizes")
 	ablation := fs.Bool("ablation", false, "also run dynamo with each optimization switched off in turn ("+strings.Join(rvdyn.Mechanisms(), ", ")+") and print what each buys")
 	quiet := fs.Bool("q", false, "no progress lines")
 	from := fs.String("from", "", "do not run anything: print the tables (and --plot) of a report saved with --json")
