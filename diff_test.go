@@ -85,6 +85,12 @@ func dynamoConfigs(t *testing.T) map[string]rvdyn.Options {
 	cfgs["select rpa"] = rvdyn.Options{Select: rvdyn.SelectOptions{Scheme: rvdyn.SelectRPA}}
 	cfgs["select rpa sync, 16 KiB cache"] = rvdyn.Options{NET: net.Options{Delay: 10}, Cache: codecache.Options{Size: 16 << 10},
 		Select: rvdyn.SelectOptions{Scheme: rvdyn.SelectRPA, RPASync: true}}
+	// Value specialization: the default compressor, and an aggressive
+	// setting (a handful of loads, a bare majority) whose guards fail
+	// often, so every guest leaves through failed guards.
+	cfgs["specialize"] = rvdyn.Options{NET: net.Options{Delay: 50}, Specialize: rvdyn.SpecializeOptions{Profile: "default"}}
+	cfgs["specialize aggressive"] = rvdyn.Options{NET: net.Options{Delay: 10},
+		Specialize: rvdyn.SpecializeOptions{Profile: "perfect", MinCount: 4, MinInvariance: 0.5, MaxFailures: 1 << 30}}
 	return cfgs
 }
 

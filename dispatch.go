@@ -149,6 +149,9 @@ func (vm *VM) runNative(f *codecache.Fragment, budget uint64) error {
 		vm.ctr.exits[ExitBudget]++
 	case e.Kind == fragment.ExitBranch:
 		vm.ctr.exits[ExitBranch]++
+		if e.Spec && vm.vals.failed(e.From) {
+			vm.despecialize(e.Frag)
+		}
 	case e.Kind == fragment.ExitIndirect:
 		vm.ctr.exits[ExitIndirect]++
 	default:
@@ -194,6 +197,9 @@ func (vm *VM) candidate(pc uint64) error {
 	code, err := fragment.CompileSampled(trace, vm.env, vm.opts.Compile, vm.sample)
 	if err != nil {
 		return fmt.Errorf("compiling trace at 0x%x: %w", pc, err)
+	}
+	if vm.vals != nil {
+		vm.vals.compiled(code.Specialized)
 	}
 	if vm.opts.Listing != nil {
 		fragment.WriteListingNamed(vm.opts.Listing, trace, code, vm.syms.Name)

@@ -103,6 +103,7 @@ func ParseMode(s string) (Mode, error) {
 //	Collector              nil: made from GC
 //	Profile                nil: no relational profiling     rpa.Session
 //	Sample                 Period 0: no PC sampling         layout.SampleOptions
+//	Specialize             Profile "": no specialization    SpecializeOptions
 type Options struct {
 	// Mode selects interpretation alone or the optimizer.
 	Mode Mode
@@ -187,6 +188,11 @@ type Options struct {
 	// through ExitSample for the engine in Go, as before native queries
 	// (RPA sec. 3.4.2): the comparison point for their cost.
 	ProfileNoNative bool
+	// Specialize, in dynamo mode, specializes fragments on the values a
+	// value profile shows loads (nearly) always returning, behind guards
+	// (see SpecializeOptions). It needs the interpreter's hook, so it
+	// cannot be combined with Profile.
+	Specialize SpecializeOptions
 }
 
 // DefaultOptions returns the default options, the zero Options: dynamo
@@ -203,6 +209,7 @@ type VM struct {
 	scheme headScheme // decides which candidates are hot (select.go)
 	env    fragment.Env
 	sample fragment.Sampler // the profiler's emitted sampling decisions, or nil
+	vals   *valueProfile    // Options.Specialize's value profile, or nil
 	// rpaNative is the query engine whose queries run natively, which
 	// draws sampling gaps ahead after each native run; nil if none.
 	rpaNative *rpa.Engine
@@ -309,6 +316,10 @@ func New(image []byte, opts Options) (*VM, error) {
 		}
 	}
 	if err := vm.startGC(); err != nil {
+		vm.Close()
+		return nil, err
+	}
+	if err := vm.startSpecialize(); err != nil {
 		vm.Close()
 		return nil, err
 	}

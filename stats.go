@@ -126,6 +126,9 @@ type Stats struct {
 	// query instructions executed, messages, stalls, stall time and
 	// maximum occupancy per queue) when Options.Profile was set, else nil.
 	Profile *rpa.Report
+	// Specialize reports value specialization when
+	// Options.Specialize was on (dynamo mode), else nil.
+	Specialize *SpecializeStats
 }
 
 // Stats returns the statistics of the run so far.
@@ -157,6 +160,9 @@ func (vm *VM) Stats() Stats {
 	if p := vm.opts.Profile; p != nil && p.Engine != nil {
 		r := p.Report()
 		s.Profile = &r
+	}
+	if vm.vals != nil {
+		s.Specialize = vm.vals.stats()
 	}
 	if vm.cache != nil {
 		cs := vm.cache.Stats()
@@ -249,6 +255,9 @@ func (s Stats) MarshalJSON() ([]byte, error) {
 	}
 	if s.Profile != nil {
 		o.add("rpa", s.Profile)
+	}
+	if s.Specialize != nil {
+		o.add("specialize", s.Specialize)
 	}
 	return o.bytes()
 }
@@ -367,6 +376,13 @@ func (s *Stats) WriteTable(w io.Writer) error {
 			row(fmt.Sprintf("rpa: queue %d full stalls (stall time)", q.Queue), fmt.Sprintf("%d (%v)", q.Stalls, time.Duration(q.StallNs)))
 			row(fmt.Sprintf("rpa: queue %d max occupancy", q.Queue), q.MaxOccupancy)
 		}
+	}
+	if v := s.Specialize; v != nil {
+		row("specialize: value profile", v.Profile)
+		row("specialize: loads profiled (messages)", fmt.Sprintf("%d (%d)", v.LoadsProfiled, v.Messages))
+		row("specialize: load pcs in the profile", v.PCs)
+		row("specialize: loads specialized / asked", fmt.Sprintf("%d / %d", v.Specialized, v.OracleRequests))
+		row("specialize: guard exits (pcs given up, fragments removed)", fmt.Sprintf("%d (%d, %d)", v.GuardExits, v.Despecialized, v.Removed))
 	}
 	row("wall time", s.Wall.Round(time.Microsecond))
 	if s.Wall > 0 {

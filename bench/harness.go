@@ -63,6 +63,10 @@ type Config struct {
 	// missed-opportunity cost of the traces compiled, and the main-thread
 	// selection time.
 	Metrics bool
+	// Specialize, if set, adds dynamo runs at the first delay with value
+	// specialization on (rvdyn.SpecializeOptions.Profile: a compressor
+	// in the stratified paper's notation, "default" or "perfect").
+	Specialize string
 	// Dir holds the guests' host builds, NAME.native (default
 	// bench/guests, found relative to the working directory or its
 	// parents). qemu-riscv64 runs the ELF files of corpus.Dir.
@@ -79,10 +83,11 @@ type Measurement struct {
 	Guest        string    `json:"guest"`
 	Mode         string    `json:"mode"`
 	Delay        int       `json:"delay,omitempty"`
-	Disabled     string    `json:"disabled,omitempty"` // mechanism switched off (ablation), "" for none
-	Predict      string    `json:"predict,omitempty"`  // the selection scheme if not NET: "path" (path profile based prediction), "compressor", "rpa"
-	Seconds      []float64 `json:"seconds"`            // wall time of each run
-	Median       float64   `json:"median_seconds"`     // median of Seconds
+	Disabled     string    `json:"disabled,omitempty"`   // mechanism switched off (ablation), "" for none
+	Predict      string    `json:"predict,omitempty"`    // the selection scheme if not NET: "path" (path profile based prediction), "compressor", "rpa"
+	Specialize   string    `json:"specialize,omitempty"` // value profile of a run with value specialization, "" for none
+	Seconds      []float64 `json:"seconds"`              // wall time of each run
+	Median       float64   `json:"median_seconds"`       // median of Seconds
 	Instructions uint64    `json:"guest_instructions,omitempty"`
 	CachePercent float64   `json:"cache_percent,omitempty"`
 	Fragments    uint64    `json:"fragments,omitempty"`
@@ -93,10 +98,12 @@ type Measurement struct {
 	// Metrics and SelectSecs come from the untimed metrics run
 	// (Config.Metrics): the compiled traces' scores, and the
 	// main-thread time of the selection scheme's decisions.
-	Metrics    *rvdyn.TraceMetrics `json:"trace_metrics,omitempty"`
-	SelectSecs float64             `json:"select_seconds,omitempty"`
-	Output     string              `json:"-"`
-	ExitCode   int                 `json:"exit_code"`
+	Metrics     *rvdyn.TraceMetrics `json:"trace_metrics,omitempty"`
+	SelectSecs  float64             `json:"select_seconds,omitempty"`
+	Specialized uint64              `json:"specialized,omitempty"` // loads specialized (Specialize runs)
+	GuardExits  uint64              `json:"guard_exits,omitempty"` // failed specialization guards seen by the dispatcher
+	Output      string              `json:"-"`
+	ExitCode    int                 `json:"exit_code"`
 }
 
 // A Report is the result of a benchmark run.
@@ -105,6 +112,7 @@ type Report struct {
 	Ablation     bool           `json:"ablation"`
 	Paths        bool           `json:"path_prediction,omitempty"`
 	Selects      []string       `json:"selects,omitempty"` // schemes measured besides NET (Config.Selects)
+	Specialize   string         `json:"specialize,omitempty"`
 	Small        bool           `json:"small_sizes"`
 	Modes        []string       `json:"modes"`
 	Delays       []int          `json:"delays"`
@@ -114,7 +122,7 @@ type Report struct {
 // Find returns the measurement of guest in mode (at delay, for dynamo), or nil.
 func (r *Report) Find(guest, mode string, delay int) *Measurement {
 	for _, m := range r.Measurements {
-		if m.Guest == guest && m.Mode == mode && m.Disabled == "" && m.Predict == "" && (mode != ModeDynamo || m.Delay == delay) {
+		if m.Guest == guest && m.Mode == mode && m.Disabled == "" && m.Predict == "" && m.Specialize == "" && (mode != ModeDynamo || m.Delay == delay) {
 			return m
 		}
 	}
@@ -134,7 +142,7 @@ func (r *Report) FindSelect(guest, sel string, delay int) *Measurement {
 		return r.Find(guest, ModeDynamo, delay)
 	}
 	for _, m := range r.Measurements {
-		if m.Guest == guest && m.Mode == ModeDynamo && m.Predict == sel && m.Disabled == "" && m.Delay == delay {
+		if m.Guest == guest && m.Mode == ModeDynamo && m.Predict == sel && m.Disabled == "" && m.Specialize == "" && m.Delay == delay {
 			return m
 		}
 	}
@@ -145,7 +153,18 @@ func (r *Report) FindSelect(guest, sel string, delay int) *Measurement {
 // with mechanism off, or nil.
 func (r *Report) FindDisabled(guest, off string) *Measurement {
 	for _, m := range r.Measurements {
-		if m.Guest == guest && m.Mode == ModeDynamo && m.Disabled == off && m.Predict == "" && m.Delay == r.Delays[0] {
+		if m.Guest == guest && m.Mode == ModeDynamo && m.Disabled == off && m.Predict == "" && m.Specialize == "" && m.Delay == r.Delays[0] {
+			return m
+		}
+	}
+	return nil
+}
+
+// FindSpecialized returns the dynamo measurement of guest at the first
+// delay with value specialization on, or nil.
+func (r *Report) FindSpecialized(guest string) *Measurement {
+	for _, m := range r.Measurements {
+		if m.Guest == guest && m.Mode == ModeDynamo && m.Specialize != "" && m.Delay == r.Delays[0] {
 			return m
 		}
 	}
@@ -245,7 +264,7 @@ func Run(cfg Config, log io.Writer) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
-	rep := &Report{Runs: cfg.Runs, Small: cfg.Small, Modes: cfg.Modes, Delays: cfg.Delays, Ablation: cfg.Ablation, Paths: cfg.PathPrediction, Selects: selects}
+	rep := &Report{Runs: cfg.Runs, Small: cfg.Small, Modes: cfg.Modes, Delays: cfg.Delays, Ablation: cfg.Ablation, Paths: cfg.PathPrediction, Selects: selects, Specialize: cfg.Specialize}
 	images := map[string][]byte{}
 	for _, g := range cfg.guests() {
 		img, err := corpus.ELF(g)
@@ -260,6 +279,9 @@ func Run(cfg Config, log io.Writer) (*Report, error) {
 					for _, sel := range selects {
 						rep.Measurements = append(rep.Measurements, &Measurement{Guest: g, Mode: mode, Delay: d, Predict: sel})
 					}
+				}
+				if cfg.Specialize != "" {
+					rep.Measurements = append(rep.Measurements, &Measurement{Guest: g, Mode: mode, Delay: cfg.Delays[0], Specialize: cfg.Specialize})
 				}
 				if cfg.Ablation {
 					for _, off := range rvdyn.Mechanisms() {
@@ -332,6 +354,9 @@ func label(m *Measurement) string {
 	if m.Mode == ModeDynamo && m.Disabled != "" {
 		return fmt.Sprintf("dynamo@%d-%s", m.Delay, m.Disabled)
 	}
+	if m.Mode == ModeDynamo && m.Specialize != "" {
+		return fmt.Sprintf("dynamo@%d+spec", m.Delay)
+	}
 	if m.Mode == ModeDynamo {
 		return fmt.Sprintf("dynamo@%d", m.Delay)
 	}
@@ -353,6 +378,9 @@ func runRvdyn(cfg Config, image []byte, args []string, m *Measurement, run int) 
 	}
 	if err := opts.Disable(m.Disabled); err != nil {
 		return err
+	}
+	if m.Specialize != "" {
+		opts.Specialize.Profile = m.Specialize
 	}
 	if m.Mode == ModeInterp {
 		opts.Mode = rvdyn.ModeInterp
@@ -376,6 +404,9 @@ func runRvdyn(cfg Config, image []byte, args []string, m *Measurement, run int) 
 	m.Instructions, m.CachePercent = st.GuestInstructions, st.CachePercent()
 	m.Fragments, m.CodeBytes, m.Flushes = st.Fragments, st.CodeBytes, st.Flushes
 	m.Counters = st.SelectCounters
+	if sp := st.Specialize; sp != nil {
+		m.Specialized, m.GuardExits = sp.Specialized, sp.GuardExits
+	}
 	if run == 0 || secs <= Median(m.Seconds) {
 		m.CompileSecs = (st.RecordTime + st.CompileTime).Seconds()
 	}

@@ -45,7 +45,7 @@ func (cfg Config) selects() ([]string, error) {
 // time in the measurement.
 func scoreSelections(cfg Config, rep *Report, images map[string][]byte, size corpus.Size, log io.Writer) error {
 	for _, m := range rep.Measurements {
-		if m.Mode != ModeDynamo || m.Disabled != "" {
+		if m.Mode != ModeDynamo || m.Disabled != "" || m.Specialize != "" {
 			continue
 		}
 		opts := rvdyn.Options{}

@@ -209,6 +209,28 @@ func (r *Report) WriteAblation(w io.Writer) error {
 	return tw.Flush()
 }
 
+// WriteSpecialize writes the value specialization comparison: per guest,
+// dynamo's median time without and with specialization at the first
+// delay, their ratio (below 1: specialization is faster), the loads
+// specialized and the failed guards the dispatcher saw, with the
+// geometric mean of the ratio. It needs a report run with Specialize.
+func (r *Report) WriteSpecialize(w io.Writer) error {
+	tw := tabwriter.NewWriter(w, 0, 8, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "guest\tdynamo s\t+spec s\tspec/dynamo\tloads specialized\tguard exits\t")
+	var xs []float64
+	for _, g := range r.Guests() {
+		on, sp := r.Find(g, ModeDynamo, r.Delays[0]), r.FindSpecialized(g)
+		if on == nil || sp == nil {
+			continue
+		}
+		x := ratio(sp, on)
+		xs = append(xs, x)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%d\t\n", g, secs(on), secs(sp), fmtF(x, "%.3f"), sp.Specialized, sp.GuardExits)
+	}
+	fmt.Fprintf(tw, "geomean\t\t\t%s\t\t\t\n", fmtF(GeoMean(xs), "%.3f"))
+	return tw.Flush()
+}
+
 // WritePrediction writes the NET paper's Figure 5 comparison (section 6):
 // per guest and delay, the speedup of NET and of path profile based
 // prediction over the interpreter and over native code (native time /

@@ -57,7 +57,8 @@ func (f *Fragment) GuestPC(hostAddr uintptr) (pc uint64, ok bool) {
 type ExitRecord struct {
 	fragment.Exit
 	Frag   *Fragment
-	Linked bool // the stub jumps straight to a fragment
+	Linked bool      // the stub jumps straight to a fragment
+	To     *Fragment // the fragment it jumps to, when Linked
 }
 
 // Stats counts the cache's work since it was created.
@@ -66,6 +67,7 @@ type Stats struct {
 	CodeBytes  uint64 // bytes of machine code inserted
 	Links      uint64 // exit stubs patched to jump to a fragment
 	Flushes    uint64 // whole-cache flushes
+	Removed    uint64 // fragments taken out one at a time (Remove)
 	LiveFrags  int    // fragments in the cache now
 	LiveBytes  int    // bytes in use now
 	Capacity   int    // bytes
@@ -231,7 +233,10 @@ func (c *Cache) Insert(code *fragment.Code) (*Fragment, error) {
 		return f, nil
 	}
 	for i, e := range code.Exits {
-		if e.LinkOff < 0 {
+		// A failed value specialization guard stays unlinked: the
+		// dispatcher counts every failure and decides when the
+		// fragment goes (Remove).
+		if e.LinkOff < 0 || e.Spec {
 			continue
 		}
 		id := f.FirstExit + uint32(i)
@@ -254,8 +259,38 @@ func (c *Cache) link(id uint32, t *Fragment) {
 	at := e.Frag.Off + e.LinkOff // offset of the rel32 field
 	rel := int64(t.Off) - int64(at+4)
 	binary.LittleEndian.PutUint32(c.mem.rw[at:], uint32(int32(rel)))
-	e.Linked = true
+	e.Linked, e.To = true, t
 	c.stats.Links++
+}
+
+// Remove takes fragment f out of the cache without a flush: lookups
+// miss its tag, the indirect branch table forgets it, and every exit
+// linked to it is unlinked (its rel32 set back to 0, falling through to
+// the dispatcher) and waits, like an exit to a pc without a fragment, for
+// the next fragment inserted at the tag. Its code stays in place, never
+// entered again, until the next flush reclaims the space. The caller must
+// not be running native code from this cache. Removing a fragment that
+// is not in the cache (removed or flushed already) does nothing.
+func (c *Cache) Remove(f *Fragment) {
+	if c.frags[f.Head] != f {
+		return
+	}
+	delete(c.frags, f.Head)
+	if !c.noIBL {
+		if i := 2 * amd64.IBLIndex(f.Head); c.ibl[i] == f.Head {
+			c.ibl[i], c.ibl[i+1] = amd64.IBLEmpty, 0
+		}
+	}
+	for id := range c.exits {
+		e := &c.exits[id]
+		if !e.Linked || e.To != f || e.Frag == f {
+			continue
+		}
+		binary.LittleEndian.PutUint32(c.mem.rw[e.Frag.Off+e.LinkOff:], 0)
+		e.Linked, e.To = false, nil
+		c.pending[f.Head] = append(c.pending[f.Head], uint32(id))
+	}
+	c.stats.Removed++
 }
 
 // Flush removes every fragment. The caller must not be running native code

@@ -179,3 +179,52 @@ func TestNewRejectsBadSize(t *testing.T) {
 		t.Error("accepted a 100-byte cache")
 	}
 }
+
+// TestRemove takes B out after A's exit was linked to it: A's exit must
+// fall through to the dispatcher again (an exit returned, not a run into
+// B), lookups miss B, and inserting B again relinks A's exit.
+func TestRemove(t *testing.T) {
+	const T = rvtest.MakeELFText
+	m, err := interp.Load(twoLoops(), interp.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.Close()
+	m.CPU.X[11], m.CPU.X[13] = 1<<40, 1<<40
+	a, b := build(t, m, T), build(t, m, T+8)
+	c, err := codecache.New(codecache.Options{Size: 1 << 16})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	fa, err := c.Insert(a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fb, err := c.Insert(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.Remove(fb)
+	c.Remove(fb) // twice: nothing more happens
+	if c.Lookup(T+8) != nil || c.Stats().Removed != 1 || c.Stats().LiveFrags != 1 {
+		t.Fatalf("after Remove: lookup %v, stats %+v", c.Lookup(T+8), c.Stats())
+	}
+	enterA := func() (*codecache.ExitRecord, *fragment.State) {
+		st := new(fragment.State)
+		m.UseCPU(&st.CPU)
+		st.CPU.X[10], st.CPU.X[11], st.CPU.X[12] = 0, 3, 0
+		st.Budget = 1000
+		return c.Enter(fa, st, m.Mem.Base()), st
+	}
+	e, st := enterA()
+	if e.Target != T+8 || e.Linked || st.CPU.X[12] != 0 || st.Budget <= 0 {
+		t.Fatalf("exit %+v (linked %v), a2=%d, budget %d: A's exit still runs into the removed B", e.Exit, e.Linked, st.CPU.X[12], st.Budget)
+	}
+	if _, err := c.Insert(b); err != nil {
+		t.Fatal(err)
+	}
+	if _, st := enterA(); st.CPU.X[12] == 0 || st.Budget > 0 {
+		t.Errorf("a2=%d budget=%d: A's exit was not linked to the new B", st.CPU.X[12], st.Budget)
+	}
+}

@@ -46,7 +46,10 @@ type Code struct {
 	// PCs maps offsets in Bytes to the guest pcs the code was emitted for
 	// (for PC sampling and perf maps).
 	PCs PCMap
-	ir  *ir.Func // the optimized IR, for WriteListing
+	// Specialized counts the loads specialized on a profiled value
+	// (Options.Values): each has a guard whose exit is marked Spec.
+	Specialized int
+	ir          *ir.Func // the optimized IR, for WriteListing
 }
 
 // GuestPC returns the guest pc whose code is at offset off of Bytes, and
@@ -81,6 +84,7 @@ func CompileSampled(t *interp.Trace, env Env, opts Options, sample Sampler) (*Co
 		return nil, ErrEmptyTrace
 	}
 	f := ir.LowerSampled(t, env, sample)
+	spec := ir.Specialize(f, opts.Values)
 	if err := optimize(f, opts); err != nil {
 		return nil, err
 	}
@@ -88,5 +92,5 @@ func CompileSampled(t *interp.Trace, env Env, opts Options, sample Sampler) (*Co
 	if err != nil {
 		return nil, err
 	}
-	return &Code{Head: t.Head, Bytes: m.Bytes, Exits: m.Exits, GuestInsts: len(t.Steps), SelfLoop: f.Loops, PCs: m.PCs, ir: f}, nil
+	return &Code{Head: t.Head, Bytes: m.Bytes, Exits: m.Exits, GuestInsts: len(t.Steps), SelfLoop: f.Loops, PCs: m.PCs, Specialized: spec, ir: f}, nil
 }

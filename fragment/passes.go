@@ -36,6 +36,11 @@ type Options struct {
 	// table. It is a code cache mechanism, not an optimization pass, so
 	// PassNames and ParsePasses leave it alone.
 	NoIBL bool
+	// Values, if set, is a value profile: each load it reports
+	// near-invariant is specialized on its value behind a guard
+	// (ir.Specialize), before the passes run. Nil (the default) compiles
+	// without specialization. The oracle is called during Compile only.
+	Values ir.ValueOracle
 }
 
 // A pass rewrites an ir.Func in place, keeping the invariants ir.Verify

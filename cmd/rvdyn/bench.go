@@ -41,6 +41,7 @@ func benchCmd(args []string, stdout, stderr io.Writer) int {
 	predict := fs.String("predict", "net", "net, or net,path: also run dynamo with path profile based prediction at every delay and print the NET paper's Figure 5 comparison (speedups over interp and native)")
 	selects := fs.String("select", "net", "trace selection schemes to compare, comma-separated: net,path,compressor,rpa; more than net prints the selection table (docs/selection.md) and --plot draws it")
 	metrics := fs.Bool("trace-metrics", false, "with --select or --predict net,path: one more untimed run per scheme, guest and delay scoring the compiled traces (hit rate, noise, missed-opportunity cost) and timing the selection work; each profiles the guest in the interpreter, several interpreted runs' time at benchmark sizes")
+	specialize := fs.String("specialize", "", "also run dynamo with value specialization, its value profile kept by this compressor (e.g. default, perfect, H[P4]256; see run --specialize), and compare")
 	ablation := fs.Bool("ablation", false, "also run dynamo with each optimization switched off in turn ("+strings.Join(rvdyn.Mechanisms(), ", ")+") and print what each buys")
 	quiet := fs.Bool("q", false, "no progress lines")
 	from := fs.String("from", "", "do not run anything: print the tables (and --plot) of a report saved with --json")
@@ -64,7 +65,7 @@ func benchCmd(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "rvdyn bench: unexpected argument %q\n", fs.Arg(0))
 		return exitUsage
 	}
-	cfg := bench.Config{Runs: *runs, Small: *small, Guests: splitList(*guestList, ","), Modes: splitList(*modes, ","), Ablation: *ablation}
+	cfg := bench.Config{Runs: *runs, Small: *small, Guests: splitList(*guestList, ","), Modes: splitList(*modes, ","), Ablation: *ablation, Specialize: *specialize}
 	switch p := strings.ReplaceAll(strings.ToLower(*predict), " ", ""); p {
 	case "net":
 	case "net,path", "path,net":
@@ -117,6 +118,10 @@ func benchCmd(args []string, stdout, stderr io.Writer) int {
 	if len(rep.Selects) > 0 && !(len(rep.Selects) == 1 && rep.Selects[0] == "path" && rep.Paths) {
 		fmt.Fprintln(stdout)
 		rep.WriteSelection(stdout)
+	}
+	if rep.Specialize != "" {
+		fmt.Fprintf(stdout, "\nvalue specialization (%s):\n", rep.Specialize)
+		rep.WriteSpecialize(stdout)
 	}
 	if rep.Ablation {
 		fmt.Fprintln(stdout)

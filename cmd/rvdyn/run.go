@@ -51,6 +51,8 @@ func runCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	perfMap := fs.Bool("perf-map", false, "write /tmp/perf-PID.map naming each fragment's code by guest function, for perf report (docs/profiling.md)")
 	gdbAddr := fs.String("gdb", "", "wait for gdb (target remote HOST:PORT) on this address, e.g. :1234, and run the guest under its control (as qemu-riscv64 -g)")
 	queryJSON := fs.String("query-json", "", "with --query: write the per-pc tables and RPA stats as JSON to this file instead")
+	specialize := fs.String("specialize", "", "dynamo mode: specialize fragments on the values loads (nearly) always return, behind guards, from a value profile kept by this stream compressor in the stratified paper's notation (e.g. H[P4]256, P2, R8), 'default' ("+rvdyn.DefaultValueProfile+") or 'perfect' (every load); empty: off (docs/internals.md)")
+	invariance := fs.Float64("specialize-invariance", 0.99, "with --specialize: the share of a load's profiled values the top value must have")
 	gcf := addGCFlags(fs)
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "usage: rvdyn run [flags] [prog.elf [args...]]\n\nRuns a static RV64IM Linux ELF program; with no program, runs the embedded %q guest.\nThe exit status is the guest's; a guest fault gives 128+signal (139 bad address, 132 illegal instruction).\n\nflags:\n", corpus.Default)
@@ -97,6 +99,11 @@ func runCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		Config: interp.Config{Args: gargs, Stdin: stdin, Stdout: stdout, Stderr: stderr, MemSize: *memSize, StackSize: *stackSize, Root: *root}}
 	if *strace {
 		opts.Strace = stderr
+	}
+	opts.Specialize = rvdyn.SpecializeOptions{Profile: *specialize, MinInvariance: *invariance}
+	if *invariance <= 0 || *invariance > 1 {
+		fmt.Fprintln(stderr, "rvdyn: --specialize-invariance must be in (0, 1]")
+		return exitUsage
 	}
 	if opts.GC, err = gcf.options(); err != nil {
 		fmt.Fprintf(stderr, "rvdyn: %v\n", err)

@@ -60,6 +60,13 @@ func ConstFold(f *Func) {
 			val[in.Dst] = in.A.Const
 		}
 		out = append(out, in)
+		if in.Op == interp.OpBNE && in.A.IsConst != in.B.IsConst {
+			r, k := in.A, in.B
+			if r.IsConst {
+				r, k = k, r
+			}
+			known[r.Reg], val[r.Reg] = true, k.Const
+		}
 	}
 	f.Insts = out
 }

@@ -50,6 +50,19 @@ func TestConstFold(t *testing.T) {
 			a0 = mov 0x10000
 			a1 = ld 0(0x10000) nocheck
 			sd a1, 0(0x10000)`},
+		{"a guard exit-if-not-equal makes its register known", `
+			exit if bne a0, 8
+			a1 = add a0, a2
+			exit if bne 16, a3
+			a4 = srl a5, a3
+			exit if beq a6, 1
+			a7 = add a6, 1`, `
+			exit if bne a0, 8
+			a1 = add a2, 8
+			exit if bne 16, a3
+			a4 = srl a5, 16
+			exit if beq a6, 1
+			a7 = add a6, 1`},
 		{"a redefinition forgets the constant", `
 			a0 = mov 1
 			a0 = ld 0(sp)

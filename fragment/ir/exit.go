@@ -86,4 +86,8 @@ type Exit struct {
 	Target  uint64 // guest pc where execution continues (0 for ExitIndirect)
 	From    uint64 // guest pc of the instruction that leaves
 	Retired int    // guest instructions retired from the fragment entry to this exit
+	// Spec marks the exit of a value specialization guard (Specialize):
+	// the load at From retired with a value other than the one the
+	// fragment was specialized on.
+	Spec bool
 }
