@@ -1,4 +1,4 @@
-// Time-based sampling of a guest run: a VM and a layout.ClockSampler -> the run's host PC samples, those in the code cache mapped to guest pcs.
+// Time-based sampling of a guest run: a VM and a layout.ClockSampler -> the run's host PC samples, those in the code cache mapped to guest pcs through the fragment that held them at the time.
 
 package rvdyn
 
@@ -11,11 +11,16 @@ import (
 // ClockSamples are the time-based samples of one run.
 type ClockSamples struct {
 	// Guest holds the samples that hit native code in the code cache,
-	// mapped to guest pcs through the fragments' pc maps.
+	// mapped to guest pcs through the pc map of the fragment that
+	// occupied the address when the sample was taken.
 	Guest layout.SampleSet
+	// Flushed is the part of Guest that fell in fragments flushed
+	// before the run ended: the samples a map read after the run would
+	// have lost.
+	Flushed float64
 	// Host counts the other samples: rvdyn's own code (the interpreter,
-	// trace recording, the compiler, the Go runtime), and code cache
-	// addresses whose fragment was flushed before the run ended.
+	// trace recording, the compiler, the Go runtime) and padding
+	// between fragments.
 	Host uint64
 }
 
@@ -23,29 +28,69 @@ type ClockSamples struct {
 // sampler s attached to the OS thread that runs it (the calling
 // goroutine is locked to its thread for the run, so every instruction of
 // the guest, interpreted or native, executes on the sampled thread).
-// Samples are mapped after the run, against the fragments then in the
-// cache. The error is Run's, or the sampler's (wrapping
-// layout.ErrClockUnavailable) before the guest started.
+//
+// A flush lets the code cache place new fragments where old ones were,
+// so a host address alone does not name a fragment. For the run, the
+// cache keeps every fragment it flushes (codecache.Cache.KeepHistory),
+// and each flush moves the sampler to the cache's new epoch
+// (ClockSampler.SetEpoch) on the dispatching thread before any fragment
+// is placed again; after the run each (address, epoch) sample is
+// resolved against the fragments of its epoch. The error is Run's, or
+// the sampler's (wrapping layout.ErrClockUnavailable) before the guest
+// started.
 func (vm *VM) RunClockSampled(s *layout.ClockSampler) (int, ClockSamples, error) {
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
 	var cs ClockSamples
+	var epochErr error
+	if vm.cache != nil {
+		vm.cache.KeepHistory()
+		if err := s.SetEpoch(vm.cache.Epoch()); err != nil {
+			return 0, cs, err
+		}
+		vm.onFlush = func() {
+			if err := s.SetEpoch(vm.cache.Epoch()); err != nil && epochErr == nil {
+				epochErr = err
+			}
+		}
+		defer func() { vm.onFlush = nil }()
+	}
 	if err := s.AttachThread(); err != nil {
 		return 0, cs, err
 	}
 	code, err := vm.Run()
 	s.Stop()
-	counts, cerr := s.Counts()
+	counts, cerr := s.EpochCounts()
 	if err == nil {
 		err = cerr
 	}
+	if err == nil {
+		err = epochErr
+	}
 	cs.Guest = layout.SampleSet{}
-	for ip, n := range counts {
-		if pc, ok := vm.GuestPCAt(uintptr(ip)); ok {
+	for k, n := range counts {
+		if pc, ok := vm.guestPCAtEpoch(uintptr(k.IP), k.Epoch); ok {
 			cs.Guest[pc] += float64(n)
+			if k.Epoch != vm.cache.Epoch() {
+				cs.Flushed += float64(n)
+			}
 		} else {
 			cs.Host += n
 		}
 	}
 	return code, cs, err
+}
+
+// guestPCAtEpoch is GuestPCAt for the fragment that held hostAddr during
+// the code cache's epoch (codecache.Cache.Epoch), where the cache keeps
+// its history.
+func (vm *VM) guestPCAtEpoch(hostAddr uintptr, epoch uint64) (uint64, bool) {
+	if vm.cache == nil {
+		return 0, false
+	}
+	f := vm.cache.FragmentAtEpoch(hostAddr, epoch)
+	if f == nil {
+		return 0, false
+	}
+	return f.GuestPC(hostAddr)
 }

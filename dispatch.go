@@ -245,4 +245,7 @@ func (vm *VM) flush() {
 	vm.sel.Reset()
 	vm.scheme.reset()
 	vm.metrics.flush(vm.m.Retired())
+	if vm.onFlush != nil {
+		vm.onFlush()
+	}
 }

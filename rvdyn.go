@@ -226,6 +226,10 @@ type VM struct {
 	fragTotal map[uint64]*FragmentStat // tallies of flushed fragments, by head
 
 	samp sampler // Options.Sample
+	// onFlush, if set, runs after every code cache flush, on the
+	// dispatching thread, before any fragment is placed again
+	// (RunClockSampled moves the time-based sampler's epoch there).
+	onFlush func()
 
 	interrupt atomic.Bool // a debugger asks the run to stop (see expired)
 	deadline  time.Time   // zero: no timeout

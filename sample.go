@@ -54,7 +54,8 @@ func (vm *VM) Samples() layout.SampleSet { return vm.samp.set }
 // sample, or a perf map query) to the guest pc the code there was
 // emitted for, through the fragment's host->guest pc map; false for an
 // address outside every fragment now in the cache (rvdyn's own code,
-// or a fragment flushed since). Call it between runs or after Run, not
+// or a fragment flushed since: RunClockSampled resolves those through
+// the cache's placement history). Call it between runs or after Run, not
 // while the guest runs on another goroutine.
 func (vm *VM) GuestPCAt(hostAddr uintptr) (uint64, bool) {
 	if vm.cache == nil {

@@ -90,6 +90,12 @@ type Cache struct {
 	pending map[uint64][]uint32 // target pc -> unlinked ExitBranch stubs
 	noLink  bool
 	stats   Stats
+	// history[e] is the placement of epoch e (the fragments placed
+	// between flush e-1 and flush e), kept from KeepHistory on so that
+	// host addresses sampled before a flush still resolve; nil for
+	// epochs before KeepHistory was called.
+	history [][]*Fragment
+	keep    bool
 }
 
 // Options configure a Cache.
@@ -145,6 +151,14 @@ func (c *Cache) reset() {
 	}
 	c.used = 0
 	c.frags = make(map[uint64]*Fragment)
+	if c.keep {
+		// The retired epoch keeps its slice; the next one starts afresh.
+		for uint64(len(c.history)) < c.stats.Flushes {
+			c.history = append(c.history, nil)
+		}
+		c.history = append(c.history, c.placed)
+		c.placed = nil
+	}
 	c.placed = c.placed[:0]
 	c.exits = c.exits[:0]
 	c.pending = make(map[uint64][]uint32)
@@ -163,12 +177,42 @@ func (c *Cache) Close() error {
 // address hostAddr, or nil (an address outside the cache, in alignment
 // padding, or in a fragment flushed since). Fragments are placed at
 // increasing offsets between flushes, so this is a binary search.
-func (c *Cache) FragmentAt(hostAddr uintptr) *Fragment {
-	i := sort.Search(len(c.placed), func(i int) bool { return c.placed[i].Entry > hostAddr }) - 1
-	if i < 0 || hostAddr >= c.placed[i].Entry+uintptr(c.placed[i].Size) {
+func (c *Cache) FragmentAt(hostAddr uintptr) *Fragment { return fragmentAt(c.placed, hostAddr) }
+
+// fragmentAt finds hostAddr in placed, which is sorted by Entry.
+func fragmentAt(placed []*Fragment, hostAddr uintptr) *Fragment {
+	i := sort.Search(len(placed), func(i int) bool { return placed[i].Entry > hostAddr }) - 1
+	if i < 0 || hostAddr >= placed[i].Entry+uintptr(placed[i].Size) {
 		return nil
 	}
-	return c.placed[i]
+	return placed[i]
+}
+
+// Epoch returns the cache's placement epoch: the number of flushes so
+// far. Between two flushes every host address holds at most one
+// fragment, so (epoch, host address) names a fragment for the life of
+// the cache, whereas a host address alone is reused after a flush.
+func (c *Cache) Epoch() uint64 { return c.stats.Flushes }
+
+// KeepHistory makes the cache retain, from now on, every fragment it
+// flushes, so that FragmentAtEpoch resolves addresses of fragments that
+// are gone (time-based PC samples taken before a flush and read after
+// the run). It costs the memory of every fragment built from now on;
+// it cannot be undone short of closing the cache.
+func (c *Cache) KeepHistory() { c.keep = true }
+
+// FragmentAtEpoch returns the fragment that held executable address
+// hostAddr during epoch (see Epoch), or nil: an address in no fragment,
+// or an epoch that ended before KeepHistory was called (or has not
+// begun). For the current epoch it is FragmentAt.
+func (c *Cache) FragmentAtEpoch(hostAddr uintptr, epoch uint64) *Fragment {
+	if epoch == c.Epoch() {
+		return c.FragmentAt(hostAddr)
+	}
+	if epoch >= uint64(len(c.history)) {
+		return nil
+	}
+	return fragmentAt(c.history[epoch], hostAddr)
 }
 
 // Each calls yield with every fragment in the cache, in placement order,
@@ -224,7 +268,7 @@ func (c *Cache) Insert(code *fragment.Code) (*Fragment, error) {
 	c.placed = append(c.placed, f)
 	if !c.noIBL {
 		i := 2 * amd64.IBLIndex(code.Head) // the slot the stubs' probe reads
-		c.ibl[i], c.ibl[i+1] = code.Head, uint64(f.Entry)
+		c.ibl[i], c.ibl[i+1] = code.Head, uint64(f.Entry)+uint64(code.LinkedEntry)
 		c.iblUsed = true
 	}
 	c.stats.Fragments++
@@ -257,7 +301,7 @@ func (c *Cache) Insert(code *fragment.Code) (*Fragment, error) {
 func (c *Cache) link(id uint32, t *Fragment) {
 	e := &c.exits[id]
 	at := e.Frag.Off + e.LinkOff // offset of the rel32 field
-	rel := int64(t.Off) - int64(at+4)
+	rel := int64(t.Off+t.Code.LinkedEntry) - int64(at+4)
 	binary.LittleEndian.PutUint32(c.mem.rw[at:], uint32(int32(rel)))
 	e.Linked, e.To = true, t
 	c.stats.Links++

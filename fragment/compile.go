@@ -49,6 +49,10 @@ type Code struct {
 	// Specialized counts the loads specialized on a profiled value
 	// (Options.Values): each has a guard whose exit is marked Spec.
 	Specialized int
+	// LinkedEntry is the offset of the entry for link jumps and indirect
+	// branch lookup hits (amd64.Code.LinkedEntry); the dispatcher enters
+	// at offset 0.
+	LinkedEntry int
 	ir          *ir.Func // the optimized IR, for WriteListing
 }
 
@@ -88,9 +92,9 @@ func CompileSampled(t *interp.Trace, env Env, opts Options, sample Sampler) (*Co
 	if err := optimize(f, opts); err != nil {
 		return nil, err
 	}
-	m, err := amd64.Compile(f, amd64.Options{NoRegAlloc: opts.NoRegAlloc, NoIBL: opts.NoIBL})
+	m, err := amd64.Compile(f, amd64.Options{NoRegAlloc: opts.NoRegAlloc, NoBPReg: opts.NoBPReg, NoLazySext: opts.NoLazySext, NoHomeRegs: opts.NoHomeRegs, NoIBL: opts.NoIBL})
 	if err != nil {
 		return nil, err
 	}
-	return &Code{Head: t.Head, Bytes: m.Bytes, Exits: m.Exits, GuestInsts: len(t.Steps), SelfLoop: f.Loops, PCs: m.PCs, Specialized: spec, ir: f}, nil
+	return &Code{Head: t.Head, Bytes: m.Bytes, Exits: m.Exits, GuestInsts: len(t.Steps), SelfLoop: f.Loops, PCs: m.PCs, LinkedEntry: m.LinkedEntry, Specialized: spec, ir: f}, nil
 }

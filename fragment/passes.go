@@ -16,6 +16,17 @@ type Options struct {
 	// NoRegAlloc keeps every guest register in State: each instruction
 	// loads its operands from memory and stores its result.
 	NoRegAlloc bool
+	// NoBPReg keeps the register allocator off BP, leaving it 8 host
+	// registers instead of 9 (amd64.Options.NoBPReg).
+	NoBPReg bool
+	// NoLazySext sign-extends the result of every 32-bit (W) operation
+	// where it is computed, instead of when a consumer needs the upper
+	// half (amd64.Options.NoLazySext).
+	NoLazySext bool
+	// NoHomeRegs drops the home register convention across linked
+	// fragments, so that every exit writes back what it wrote and every
+	// entry loads what it reads (amd64.Options.NoHomeRegs).
+	NoHomeRegs bool
 	// NoConstFold turns off constant propagation and folding
 	// (ir/constfold.go): known branch outcomes, constant addresses checked at
 	// compile time, algebraic identities.
@@ -100,10 +111,39 @@ func optimize(f *ir.Func, opts Options) error {
 	return nil
 }
 
+// backendSwitches are the code generator's optimizations (package amd64),
+// switchable like the passes but not run on the IR.
+var backendSwitches = []pass{
+	{"regalloc", nil, func(o *Options) *bool { return &o.NoRegAlloc }},
+	{"bp-reg", nil, func(o *Options) *bool { return &o.NoBPReg }},
+	{"lazy-sext", nil, func(o *Options) *bool { return &o.NoLazySext }},
+	{"home-regs", nil, func(o *Options) *bool { return &o.NoHomeRegs }},
+}
+
+// switchOf returns the Options field that switches off the optimization
+// called name, or nil.
+func switchOf(o *Options, name string) *bool {
+	for _, p := range backendSwitches {
+		if p.name == name {
+			return p.off(o)
+		}
+	}
+	for _, p := range passes {
+		if p.name == name {
+			return p.off(o)
+		}
+	}
+	return nil
+}
+
 // PassNames returns the names of the optimizations Options can switch
-// off, as ParsePasses and Options.Disable accept them.
+// off, as ParsePasses and Options.Disable accept them: the code
+// generator's first, then the IR passes in the order they run.
 func PassNames() []string {
-	names := []string{"regalloc"}
+	var names []string
+	for _, p := range backendSwitches {
+		names = append(names, p.name)
+	}
 	for _, p := range passes {
 		names = append(names, p.name)
 	}
@@ -113,15 +153,9 @@ func PassNames() []string {
 // Disable switches off the optimization called name (one of PassNames,
 // e.g. "dce" for a --no-dce flag).
 func (o *Options) Disable(name string) error {
-	if name == "regalloc" {
-		o.NoRegAlloc = true
+	if off := switchOf(o, name); off != nil {
+		*off = true
 		return nil
-	}
-	for _, p := range passes {
-		if p.name == name {
-			*p.off(o) = true
-			return nil
-		}
 	}
 	return fmt.Errorf("fragment: unknown optimization %q (have %s)", name, strings.Join(PassNames(), ", "))
 }
@@ -142,18 +176,11 @@ func ParsePasses(list string) (Options, error) {
 	}
 	for _, name := range strings.Split(list, ",") {
 		name = strings.TrimSpace(name)
-		found := false
-		if name == "regalloc" {
-			o.NoRegAlloc, found = false, true
-		}
-		for _, p := range passes {
-			if p.name == name {
-				*p.off(&o), found = false, true
-			}
-		}
-		if !found {
+		off := switchOf(&o, name)
+		if off == nil {
 			return Options{}, fmt.Errorf("fragment: unknown optimization %q (have %s)", name, strings.Join(PassNames(), ", "))
 		}
+		*off = false
 	}
 	return o, nil
 }

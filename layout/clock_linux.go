@@ -22,6 +22,10 @@ var ErrClockUnavailable = errors.New("layout: time-based sampler unavailable")
 // at 1000 Hz (section 3.1).
 const DefaultHz = 1000
 
+// MaxHz is the highest sampling rate NewClockSampler accepts (Linux's
+// default kernel.perf_event_max_sample_rate).
+const MaxHz = 100000
+
 // clockMaxPCs bounds the distinct PCs the kernel map holds; samples at
 // new PCs beyond it are dropped (and counted in Dropped).
 const clockMaxPCs = 1 << 16
@@ -31,15 +35,20 @@ const clockMaxPCs = 1 << 16
 const ptRegsIP = 16 * 8
 
 // A ClockSampler is the paper's monitor (section 3.1) on Linux: a
-// software cpu-clock perf_event per monitored thread, firing Hz times per
-// second of the thread's CPU time in user mode, with an eBPF program
+// software cpu-clock perf_event per monitored thread, firing every 1/Hz
+// seconds of the thread's CPU time (user-mode PCs only), with an eBPF program
 // attached that adds one to the count of the interrupted PC in a hash
 // map, in the kernel (the analogue of the paper's hardclock() hook).
+// Each count is keyed by the PC and the sampler's current epoch
+// (SetEpoch), so that a process that reuses code memory (rvdyn's code
+// cache after a flush) can tell apart samples taken at one address in
+// different epochs.
 // Nothing crosses to user space until Counts reads the map. It is not
 // safe for concurrent use.
 type ClockSampler struct {
 	hz     int
-	counts *ebpf.Map
+	counts *ebpf.Map // ClockKey -> samples
+	epoch  *ebpf.Map // one entry: the epoch the program puts in each key
 	prog   *ebpf.Program
 	fds    []int
 }
@@ -51,19 +60,39 @@ func NewClockSampler(hz int) (*ClockSampler, error) {
 	if hz <= 0 {
 		hz = DefaultHz
 	}
+	if hz > MaxHz {
+		return nil, fmt.Errorf("layout: time-based sampler: %d Hz is above the %d Hz limit", hz, MaxHz)
+	}
 	_ = rlimit.RemoveMemlock() // older kernels account BPF memory to RLIMIT_MEMLOCK
-	m, err := ebpf.NewMap(&ebpf.MapSpec{Type: ebpf.Hash, KeySize: 8, ValueSize: 8, MaxEntries: clockMaxPCs})
+	m, err := ebpf.NewMap(&ebpf.MapSpec{Type: ebpf.Hash, KeySize: 16, ValueSize: 8, MaxEntries: clockMaxPCs})
 	if err != nil {
 		return nil, fmt.Errorf("%w: bpf map: %v", ErrClockUnavailable, err)
 	}
+	ep, err := ebpf.NewMap(&ebpf.MapSpec{Type: ebpf.Array, KeySize: 4, ValueSize: 8, MaxEntries: 1})
+	if err != nil {
+		m.Close()
+		return nil, fmt.Errorf("%w: bpf map: %v", ErrClockUnavailable, err)
+	}
+	// The stack frame: the key {ip, epoch} at fp-16, the value 1 at
+	// fp-24, the epoch map's index 0 at fp-28.
 	insns := asm.Instructions{
-		// r6 = regs->ip; the key lives at fp-8.
+		// key.ip = regs->ip
 		asm.LoadMem(asm.R6, asm.R1, ptRegsIP, asm.DWord),
-		asm.StoreMem(asm.RFP, -8, asm.R6, asm.DWord),
+		asm.StoreMem(asm.RFP, -16, asm.R6, asm.DWord),
+		// key.epoch = epoch[0] (0 if the lookup fails, which it cannot)
+		asm.StoreImm(asm.RFP, -28, 0, asm.Word),
+		asm.LoadMapPtr(asm.R1, ep.FD()),
+		asm.Mov.Reg(asm.R2, asm.RFP),
+		asm.Add.Imm(asm.R2, -28),
+		asm.FnMapLookupElem.Call(),
+		asm.Mov.Imm(asm.R7, 0),
+		asm.JEq.Imm(asm.R0, 0, "keyed"),
+		asm.LoadMem(asm.R7, asm.R0, 0, asm.DWord),
+		asm.StoreMem(asm.RFP, -8, asm.R7, asm.DWord).WithSymbol("keyed"),
 		// r0 = lookup(counts, &key)
 		asm.LoadMapPtr(asm.R1, m.FD()),
 		asm.Mov.Reg(asm.R2, asm.RFP),
-		asm.Add.Imm(asm.R2, -8),
+		asm.Add.Imm(asm.R2, -16),
 		asm.FnMapLookupElem.Call(),
 		asm.JEq.Imm(asm.R0, 0, "new"),
 		// Present: atomic add 1 (two CPUs may sample one PC at once).
@@ -74,12 +103,12 @@ func NewClockSampler(hz int) (*ClockSampler, error) {
 		// Absent: update(counts, &key, &one, BPF_NOEXIST). A race with
 		// another CPU inserting the same key loses this one sample.
 		asm.Mov.Imm(asm.R1, 1).WithSymbol("new"),
-		asm.StoreMem(asm.RFP, -16, asm.R1, asm.DWord),
+		asm.StoreMem(asm.RFP, -24, asm.R1, asm.DWord),
 		asm.LoadMapPtr(asm.R1, m.FD()),
 		asm.Mov.Reg(asm.R2, asm.RFP),
-		asm.Add.Imm(asm.R2, -8),
+		asm.Add.Imm(asm.R2, -16),
 		asm.Mov.Reg(asm.R3, asm.RFP),
-		asm.Add.Imm(asm.R3, -16),
+		asm.Add.Imm(asm.R3, -24),
 		asm.Mov.Imm(asm.R4, 1), // BPF_NOEXIST
 		asm.FnMapUpdateElem.Call(),
 		asm.Mov.Imm(asm.R0, 0),
@@ -88,9 +117,10 @@ func NewClockSampler(hz int) (*ClockSampler, error) {
 	prog, err := ebpf.NewProgram(&ebpf.ProgramSpec{Type: ebpf.PerfEvent, License: "GPL", Instructions: insns})
 	if err != nil {
 		m.Close()
+		ep.Close()
 		return nil, fmt.Errorf("%w: bpf program: %v", ErrClockUnavailable, err)
 	}
-	return &ClockSampler{hz: hz, counts: m, prog: prog}, nil
+	return &ClockSampler{hz: hz, counts: m, epoch: ep, prog: prog}, nil
 }
 
 // Attach starts sampling thread (or single-threaded process) tid: a
@@ -102,8 +132,13 @@ func (s *ClockSampler) Attach(tid int) error {
 		Type:   unix.PERF_TYPE_SOFTWARE,
 		Config: unix.PERF_COUNT_SW_CPU_CLOCK,
 		Size:   uint32(unsafe.Sizeof(unix.PerfEventAttr{})),
-		Sample: uint64(s.hz),
-		Bits:   unix.PerfBitFreq | unix.PerfBitDisabled | unix.PerfBitExcludeKernel | unix.PerfBitExcludeHv,
+		// A fixed period in nanoseconds of the thread's CPU time, as the
+		// paper's clock interrupt is: in frequency mode (PerfBitFreq) the
+		// kernel starts from a long period and adapts it tick by tick,
+		// which leaves runs of a few tens of milliseconds, such as our
+		// training runs, with a handful of samples.
+		Sample: uint64(1e9 / s.hz),
+		Bits:   unix.PerfBitDisabled | unix.PerfBitExcludeKernel | unix.PerfBitExcludeHv,
 	}
 	fd, err := unix.PerfEventOpen(&attr, tid, -1, -1, unix.PERF_FLAG_FD_CLOEXEC)
 	if err != nil {
@@ -135,10 +170,23 @@ func (s *ClockSampler) Stop() {
 	s.fds = nil
 }
 
-// Counts reads the kernel's histogram: samples per host PC.
+// Counts reads the kernel's histogram: samples per host PC, summed over
+// epochs.
 func (s *ClockSampler) Counts() (map[uint64]uint64, error) {
-	out := map[uint64]uint64{}
-	var k, v uint64
+	ec, err := s.EpochCounts()
+	out := make(map[uint64]uint64, len(ec))
+	for k, n := range ec {
+		out[k.IP] += n
+	}
+	return out, err
+}
+
+// EpochCounts reads the kernel's histogram: samples per host PC and
+// epoch.
+func (s *ClockSampler) EpochCounts() (map[ClockKey]uint64, error) {
+	out := map[ClockKey]uint64{}
+	var k ClockKey
+	var v uint64
 	it := s.counts.Iterate()
 	for it.Next(&k, &v) {
 		out[k] = v
@@ -146,10 +194,20 @@ func (s *ClockSampler) Counts() (map[uint64]uint64, error) {
 	return out, it.Err()
 }
 
+// SetEpoch sets the epoch that samples taken from now on carry (0 when
+// the sampler is made). The map write is a system call made by the
+// caller's thread, complete before the call returns; a sample of that
+// thread interrupts it later in its own program order, so every sample
+// taken after SetEpoch returns carries e, and every one before carries
+// the old epoch. Call it on the sampled thread before reusing code
+// memory (rvdyn does, at each code cache flush).
+func (s *ClockSampler) SetEpoch(e uint64) error { return s.epoch.Put(uint32(0), e) }
+
 // Reset empties the histogram for the next sample set.
 func (s *ClockSampler) Reset() error {
-	var keys []uint64
-	var k, v uint64
+	var keys []ClockKey
+	var k ClockKey
+	var v uint64
 	it := s.counts.Iterate()
 	for it.Next(&k, &v) {
 		keys = append(keys, k)
@@ -169,5 +227,6 @@ func (s *ClockSampler) Reset() error {
 func (s *ClockSampler) Close() error {
 	s.Stop()
 	s.prog.Close()
+	s.epoch.Close()
 	return s.counts.Close()
 }

@@ -12,6 +12,9 @@ var ErrClockUnavailable = errors.New("layout: time-based sampler unavailable (ne
 // DefaultHz is the paper's sampling rate (section 3.1).
 const DefaultHz = 1000
 
+// MaxHz is the highest sampling rate NewClockSampler would accept.
+const MaxHz = 100000
+
 // A ClockSampler is unavailable on this system.
 type ClockSampler struct{}
 
@@ -29,6 +32,12 @@ func (s *ClockSampler) Stop() {}
 
 // Counts returns ErrClockUnavailable.
 func (s *ClockSampler) Counts() (map[uint64]uint64, error) { return nil, ErrClockUnavailable }
+
+// EpochCounts returns ErrClockUnavailable.
+func (s *ClockSampler) EpochCounts() (map[ClockKey]uint64, error) { return nil, ErrClockUnavailable }
+
+// SetEpoch returns ErrClockUnavailable.
+func (s *ClockSampler) SetEpoch(e uint64) error { return ErrClockUnavailable }
 
 // Reset returns ErrClockUnavailable.
 func (s *ClockSampler) Reset() error { return ErrClockUnavailable }

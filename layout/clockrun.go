@@ -5,6 +5,7 @@ package layout
 import (
 	"bufio"
 	"debug/elf"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -17,13 +18,15 @@ import (
 // A NativeRun is one run of a host program.
 type NativeRun struct {
 	Elapsed time.Duration // wall time from start to exit
+	Status  int           // exit status (a guest may exit non-zero by design)
 	// Funcs counts samples by function symbol of the program ("?" for
 	// PCs outside it: the C library, the dynamic loader, the vDSO); nil
 	// when the run was not sampled.
 	Funcs map[string]uint64
 }
 
-// RunNative runs bin with args (stdout discarded) and, if s is not nil,
+// RunNative runs bin with args (stdout discarded; a non-zero exit status
+// is reported in Status, not as an error) and, if s is not nil,
 // samples it with s from just after it starts until it exits (the first
 // instructions before the attach are not seen); s's map is emptied first.
 // The PIE load base is read from /proc/PID/maps while the process runs:
@@ -54,6 +57,10 @@ func RunNative(bin string, args []string, s *ClockSampler) (NativeRun, error) {
 	}
 	err := cmd.Wait()
 	r.Elapsed = time.Since(t0)
+	var ee *exec.ExitError
+	if errors.As(err, &ee) && ee.Exited() {
+		r.Status, err = ee.ExitCode(), nil
+	}
 	if s == nil {
 		return r, err
 	}

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"sync"
 
 	"rvdyn/interp"
@@ -46,7 +47,12 @@ type Options struct {
 	WorkDir    string        // where scripts and relinked ELFs go (required)
 	Workers    int           // concurrent cache simulations (1)
 	Sample     SampleFunc    // required
-	Runs       map[string]RunFunc
+	// Clock and NativeClock, if set, add time-based sample sets (Sets
+	// of each, from training runs under rvdyn and of the native build)
+	// to Table 5 and their Pettis-Hansen and C3 orders to Table 6.
+	Clock       ClockFunc
+	NativeClock NativeClockFunc
+	Runs        map[string]RunFunc
 	// Log, if set, receives one line per step.
 	Log func(format string, args ...any)
 }
@@ -58,14 +64,20 @@ var DefaultCaches = []CacheConfig{{32 << 10, 32, 1}, {8 << 10, 32, 1}, {4 << 10,
 
 // ChiRow is one row of Table 5.
 type ChiRow struct {
-	Row  string  `json:"row"` // "1 sample set", ..., "expected", "good match"
+	Row  string  `json:"row"`            // "1 sample set", ..., "expected", "good match"
+	Kind SetKind `json:"kind,omitempty"` // the sets summed; "" for the two reference rows
 	Sets int     `json:"sets,omitempty"`
 	Chi2 float64 `json:"chi2"`
 }
 
 // A Layout is one procedure order of a guest, applied and measured.
 type Layout struct {
-	Name      string    `json:"name"` // original, ph-1set-K, ph-32sets, ph-complete, c3-32sets, c3-complete
+	// Name: original; ph-1set-K, c3-1set-K (frequency set K alone);
+	// ph-32sets, c3-32sets (all frequency sets); ph-complete,
+	// c3-complete; ph-clock-rvdyn-32sets, c3-clock-rvdyn-32sets,
+	// ph-clock-native-32sets, c3-clock-native-32sets (all time-based
+	// sets of that kind).
+	Name      string    `json:"name"`
 	Order     []string  `json:"order,omitempty"`
 	ELF       string    `json:"elf,omitempty"`
 	MissRates []float64 `json:"miss_rates"` // one per Options.Caches, on the test input
@@ -91,14 +103,24 @@ type Result struct {
 	KeyMatch       []int         `json:"key_match"` // f(n), 32 sets vs complete
 	Caches         []CacheConfig `json:"caches"`
 	Layouts        []Layout      `json:"layouts"`
-	SingleMissRate [][3]float64  `json:"single_set_miss_rates"` // per cache: max, average, min
+	SingleMissRate [][3]float64  `json:"single_set_miss_rates"` // per cache: max, average, min (Pettis-Hansen)
+	// SingleMissRateC3 is SingleMissRate for C3's single-set orders.
+	SingleMissRateC3 [][3]float64 `json:"single_set_miss_rates_c3"`
+	// ClockSamplesPerSet are the time-based sets' mean mapped samples
+	// per set, and ClockUnmapped their mean samples per set that could
+	// not be mapped (rvdyn: outside the code cache; native: outside the
+	// guest's functions), by kind.
+	ClockSamplesPerSet map[SetKind]float64 `json:"clock_samples_per_set,omitempty"`
+	ClockUnmapped      map[SetKind]float64 `json:"clock_unmapped_per_set,omitempty"`
 }
 
 // Experiment runs the paper's pipeline on g: Sets sampled training runs
 // and the complete profile of a training run; Table 5 and Figure 4 from
-// them; Pettis-Hansen orders from each single set, from all sets and
-// from the complete profile, and C3 orders; each relinked with the cross
-// linker; every layout's test run under the interpreter feeding the cache
+// them; where Options.Clock and NativeClock are set, Sets time-based
+// sets of each kind and their Table 5 rows; Pettis-Hansen and C3 orders
+// from each of the first Singles sets, from all frequency sets, from all
+// time-based sets of each kind and from the complete profile; each
+// relinked with the cross linker; every layout's test run under the interpreter feeding the cache
 // simulators (Table 6), its output compared with the original's and with
 // each runner's.
 func Experiment(g Guest, o Options) (*Result, error) {
@@ -138,22 +160,17 @@ func Experiment(g Guest, o Options) (*Result, error) {
 	}
 	r.SamplesPerSet = samples / float64(o.Sets)
 	// Table 5 and Figure 4.
-	sum := make(Profile, len(p.Blocks))
-	for k := range sets {
-		sum.Add(sets[k])
-		if n := k + 1; n&(n-1) == 0 {
-			chi, _ := ChiSquare(sum, complete)
-			row := fmt.Sprintf("%d sample sets", n)
-			if n == 1 {
-				row = "1 sample set"
-			}
-			r.Table5 = append(r.Table5, ChiRow{Row: row, Sets: n, Chi2: chi})
-		}
-	}
+	sum, rows := sumSets(Frequency, sets, complete)
+	r.Table5 = rows
 	ex, _ := ChiSquare(Expected(complete, o.Seed), complete)
 	gm, _ := ChiSquare(GoodMatch(complete, o.Seed), complete)
 	r.Table5 = append(r.Table5, ChiRow{Row: `"expected"`, Chi2: ex}, ChiRow{Row: "good match", Chi2: gm})
 	r.KeyMatch = KeyMatch(complete, sum, 0)
+	// Time-based sets, labelled by kind, after the reference rows.
+	clockSums, err := clockSets(g, p, o, complete, r)
+	if err != nil {
+		return nil, err
+	}
 	// Orders.
 	layouts := []Layout{{Name: "original"}}
 	add := func(name string, order []int) {
@@ -163,8 +180,13 @@ func Experiment(g Guest, o Options) (*Result, error) {
 	add("ph-complete", PettisHansen(cg))
 	add(fmt.Sprintf("c3-%dsets", o.Sets), C3(p.CallGraph(sum), o.MaxCluster))
 	add("c3-complete", C3(cg, o.MaxCluster))
+	for _, cs := range clockSums {
+		add(fmt.Sprintf("ph-%s-%dsets", cs.kind, o.Sets), PettisHansen(p.CallGraph(cs.sum)))
+		add(fmt.Sprintf("c3-%s-%dsets", cs.kind, o.Sets), C3(p.CallGraph(cs.sum), o.MaxCluster))
+	}
 	for k := range o.Singles {
 		add(fmt.Sprintf("ph-1set-%d", k+1), PettisHansen(p.CallGraph(sets[k])))
+		add(fmt.Sprintf("c3-1set-%d", k+1), C3(p.CallGraph(sets[k]), o.MaxCluster))
 	}
 	if err := relinkAll(g, layouts, o); err != nil {
 		return nil, err
@@ -173,22 +195,105 @@ func Experiment(g Guest, o Options) (*Result, error) {
 		return nil, err
 	}
 	r.Layouts = layouts
-	r.SingleMissRate = make([][3]float64, len(o.Caches))
-	for ci := range o.Caches {
+	r.SingleMissRate = singleMissRates(layouts, len(o.Caches), "ph-1set-")
+	r.SingleMissRateC3 = singleMissRates(layouts, len(o.Caches), "c3-1set-")
+	return r, nil
+}
+
+// sumSets sums sets in order and returns the sum and Table 5's rows for
+// 1, 2, 4, ... summed sets of kind.
+func sumSets(kind SetKind, sets []Profile, complete Profile) (Profile, []ChiRow) {
+	sum := make(Profile, len(complete))
+	var rows []ChiRow
+	for k := range sets {
+		sum.Add(sets[k])
+		if n := k + 1; n&(n-1) == 0 {
+			chi, _ := ChiSquare(sum, complete)
+			row := fmt.Sprintf("%d sample sets", n)
+			if n == 1 {
+				row = "1 sample set"
+			}
+			if kind != Frequency {
+				row = string(kind) + ": " + row
+			}
+			rows = append(rows, ChiRow{Row: row, Kind: kind, Sets: n, Chi2: chi})
+		}
+	}
+	return sum, rows
+}
+
+// clockSum is the sum of one kind of time-based sets.
+type clockSum struct {
+	kind SetKind
+	sum  Profile
+}
+
+// clockSets takes Sets time-based sample sets of each kind o provides
+// a sampler for, adds their Table 5 rows to r and returns their sums.
+func clockSets(g Guest, p *Program, o Options, complete Profile, r *Result) ([]clockSum, error) {
+	type source struct {
+		kind SetKind
+		take func() (SampleSet, float64, error)
+	}
+	var srcs []source
+	if o.Clock != nil {
+		srcs = append(srcs, source{ClockRvdyn, func() (SampleSet, float64, error) { return o.Clock(g.Image, g.Train) }})
+	}
+	if o.NativeClock != nil {
+		srcs = append(srcs, source{ClockNative, func() (SampleSet, float64, error) {
+			funcs, err := o.NativeClock(g.Name, g.Train)
+			if err != nil {
+				return nil, 0, err
+			}
+			s, un := p.FuncSampleSet(funcs)
+			return s, un, nil
+		}})
+	}
+	var out []clockSum
+	for _, src := range srcs {
+		o.Log("%s: %d time-based sample sets (%s) of %v", g.Name, o.Sets, src.kind, g.Train)
+		sets := make([]Profile, o.Sets)
+		var mapped, unmapped float64
+		for k := range sets {
+			s, un, err := src.take()
+			if err != nil {
+				return nil, fmt.Errorf("%s: %s sample set %d: %w", g.Name, src.kind, k, err)
+			}
+			mapped += s.Total()
+			unmapped += un
+			sets[k], _ = p.BlockProfile(s)
+		}
+		if r.ClockSamplesPerSet == nil {
+			r.ClockSamplesPerSet, r.ClockUnmapped = map[SetKind]float64{}, map[SetKind]float64{}
+		}
+		r.ClockSamplesPerSet[src.kind] = mapped / float64(o.Sets)
+		r.ClockUnmapped[src.kind] = unmapped / float64(o.Sets)
+		sum, rows := sumSets(src.kind, sets, complete)
+		r.Table5 = append(r.Table5, rows...)
+		out = append(out, clockSum{src.kind, sum})
+	}
+	return out, nil
+}
+
+// singleMissRates returns, per cache, the max, average and min miss
+// rate of the layouts whose names start with prefix (nil when none).
+func singleMissRates(layouts []Layout, caches int, prefix string) [][3]float64 {
+	out := make([][3]float64, caches)
+	for ci := range caches {
 		mx, avg, mn := 0.0, 0.0, 1.0
 		n := 0
 		for _, l := range layouts {
-			if len(l.Name) > 7 && l.Name[:7] == "ph-1set" {
+			if strings.HasPrefix(l.Name, prefix) {
 				m := l.MissRates[ci]
 				mx, mn, avg = max(mx, m), min(mn, m), avg+m
 				n++
 			}
 		}
 		if n > 0 {
-			r.SingleMissRate[ci] = [3]float64{mx, avg / float64(n), mn}
+			out[ci] = [3]float64{mx, avg / float64(n), mn}
 		}
 	}
-	return r, nil
+	return out
 }
 
 func (o Options) withDefaults() Options {
@@ -345,4 +450,11 @@ func interpRun(image []byte, argv []string, h interp.Hook) ([]byte, int, error) 
 		return nil, 0, err
 	}
 	return out.Bytes(), m.ExitCode(), nil
+}
+
+// IsSingleSet reports whether a layout name is an order from one sample
+// set (ph-1set-K, c3-1set-K): the columns Table 6 summarizes as max,
+// average and min.
+func IsSingleSet(name string) bool {
+	return strings.HasPrefix(name, "ph-1set-") || strings.HasPrefix(name, "c3-1set-")
 }

@@ -8,7 +8,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"slices"
 	"time"
 )
 
@@ -78,11 +77,7 @@ func NativeTimes(guestsDir, workDir, guest string, layouts []Layout, argv []stri
 	}
 	for i := range res {
 		res[i].Layout = layouts[i].Name
-		s := slices.Clone(res[i].Samples)
-		slices.Sort(s)
-		if len(s) > 0 {
-			res[i].Median = s[len(s)/2]
-		}
+		res[i].Median = MedianDuration(res[i].Samples)
 	}
 	return res, nil
 }

@@ -79,3 +79,25 @@ func TestAnalyzeCorpus(t *testing.T) {
 		})
 	}
 }
+
+// TestFuncSampleSet spreads a native run's samples by function over the
+// guest function's instructions: every block of the function gets the
+// same weight, and names the guest lacks are unmapped.
+func TestFuncSampleSet(t *testing.T) {
+	p := &Program{
+		Procs:  []Proc{{Name: "loop", Addr: 0x1000, Size: 36, Blocks: [2]int{0, 2}}, {Name: "other", Addr: 0x1024, Size: 8, Blocks: [2]int{2, 3}}},
+		Blocks: []Block{{Addr: 0x1000, N: 3}, {Addr: 0x100c, N: 6}, {Addr: 0x1024, N: 2}},
+	}
+	s, unmapped := p.FuncSampleSet(map[string]uint64{"loop": 18, "memcpy": 5, "?": 2})
+	if unmapped != 7 {
+		t.Errorf("unmapped = %v, want 7", unmapped)
+	}
+	if s.Total() != 18 || len(s) != 9 || s[0x1000] != 2 || s[0x1020] != 2 || s[0x1024] != 0 {
+		t.Errorf("set = %v", s)
+	}
+	prof, _ := p.BlockProfile(s)
+	near := func(x, y float64) bool { return x > y-1e-12 && x < y+1e-12 }
+	if !near(prof[0], 2) || !near(prof[1], 2) || prof[2] != 0 {
+		t.Errorf("block profile = %v, want [2 2 0]", prof)
+	}
+}

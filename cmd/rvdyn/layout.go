@@ -20,6 +20,7 @@ import (
 
 const layoutUsage = `usage: rvdyn layout [flags]
        rvdyn layout clock [flags]   (the time-based sampler: rvdyn layout clock -h)
+       rvdyn layout native --from FILE [flags]   (Table 7 alone, from an earlier run's orders)
 
 Procedure placement from statistical PC samples (docs/layout.md): for each
 guest, --sets sampled runs of its training input (one PC sample every
@@ -46,6 +47,9 @@ func layoutCmd(args []string, stdout, stderr io.Writer) int {
 	if len(args) > 0 && args[0] == "clock" {
 		return layoutClockCmd(args[1:], stdout, stderr)
 	}
+	if len(args) > 0 && args[0] == "native" {
+		return layoutNativeCmd(args[1:], stdout, stderr)
+	}
 	fs := flag.NewFlagSet("layout", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	guest := fs.String("guest", "", "comma-separated guests (default: the layout package's DefaultGuests; each needs training and test inputs in layout.Inputs)")
@@ -54,6 +58,8 @@ func layoutCmd(args []string, stdout, stderr io.Writer) int {
 	period := fs.Uint64("period", 10000, "retired guest instructions between PC samples (mean)")
 	seed := fs.Uint64("seed", 1, "seed of the first sample set (set k uses seed+k)")
 	workers := fs.Int("workers", 2, "concurrent cache simulations")
+	clock := fs.Bool("clock", true, "also take --sets time-based sample sets of each training input, under rvdyn and of the native build (perf_event cpu-clock + eBPF; skipped with a note where unavailable)")
+	clockHz := fs.Int("clock-hz", 10*layout.DefaultHz, "time-based samples per second of CPU time (the paper's 1000 Hz gives our short training runs only 40-700 samples per set)")
 	nativeRuns := fs.Int("native-runs", 0, "time the native builds: runs per layout, interleaved (0: skip Table 7)")
 	guestsDir := fs.String("guests-dir", "bench/guests", "the guest sources and Makefile")
 	workDir := fs.String("work", "", "directory for linker scripts and relinked programs (default: a temporary one, removed)")
@@ -110,6 +116,18 @@ func layoutCmd(args []string, stdout, stderr io.Writer) int {
 	opts := layout.Options{Sets: *sets, Singles: *singles, Period: *period, Seed: *seed, Workers: *workers,
 		GuestsDir: gdir, WorkDir: wd, Sample: sampleRvdyn, Runs: runs,
 		Log: func(f string, a ...any) { fmt.Fprintf(stderr, "layout: "+f+"\n", a...) }}
+	if *clock {
+		s, err := layout.NewClockSampler(*clockHz)
+		if err != nil {
+			fmt.Fprintf(stderr, "layout: no time-based sample sets: %v\n", err)
+		} else {
+			defer s.Close()
+			opts.Clock = func(image []byte, argv []string) (layout.SampleSet, float64, error) {
+				return clockRvdyn(s, image, argv)
+			}
+			opts.NativeClock = func(guest string, argv []string) (map[string]uint64, error) { return clockNative(s, gdir, guest, argv) }
+		}
+	}
 	var rep layoutReport
 	rep.Native = map[string][]layout.NativeTime{}
 	var nativeGuests []string
@@ -132,12 +150,7 @@ func layoutCmd(args []string, stdout, stderr io.Writer) int {
 		}
 		rep.Results = append(rep.Results, r)
 		if *nativeRuns > 0 {
-			var ls []layout.Layout
-			for _, l := range r.Layouts {
-				if l.Name == "original" || l.Name == "ph-complete" || l.Name == "c3-complete" || l.Name == fmt.Sprintf("ph-%dsets", r.Sets) || l.Name == fmt.Sprintf("c3-%dsets", r.Sets) {
-					ls = append(ls, l)
-				}
-			}
+			ls := nativeLayouts(r)
 			fmt.Fprintf(stderr, "layout: %s: timing %d native builds, %d runs each\n", name, len(ls), *nativeRuns)
 			ts, err := layout.NativeTimes(gdir, wd, name, ls, corpus.Args(name, corpus.Full), *nativeRuns)
 			if err != nil {
@@ -156,7 +169,7 @@ func layoutCmd(args []string, stdout, stderr io.Writer) int {
 	fmt.Fprintln(stdout, "\nTable 6: simulated instruction-cache miss rates (test input)")
 	layout.WriteTable6(stdout, rep.Results)
 	if len(nativeGuests) > 0 {
-		fmt.Fprintln(stdout, "Table 7: native execution time (host gcc -O2, relinked), medians of interleaved runs")
+		fmt.Fprintf(stdout, "Table 7: native execution time (host gcc -O2, relinked), medians of %d interleaved runs\n", *nativeRuns)
 		layout.WriteTable7(stdout, nativeGuests, nativeTimes)
 	}
 	if *jsonOut != "" {
@@ -185,6 +198,33 @@ func sampleRvdyn(image []byte, argv []string, o layout.SampleOptions) (layout.Sa
 		return nil, err
 	}
 	return vm.Samples(), nil
+}
+
+// clockRvdyn runs a guest in dynamo mode under the time-based sampler s
+// and returns the samples mapped to guest pcs and the others' count.
+func clockRvdyn(s *layout.ClockSampler, image []byte, argv []string) (layout.SampleSet, float64, error) {
+	if err := s.Reset(); err != nil {
+		return nil, 0, err
+	}
+	opts := rvdyn.Options{}
+	opts.Args, opts.Stdout = argv, io.Discard
+	vm, err := rvdyn.New(image, opts)
+	if err != nil {
+		return nil, 0, err
+	}
+	defer vm.Close()
+	_, cs, err := vm.RunClockSampled(s)
+	return cs.Guest, float64(cs.Host), err
+}
+
+// clockNative builds the guest's native program (make NAME.native in
+// guestsDir) and runs it with argv[1:] under the time-based sampler s.
+func clockNative(s *layout.ClockSampler, guestsDir, guest string, argv []string) (map[string]uint64, error) {
+	if out, err := exec.Command("make", "-s", "-C", guestsDir, guest+".native").CombinedOutput(); err != nil {
+		return nil, fmt.Errorf("make %s.native: %v\n%s", guest, err, out)
+	}
+	r, err := layout.RunNative(filepath.Join(guestsDir, guest+".native"), argv[1:], s)
+	return r.Funcs, err
 }
 
 // runRvdyn runs a guest in dynamo mode and returns its output and status.

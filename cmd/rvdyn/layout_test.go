@@ -30,6 +30,9 @@ func TestLayoutBadInput(t *testing.T) {
 		{"bad plot name", []string{"--plot", "x.gif"}, ".svg or .png"},
 		{"stray argument", []string{"prog.elf"}, "unexpected"},
 		{"clock: bad runs", []string{"clock", "--runs", "0"}, "--runs"},
+		{"native: no --from", []string{"native"}, "--from"},
+		{"native: bad runs", []string{"native", "--from", "x.json", "--runs", "0"}, "--runs"},
+		{"native: missing file", []string{"native", "--from", "/nonexistent/layout.json"}, "nonexistent"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			code, _, stderr := runLayout(t, tc.args...)
@@ -74,8 +77,57 @@ func TestLayoutPipeline(t *testing.T) {
 	if err := json.Unmarshal(b, &rep); err != nil {
 		t.Fatal(err)
 	}
-	if len(rep.Results) != 1 || len(rep.Results[0].Layouts) != 7 {
+	// original; Pettis-Hansen and C3 from the 2 sets and the complete
+	// profile; each algorithm from each single set; and where the
+	// time-based sampler runs, both algorithms from each kind of
+	// time-based sets.
+	want := 1 + 4 + 2*2
+	clock := false
+	if s, err := layout.NewClockSampler(0); err == nil {
+		s.Close()
+		clock = true
+		want += 4
+	}
+	if len(rep.Results) != 1 || len(rep.Results[0].Layouts) != want {
 		t.Fatalf("results: %+v", rep.Results)
+	}
+	r := rep.Results[0]
+	names := map[string]bool{}
+	for _, l := range r.Layouts {
+		names[l.Name] = true
+	}
+	for _, n := range []string{"ph-1set-2", "c3-1set-2", "c3-2sets"} {
+		if !names[n] {
+			t.Errorf("no layout %s in %v", n, names)
+		}
+	}
+	if len(r.SingleMissRateC3) != len(layout.DefaultCaches) {
+		t.Errorf("C3 single-set miss rates: %v", r.SingleMissRateC3)
+	}
+	// layout native reads the orders back (timing them is left to
+	// the command: seconds per build).
+	code, _, stderr = runLayout(t, "native", "--from", js, "--guests-dir", "../../bench/guests", "--guest", "nosuchguest")
+	if code == 0 || !strings.Contains(stderr, "no guest") {
+		t.Errorf("layout native --guest nosuchguest: exit %d, %q", code, stderr)
+	}
+	if clock {
+		kinds := map[layout.SetKind]int{}
+		for _, row := range r.Table5 {
+			kinds[row.Kind]++
+		}
+		for _, k := range []layout.SetKind{layout.Frequency, layout.ClockRvdyn, layout.ClockNative} {
+			if kinds[k] != 2 { // 1 and 2 sets
+				t.Errorf("Table 5 has %d rows of %s sets: %+v", kinds[k], k, r.Table5)
+			}
+		}
+		for _, n := range []string{"ph-clock-rvdyn-2sets", "c3-clock-native-2sets"} {
+			if !names[n] {
+				t.Errorf("no layout %s", n)
+			}
+		}
+		if !strings.Contains(stdout, "PH clock-rvdyn") {
+			t.Errorf("Table 6 lacks the time-based orders:\n%s", stdout)
+		}
 	}
 	// Every relinked program agrees with the original under the
 	// interpreter, rvdyn and (when installed) qemu-riscv64.

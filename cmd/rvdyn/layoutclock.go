@@ -9,7 +9,6 @@ import (
 	"io"
 	"os/exec"
 	"path/filepath"
-	"slices"
 	"text/tabwriter"
 	"time"
 
@@ -40,7 +39,16 @@ type clockRow struct {
 	NativeSamples uint64        `json:"native_samples"`
 	NativeTop     string        `json:"native_top_function"`
 	CacheSamples  float64       `json:"rvdyn_samples_in_code_cache"`
-	HostSamples   uint64        `json:"rvdyn_samples_elsewhere"`
+	// FlushedSamples is the part of CacheSamples in fragments flushed
+	// before the run ended (mapped through the code cache's placement
+	// history; lost without it).
+	FlushedSamples float64 `json:"rvdyn_samples_in_flushed_fragments"`
+	HostSamples    uint64  `json:"rvdyn_samples_elsewhere"`
+	// Every run's wall time, in run order, for the spread.
+	NativeOffRuns []time.Duration `json:"native_without_runs_ns"`
+	NativeOnRuns  []time.Duration `json:"native_with_runs_ns"`
+	RvdynOffRuns  []time.Duration `json:"rvdyn_without_runs_ns"`
+	RvdynOnRuns   []time.Duration `json:"rvdyn_with_runs_ns"`
 }
 
 func layoutClockCmd(args []string, stdout, stderr io.Writer) int {
@@ -75,11 +83,6 @@ func layoutClockCmd(args []string, stdout, stderr io.Writer) int {
 	names := layout.DefaultGuests
 	if *guest != "" {
 		names = splitList(*guest, ",")
-	}
-	median := func(d []time.Duration) time.Duration {
-		d = slices.Clone(d)
-		slices.Sort(d)
-		return d[len(d)/2]
 	}
 	var rows []clockRow
 	for _, name := range names {
@@ -126,27 +129,51 @@ func layoutClockCmd(args []string, stdout, stderr io.Writer) int {
 				return fail("%s: %v", name, err)
 			}
 			rOn = append(rOn, d)
-			row.CacheSamples, row.HostSamples = cs.Guest.Total(), cs.Host
+			row.CacheSamples, row.FlushedSamples, row.HostSamples = cs.Guest.Total(), cs.Flushed, cs.Host
 		}
-		row.NativeOff, row.NativeOn, row.RvdynOff, row.RvdynOn = median(nOff), median(nOn), median(rOff), median(rOn)
+		row.NativeOffRuns, row.NativeOnRuns, row.RvdynOffRuns, row.RvdynOnRuns = nOff, nOn, rOff, rOn
+		row.NativeOff, row.NativeOn, row.RvdynOff, row.RvdynOn = layout.MedianDuration(nOff), layout.MedianDuration(nOn), layout.MedianDuration(rOff), layout.MedianDuration(rOn)
 		rows = append(rows, row)
 	}
-	fmt.Fprintf(stdout, "Table 4: time-based sampling at %d Hz, medians of %d interleaved runs (machine shared)\n", *hz, *runs)
-	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "guest\tnative without\twith\toverhead\tsamples\ttop function\trvdyn without\twith\toverhead\tin code cache\telsewhere\t")
-	for _, r := range rows {
-		ov := func(off, on time.Duration) string { return fmt.Sprintf("%+.1f%%", 100*(float64(on)/float64(off)-1)) }
-		fmt.Fprintf(tw, "%s\t%v\t%v\t%s\t%d\t%s\t%v\t%v\t%s\t%.0f\t%d\t\n", r.Guest,
-			r.NativeOff.Round(time.Millisecond), r.NativeOn.Round(time.Millisecond), ov(r.NativeOff, r.NativeOn), r.NativeSamples, r.NativeTop,
-			r.RvdynOff.Round(time.Millisecond), r.RvdynOn.Round(time.Millisecond), ov(r.RvdynOff, r.RvdynOn), r.CacheSamples, r.HostSamples)
-	}
-	tw.Flush()
+	writeTable4(stdout, rows, *hz, *runs)
 	if *jsonOut != "" {
 		if err := writeJSON(*jsonOut, rows); err != nil {
 			return fail("--json: %v", err)
 		}
 	}
 	return 0
+}
+
+// writeTable4 prints the overhead rows: each median with the spread of
+// its runs (min-max, and the interquartile range), so that a reader sees
+// whether a with/without difference exceeds the run-to-run noise; the
+// samples of the last monitored rvdyn run by where they fell.
+func writeTable4(w io.Writer, rows []clockRow, hz, runs int) {
+	fmt.Fprintf(w, "Table 4: time-based sampling at %d Hz, medians of %d interleaved runs, [min-max] and IQR of the runs\n", hz, runs)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "guest\tnative without\twith\toverhead\tsamples\ttop function\trvdyn without\twith\toverhead\t")
+	ov := func(off, on time.Duration) string { return fmt.Sprintf("%+.1f%%", 100*(float64(on)/float64(off)-1)) }
+	for _, r := range rows {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%s\t%s\t%s\t%s\t\n", r.Guest,
+			layout.Spread(r.NativeOffRuns), layout.Spread(r.NativeOnRuns), ov(r.NativeOff, r.NativeOn), r.NativeSamples, r.NativeTop,
+			layout.Spread(r.RvdynOffRuns), layout.Spread(r.RvdynOnRuns), ov(r.RvdynOff, r.RvdynOn))
+	}
+	tw.Flush()
+	fmt.Fprintln(w, "\nWhere the samples of the last monitored rvdyn run fell (mapped: in the code cache, resolved to guest pcs; of them, in fragments flushed before the run's end):")
+	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "guest\tmapped\tof them flushed\telsewhere\tmapped share\twithout the history\t")
+	for _, r := range rows {
+		all := r.CacheSamples + float64(r.HostSamples)
+		share := func(x float64) string {
+			if all == 0 {
+				return "-"
+			}
+			return fmt.Sprintf("%.1f%%", 100*x/all)
+		}
+		fmt.Fprintf(tw, "%s\t%.0f\t%.0f\t%d\t%s\t%s\t\n", r.Guest, r.CacheSamples, r.FlushedSamples, r.HostSamples,
+			share(r.CacheSamples), share(r.CacheSamples-r.FlushedSamples))
+	}
+	tw.Flush()
 }
 
 // rvdynRun runs a guest in dynamo mode, sampled by s if it is not nil,

@@ -204,7 +204,7 @@ func experiments() []experiment {
 			},
 			figures: []string{"layout-fig4.svg"},
 			says:    "statistical profiles from a few sampled runs come close to complete ones (Table 5, Figure 4), and procedure orders from 32 sample sets lower instruction-cache miss rates about as much as orders from complete profiles (Table 6) and give the same speedups (Table 7).",
-			differs: "our samples are frequency-based (one per N retired instructions), so they converge to the complete profile itself; our guests' text fits the paper's 32 KB cache, so scaled caches (2-8 KB) carry the comparison; native times on a shared machine are noise (docs/layout.md). Table 4 needs root: rvdyn layout clock.",
+			differs: "our main samples are frequency-based (one per N retired instructions), so they converge to the complete profile itself; time-based sets (rvdyn-hosted, and native by function; root only) are labelled rows beside them; our guests' text fits the paper's 32 KB cache, so scaled caches (2-8 KB) carry the comparison; native times on a shared machine are noise (docs/layout.md; rvdyn layout native re-times them). Table 4 needs root: rvdyn layout clock.",
 		},
 	}
 }

@@ -10,7 +10,8 @@ import (
 
 // Register conventions inside native code: R15 holds the *State, R14 the
 // host address of guest address 0, R12 the budget; AX, CX and DX are
-// scratch. Native code never touches the stack pointer or BP and calls
+// scratch. Native code never touches the stack pointer, uses BP as a
+// general register (the trampoline saves and restores it) and calls
 // nothing. rBudget holds State.Budget while native code runs (the trampoline
 // loads and stores it).
 const rBudget = rR12

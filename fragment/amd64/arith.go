@@ -24,8 +24,8 @@ func (c *compiler) arith(in ir.Inst) {
 				src = reg(rCX)
 			}
 			a.op(aluRR[op], src, reg(w))
-			if isW(op) {
-				a.op(xMOVLQSX, reg(w), reg(w))
+			if isW(op) || c.sx.rawStale {
+				c.finish32(in, w)
 			}
 			return
 		}
@@ -41,8 +41,8 @@ func (c *compiler) arith(in ir.Inst) {
 			}
 			a.op(aluRR[op], src, reg(w))
 		}
-		if isW(op) {
-			a.op(xMOVLQSX, reg(w), reg(w))
+		if isW(op) || c.sx.rawStale {
+			c.finish32(in, w)
 		}
 		c.store(w, in.Dst)
 	case shifts[op] != 0:
@@ -60,7 +60,7 @@ func (c *compiler) arith(in ir.Inst) {
 			a.op(shifts[op], imm(int64(y.Const&63)), reg(w))
 		}
 		if isW(op) {
-			a.op(xMOVLQSX, reg(w), reg(w))
+			c.finish32(in, w)
 		}
 		c.store(w, in.Dst)
 	case op == interp.OpSLT || op == interp.OpSLTU:

@@ -23,6 +23,7 @@ const (
 	rBX  register = x86.REG_BX
 	rSI  register = x86.REG_SI
 	rDI  register = x86.REG_DI
+	rBP  register = x86.REG_BP // Go's frame pointer: the trampoline saves it
 	rR8  register = x86.REG_R8
 	rR9  register = x86.REG_R9
 	rR10 register = x86.REG_R10

@@ -9,6 +9,20 @@ type Options struct {
 	// NoRegAlloc keeps every guest register in State: each instruction
 	// loads its operands from memory and stores its result.
 	NoRegAlloc bool
+	// NoBPReg leaves BP out of the allocatable registers (8 instead of
+	// 9). The trampoline saves and restores BP around native code
+	// either way.
+	NoBPReg bool
+	// NoLazySext sign-extends every 32-bit (W) result as it is computed
+	// (MOVLQSX). Otherwise a W result in a host register keeps a stale
+	// upper half until a consumer needs all 64 bits: W ops, narrow
+	// stores, extensions and the bitwise ops and compares of values
+	// known to be sign-extended read only the low half (see sext.go).
+	NoLazySext bool
+	// NoHomeRegs drops the home register convention across linked
+	// fragments (regalloc.go, homeGuests): every exit writes back the
+	// registers it wrote and every entry loads the registers it reads.
+	NoHomeRegs bool
 	// NoIBL emits indirect jump stubs without the lookup in the indirect
 	// branch lookup table: a jalr to a target other than the recorded one
 	// always returns to the dispatcher, and native code never reads the
@@ -24,6 +38,12 @@ type Code struct {
 	Exits []Exit
 	// PCs maps host code offsets back to guest pcs.
 	PCs PCMap
+	// LinkedEntry is the offset of the entry that link jumps and
+	// indirect branch lookup hits use: there the home registers
+	// (homeGuests) already hold their guest registers. The dispatcher
+	// enters at offset 0, which loads them. Without the home register
+	// convention both entries are offset 0.
+	LinkedEntry int
 }
 
 type compiler struct {
@@ -31,8 +51,9 @@ type compiler struct {
 	env   ir.Env
 	f     *ir.Func
 	ra    *regAlloc
-	loops bool // the trace ends at its own head
-	noIBL bool // indirect stubs leave instead of looking up the table
+	sx    sextState // lazy sign extension (sext.go)
+	loops bool      // the trace ends at its own head
+	noIBL bool      // indirect stubs leave instead of looking up the table
 	exits []*exitStub
 	body  *label
 	cold  []func() // out-of-line code, emitted after the exit stubs
@@ -63,21 +84,46 @@ func (c *compiler) mark(pc uint64) {
 func Compile(f *ir.Func, opts Options) (*Code, error) {
 	a := newAssembler()
 	c := &compiler{a: a, env: f.Env(), f: f, body: &label{}, loops: f.Loops, noIBL: opts.NoIBL}
-	c.ra = allocate(f, !opts.NoRegAlloc)
+	c.ra = allocate(f, !opts.NoRegAlloc, !opts.NoBPReg, !opts.NoHomeRegs)
+	c.sx.on = !opts.NoLazySext
 	c.marks = make([]pcMark, 0, len(f.Insts)+len(f.Exits)+1)
 	a.reserveMarks(cap(c.marks))
 	c.mark(f.Head)
-	// Entry: load the allocated guest registers.
+	// The dispatcher's entry: load the resident home registers (linked
+	// fragments arrive with them loaded).
+	ra := c.ra
 	for r := uint8(1); r < 32; r++ {
-		if c.ra.needsLoad(r, c.loops) {
-			a.op(xMOVQ, mem(rSt, regOff(r)), reg(c.ra.host[r]))
+		if ra.resident&(1<<r) != 0 {
+			a.op(xMOVQ, mem(rSt, regOff(r)), reg(ra.home[r]))
+		}
+	}
+	// The linked entry: store the homes this fragment borrows (the
+	// dispatcher's entry jumps past: State is exact there). Then both
+	// load the other allocated guest registers.
+	var linked int
+	if ra.evicted != 0 {
+		common := &label{}
+		a.jmp(common)
+		linked = a.mark()
+		for r := uint8(1); r < 32; r++ {
+			if ra.evicted&(1<<r) != 0 {
+				a.op(xMOVQ, reg(ra.home[r]), mem(rSt, regOff(r)))
+			}
+		}
+		a.bind(common)
+	} else {
+		linked = a.mark()
+	}
+	for r := uint8(1); r < 32; r++ {
+		if ra.needsLoad(r, c.loops) {
+			a.op(xMOVQ, mem(rSt, regOff(r)), reg(ra.host[r]))
 		}
 	}
 	a.bind(c.body)
 	last := len(f.Insts) - 1
 	for i, in := range f.Insts[:last] {
 		c.mark(in.PC)
-		c.lowerInst(i, in)
+		c.lowerSext(i, in)
 	}
 	// The end stub is emitted first, right here: the recorded path falls
 	// through into it.
@@ -98,7 +144,7 @@ func Compile(f *ir.Func, opts Options) (*Code, error) {
 	if err != nil {
 		return nil, err
 	}
-	code := &Code{Bytes: bytes, PCs: c.pcMap()}
+	code := &Code{Bytes: bytes, PCs: c.pcMap(), LinkedEntry: a.markOffset(linked)}
 	for _, e := range c.exits {
 		x := Exit{Exit: e.Exit, LinkOff: -1, IDOff: e.id.offset()}
 		if e.hasLink {

@@ -9,7 +9,9 @@
 //     file imports, so a faster encoder can replace it in one place;
 //   - abi.go: the registers and State offsets native code relies on;
 //   - compile.go: the driver (entry, body, stubs, slow paths);
-//   - regalloc.go: guest registers -> host registers;
+//   - regalloc.go: guest registers -> host registers, and the home
+//     registers linked fragments agree on;
+//   - sext.go: lazy sign extension of 32-bit (W) results;
 //   - lower.go, arith.go: IR instructions -> x86-64 instructions;
 //   - stubs.go: exit stubs, linking and the poll point;
 //   - ibl.go: the indirect branch lookup table layout and probe;

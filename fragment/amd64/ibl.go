@@ -35,11 +35,13 @@ func IBLIndex(pc uint64) uint64 { return (pc >> iblShift) & (IBLEntries - 1) }
 //	stub: TESTL $3, AX ; JNE misaligned      ; let the interpreter fault
 //	      MOVQ host, X[r](R15) ...           ; write back dirty registers
 //	      MOVQ $pc+4, X[rd](R15)             ; the link register
+//	      MOVQ X[h](R15), home ...           ; reload borrowed home registers
 //	      SUBQ $retired, R12 ; JLE out       ; poll point
 //	      CX = IBL + IBLIndex(AX) * 16       ; SHRQ, ANDL, SHLQ, ADDQ
 //	      CMPQ (CX), AX ; JNE out            ; an empty slot's tag never matches
 //	      JMP 8(CX)
-//	out:  MOVQ AX, PC(R15) ; MOVL $id, Exit(R15) ; RET
+//	out:  MOVQ home, X[h](R15) ...           ; write back every home register
+//	      MOVQ AX, PC(R15) ; MOVL $id, Exit(R15) ; RET
 //
 // The alignment test comes first so that only multiples of 4 are looked
 // up, which an empty slot's odd tag (IBLEmpty) cannot equal: target 0 is
@@ -51,17 +53,27 @@ func (c *compiler) emitIndirectStub(e *exitStub) {
 	out := &label{}
 	a.op(xTESTL, imm(3), reg(rAX))
 	a.jcc(condNE, e.misaligned.stub)
-	c.writeBack(e.at)
+	c.extendStale(e.stale)
+	e.stale = 0
+	c.writeBack(e)
 	if e.rd != 0 {
-		if int64(e.link) == int64(int32(e.link)) {
+		// The link register: in its home if it is a resident home
+		// register, else in State (from where reloadHomes takes it if
+		// it is a borrowed one).
+		switch {
+		case c.ra.resident&(1<<e.rd) != 0:
+			a.op(xMOVQ, imm(int64(e.link)), reg(c.ra.home[e.rd]))
+		case int64(e.link) == int64(int32(e.link)):
 			a.op(xMOVQ, imm(int64(e.link)), mem(rSt, regOff(e.rd)))
-		} else {
+		default:
 			a.op(xMOVQ, imm(int64(e.link)), reg(rCX))
 			a.op(xMOVQ, reg(rCX), mem(rSt, regOff(e.rd)))
 		}
 	}
+	c.reloadHomes()
 	a.op(xSUBQ, imm(int64(e.Retired)), reg(rBudget))
 	if c.noIBL {
+		c.writeHomes(e, c.ra.resident|c.ra.evicted)
 		c.leaveIndirect(e)
 		return
 	}
@@ -75,6 +87,7 @@ func (c *compiler) emitIndirectStub(e *exitStub) {
 	a.jcc(condNE, out)
 	a.op(xJMP, none, mem(rCX, 8))
 	a.bind(out)
+	c.writeHomes(e, c.ra.resident|c.ra.evicted)
 	c.leaveIndirect(e)
 }
 

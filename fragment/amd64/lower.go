@@ -240,10 +240,17 @@ func (c *compiler) guard(i int, in ir.Inst) {
 		c.load(x, rAX)
 		xo = reg(rAX)
 	}
+	// Operands known to be sign-extended from 32 bits compare like their
+	// low halves, signed and unsigned, so stale ones are compared in 32
+	// bits (see sext.go).
+	test, cmp := xTESTQ, xCMPQ
+	if c.sx.rawStale {
+		test, cmp = xTESTL, xCMPL
+	}
 	if y.IsConst && y.Const == 0 {
-		a.op(xTESTQ, xo, xo)
+		a.op(test, xo, xo)
 	} else {
-		a.op(xCMPQ, xo, c.opnd(y, rCX))
+		a.op(cmp, xo, c.opnd(y, rCX))
 	}
 	a.jcc(cond, e.stub)
 }

@@ -8,10 +8,12 @@ import (
 	"rvdyn/fragment/ir"
 )
 
-// allocatable are the host registers guest registers may live in. AX, CX
-// and DX are scratch, R12 holds the budget, R14 and R15 are fixed, SP and
-// BP are never touched.
-var allocatable = []register{rBX, rSI, rDI, rR8, rR9, rR10, rR11, rR13}
+// allocatable are the host registers guest registers may live in, in the
+// order they are handed out. AX, CX and DX are scratch, R12 holds the
+// budget, R14 and R15 are fixed, SP is never touched. BP comes last: it is
+// Go's frame pointer, which the trampoline saves and restores around
+// native code (codecache/enter_amd64.s), and Options.NoBPReg leaves it out.
+var allocatable = []register{rBX, rSI, rDI, rR8, rR9, rR10, rR11, rR13, rBP}
 
 // regAlloc maps guest registers to host registers for one fragment. The
 // allocation is fixed for the whole fragment (a trace is one straight
@@ -24,11 +26,39 @@ type regAlloc struct {
 	// before[i] is the set of registers written by the instructions
 	// before instruction i.
 	before []uint32
+	// The home register convention across linked fragments (homeGuests):
+	// home[r] is guest register r's home host register, 0 if it has none
+	// (or the convention is off). resident are the guest registers with a
+	// home that stay in it throughout this fragment (host[r] == home[r],
+	// whether the fragment uses them or not); evicted are those whose home
+	// this fragment gives to another guest register: the linked entry
+	// stores them to State, where the fragment uses them, and linked
+	// exits load them back.
+	home              [32]register
+	resident, evicted uint32
 }
 
+// homeGuests are the guest registers that have a home host register, in
+// the order of allocatable: sp, a0, a1, ra, s0, a2..a5 (the registers of
+// calls, returns and frames, which every fragment of call-heavy code
+// touches). At every linked transition (a link jump, an indirect branch
+// lookup hit) they are in their homes and their State slots may be
+// stale, so a transition between fragments that keep them resident
+// costs no write back and no reload. Native code writes them all back
+// before it returns to the dispatcher.
+var homeGuests = []uint8{2, 10, 11, 1, 8, 12, 13, 14, 15}
+
+// minBorrowUses is the fewest uses (reads and writes) for which a guest
+// register without a home borrows one in a fragment that does not loop:
+// borrowing costs a store at the linked entry and a load at each linked
+// exit, and saves a memory operand per use.
+const minBorrowUses = 3
+
 // allocate gives host registers to the guest registers the IR uses most
-// (reads and writes weighted equally; x0 never).
-func allocate(f *ir.Func, enabled bool) *regAlloc {
+// (reads and writes weighted equally; x0 never); withBP adds BP to the
+// registers it may use; homes puts registers with a home (homeGuests) in
+// it, and the others in the homes of registers the fragment uses less.
+func allocate(f *ir.Func, enabled, withBP, homes bool) *regAlloc {
 	ra := &regAlloc{before: make([]uint32, len(f.Insts))}
 	var count [32]int
 	for i := range f.Insts {
@@ -55,11 +85,50 @@ func allocate(f *ir.Func, enabled bool) *regAlloc {
 		}
 	}
 	sort.SliceStable(order, func(i, j int) bool { return count[order[i]] > count[order[j]] })
-	for i, r := range order {
-		if i == len(allocatable) {
-			break
+	regs := allocatable
+	if !withBP {
+		regs = regs[:len(regs)-1]
+	}
+	if len(order) > len(regs) {
+		order = order[:len(regs)]
+	}
+	if !homes {
+		for i, r := range order {
+			ra.host[r] = regs[i]
 		}
-		ra.host[r] = allocatable[i]
+		return ra
+	}
+	var taken [32]bool // by guest register, for the homes of homeGuests[:len(regs)]
+	for i, g := range homeGuests[:len(regs)] {
+		ra.home[g] = regs[i]
+	}
+	for _, r := range order {
+		if h := ra.home[r]; h != 0 {
+			ra.host[r] = h
+			taken[r] = true
+		}
+	}
+	next := len(regs) - 1 // the next home to borrow: the last ones first
+	for _, r := range order {
+		if ra.host[r] != 0 {
+			continue
+		}
+		if count[r] < minBorrowUses && !f.Loops {
+			continue // cheaper in State than a home's store and reload
+		}
+		for taken[homeGuests[next]] {
+			next--
+		}
+		g := homeGuests[next]
+		taken[g] = true
+		ra.host[r] = ra.home[g]
+		ra.evicted |= 1 << g
+	}
+	for _, g := range homeGuests[:len(regs)] {
+		if ra.evicted&(1<<g) == 0 {
+			ra.resident |= 1 << g
+			ra.host[g] = ra.home[g] // unused ones too: they pass through
+		}
 	}
 	return ra
 }
@@ -69,11 +138,12 @@ func allocate(f *ir.Func, enabled bool) *regAlloc {
 // loops to itself (an exit in a later iteration writes back every written
 // register, so each must hold a real value from the start).
 func (ra *regAlloc) needsLoad(r uint8, loops bool) bool {
-	return ra.host[r] != 0 && (ra.readFirst&(1<<r) != 0 || loops)
+	return ra.host[r] != 0 && ra.resident&(1<<r) == 0 && (ra.readFirst&(1<<r) != 0 || loops)
 }
 
-// dirty returns the allocated guest registers whose State slot may be
-// stale at an exit taken by instruction i (before i writes anything):
+// dirty returns the allocated guest registers, resident homes aside,
+// whose State slot may be stale at an exit taken by instruction i
+// (before i writes anything):
 // those written by earlier instructions, or, in a fragment that loops to
 // itself (where an earlier iteration may have written anything), every
 // written one. i == len(f.Insts) means after all of them.
@@ -82,6 +152,7 @@ func (ra *regAlloc) dirty(i int, loops bool) []uint8 {
 	if !loops && i < len(ra.before) {
 		d = ra.before[i]
 	}
+	d &^= ra.resident // written back when native code leaves
 	var out []uint8
 	for r := 1; r < 32; r++ {
 		if d&(1<<r) != 0 && ra.host[r] != 0 {

@@ -21,7 +21,10 @@ type Exit struct {
 // exitStub is an exit being emitted: its record and the label of its stub.
 type exitStub struct {
 	ir.Exit
-	at      int // index of the IR instruction that takes it (for the write back)
+	at int // index of the IR instruction that takes it (for the write back)
+	// stale are the registers whose upper half is stale when the exit is
+	// taken (sext.go): extended before they are written back.
+	stale   uint32
 	stub    *label
 	linked  *label // for a self-loop back edge: where the link jump goes
 	id      patchField
@@ -38,7 +41,7 @@ type exitStub struct {
 // code is emitted after the body.
 func (c *compiler) stubFor(e, at int) *exitStub {
 	r := c.f.Exits[e]
-	s := &exitStub{Exit: r.Exit, at: at, stub: &label{}}
+	s := &exitStub{Exit: r.Exit, at: at, stub: &label{}, stale: c.sx.stale}
 	c.exits = append(c.exits, s)
 	if r.Kind == ir.ExitIndirect {
 		s.rd, s.link = r.Link, r.LinkVal
@@ -47,27 +50,58 @@ func (c *compiler) stubFor(e, at int) *exitStub {
 	return s
 }
 
-// writeBack stores the allocated guest registers that are dirty at an
-// exit taken by IR instruction at into State.
-func (c *compiler) writeBack(at int) {
-	for _, r := range c.ra.dirty(at, c.loops) {
+// writeBack stores the allocated guest registers that are dirty at exit
+// e into State, sign-extending the stale ones first; resident home
+// registers aside (see writeHomes).
+func (c *compiler) writeBack(e *exitStub) {
+	for _, r := range c.ra.dirty(e.at, c.loops) {
+		if e.stale&(1<<r) != 0 {
+			c.a.op(xMOVLQSX, reg(c.ra.host[r]), reg(c.ra.host[r]))
+		}
 		c.a.op(xMOVQ, reg(c.ra.host[r]), mem(rSt, regOff(r)))
+	}
+}
+
+// writeHomes stores the home registers (those of mask) into State, on
+// the way out of native code: they hold values other fragments wrote too.
+func (c *compiler) writeHomes(e *exitStub, mask uint32) {
+	for r := uint8(1); r < 32; r++ {
+		if mask&(1<<r) != 0 {
+			if e.stale&(1<<r) != 0 {
+				c.a.op(xMOVLQSX, reg(c.ra.home[r]), reg(c.ra.home[r]))
+			}
+			c.a.op(xMOVQ, reg(c.ra.home[r]), mem(rSt, regOff(r)))
+		}
+	}
+}
+
+// reloadHomes loads the home registers this fragment borrowed from
+// State, before a link jump or an indirect branch lookup: the next
+// fragment expects every home register in its home.
+func (c *compiler) reloadHomes() {
+	for r := uint8(1); r < 32; r++ {
+		if c.ra.evicted&(1<<r) != 0 {
+			c.a.op(xMOVQ, mem(rSt, regOff(r)), reg(c.ra.home[r]))
+		}
 	}
 }
 
 // emitStub emits an exit stub:
 //
 //	stub: MOVQ host, X[r](R15) ...     ; write back dirty guest registers
+//	      MOVQ X[h](R15), home ...     ; reload the borrowed home registers
 //	      SUBQ $retired, R12           ; charge the instructions (R12 = budget)
 //	      JLE  out                     ; poll point: budget spent
 //	      JMP  rel32                   ; link jump (0 = fall through)
-//	out:  MOVL $id, Exit(R15)
+//	out:  MOVQ home, X[h](R15) ...     ; write back every home register
+//	      MOVL $id, Exit(R15)
 //	      RET
 //
-// The back edge of a fragment that loops to its own head needs no write
-// back: "SUBQ $retired, R12; JGT body" jumps past the entry loads, with
-// every register in place, and falls into the write-back and out when
-// the budget is spent.
+// A stub that cannot be linked writes back the resident home registers
+// and leaves. The back edge of a fragment that loops to its own head
+// needs no write back: "SUBQ $retired, R12; JGT body" jumps past the
+// entry loads, with every register in place, and falls into the
+// write-back and out when the budget is spent.
 func (c *compiler) emitStub(e *exitStub) {
 	if e.Kind == ir.ExitIndirect {
 		c.emitIndirectStub(e)
@@ -75,26 +109,41 @@ func (c *compiler) emitStub(e *exitStub) {
 	}
 	a := c.a
 	a.bind(e.stub)
+	// State, the loop head and the next fragment expect every register
+	// sign-extended (sext.go).
+	c.extendStale(e.stale)
+	e.stale = 0
 	out := &label{}
-	if e.linked == nil {
-		c.writeBack(e.at)
+	linkable := e.linked == nil && e.Kind == ir.ExitBranch
+	switch {
+	case e.linked != nil:
+	case linkable:
+		c.writeBack(e)
+		c.reloadHomes()
+	default:
+		c.writeBack(e)
+		c.writeHomes(e, c.ra.resident)
 	}
 	if e.Retired > 0 {
 		a.op(xSUBQ, imm(int64(e.Retired)), reg(rBudget))
 		switch {
 		case e.linked != nil:
 			a.jcc(condGT, e.linked) // the back edge: loop while budget is left
-		case e.Kind == ir.ExitBranch:
+		case linkable:
 			a.jcc(condLE, out)
 		}
 	}
-	if e.linked == nil && e.Kind == ir.ExitBranch {
+	if linkable {
 		e.link32, e.hasLink = a.jmpPatchable(), true
 	}
 	a.bind(out)
-	if e.linked != nil {
+	switch {
+	case e.linked != nil:
 		// The budget ran out on the back edge: write back before leaving.
-		c.writeBack(e.at)
+		c.writeBack(e)
+		c.writeHomes(e, c.ra.resident)
+	case linkable:
+		c.writeHomes(e, c.ra.resident|c.ra.evicted)
 	}
 	e.id = a.movExitID(StateExit)
 	a.op(xRET, none, none)

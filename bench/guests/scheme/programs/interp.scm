@@ -16,7 +16,7 @@
 ;;;           (a higher-order helper applied to a lambda).
 ;;;
 ;;; n: the machine runs fib(n) and sumsq(4n^2); the evaluator runs
-;;; fib(n - 3) and sumsq(2n^2).  Work grows about 1.6x per unit of n
+;;; fib(max(n - 3, 0)) and sumsq(2n^2).  Work grows about 1.6x per unit of n
 ;;; (the fib runs dominate at train and test sizes).
 ;;;
 ;;; Result: (vm-fib vm-sumsq eval-fib eval-sumsq).
@@ -194,7 +194,7 @@
 (define (run n)
   (list (interp-compile-run (interp-fib-program n))
         (interp-compile-run (interp-sumsq-program (* 4 n n)))
-        (interp-eval (interp-fib-program (- n 3)) '())
+        (interp-eval (interp-fib-program (max 0 (- n 3))) '())
         (interp-eval (interp-sumsq-program (* 2 n n)) '())))
 
 (define (interp-fib-iter k)
@@ -208,7 +208,7 @@
   (equal? result
           (list (interp-fib-iter n)
                 (interp-sumsq-closed (* 4 n n))
-                (interp-fib-iter (- n 3))
+                (interp-fib-iter (max 0 (- n 3)))
                 (interp-sumsq-closed (* 2 n n)))))
 
 (define sizes '((small . 9) (train . 20) (test . 23)))

@@ -1,0 +1,163 @@
+// Lazy sign extension: which guest registers hold a 32-bit result whose upper half is not yet extended -> the MOVLQSX each consumer needs, and none where it reads only the low half.
+
+package amd64
+
+import (
+	"rvdyn/fragment/ir"
+	"rvdyn/interp"
+)
+
+// sextState follows, instruction by instruction along the trace, the
+// registers of 32-bit values. RV64's W ops (addw, sllw, ...) sign-extend
+// their 32-bit result to 64 bits, which costs a MOVLQSX after the x86
+// 32-bit op; gcc's 32-bit code (SHA-256, CRC, hashes) is mostly W ops
+// feeding W ops, bitwise ops and narrow stores, none of which reads the
+// upper half. So a W result that lands in a host register is left
+// "stale" (its low 32 bits right, its upper 32 bits garbage) and
+// extended in place only before an instruction that reads all 64 bits,
+// and in exit stubs before it is written back to State.
+//
+// Invariants: a stale register is allocated (State slots are always
+// exact); at the fragment entry and at the head of a self-loop nothing is
+// stale (the back edge extends what is); an exit stub extends the stale
+// registers it writes back.
+type sextState struct {
+	on bool // Options.NoLazySext is off
+	// stale: bit r is set when r's host register has the right low 32
+	// bits and a stale upper half.
+	stale uint32
+	// known: bit r is set when r's guest value is the sign extension of
+	// its low 32 bits (a W result, lw, a narrow load, a sign extension,
+	// slt, or a bitwise op on such values). Only known values may be
+	// read stale by bitwise ops and compares: for them the low halves
+	// decide the result.
+	known uint32
+	// rawStale: the instruction being lowered reads a stale operand
+	// without extending it, so its result (if any) must be extended or
+	// left stale, and a compare must be 32 bits wide.
+	rawStale bool
+	// lazy is set by the lowering when it left the result in Dst's host
+	// register stale.
+	lazy bool
+}
+
+// knownVal reports whether v is known to be sign-extended from 32 bits.
+func (c *compiler) knownVal(v ir.Val) bool {
+	if v.IsConst {
+		return ir.FitsInt32(int64(v.Const))
+	}
+	return v.Reg == 0 || c.sx.known&(1<<v.Reg) != 0
+}
+
+// staleVal reports whether v is a register whose upper half is stale.
+func (c *compiler) staleVal(v ir.Val) bool {
+	return !v.IsConst && v.Reg != 0 && c.sx.stale&(1<<v.Reg) != 0
+}
+
+// lowReads reports, for operands A and B of in, whether in reads only
+// their low 32 bits (or fewer), so that they may be stale.
+func (c *compiler) lowReads(in ir.Inst) (a, b bool) {
+	switch op := in.Op; {
+	case isW(op):
+		return true, true
+	case op == interp.OpSLL || op == interp.OpSRL || op == interp.OpSRA:
+		return false, true // the shift amount is the low 6 bits
+	case ir.IsExt(op):
+		return true, false // MOVLQSX, MOVL and the narrower ones
+	case ir.IsStore(op):
+		return false, ir.Width(op) <= 4
+	case op == interp.OpAND || op == interp.OpOR || op == interp.OpXOR, ir.IsGuard(op):
+		both := c.knownVal(in.A) && c.knownVal(in.B)
+		return both, both
+	case op == ir.OpMov:
+		return c.host(in.Dst) != 0, false // copied as is, staleness and all
+	}
+	return false, false
+}
+
+// extend emits the sign extension of stale register r in place.
+func (c *compiler) extend(r uint8) {
+	h := c.host(r)
+	c.a.op(xMOVLQSX, reg(h), reg(h))
+	c.sx.stale &^= 1 << r
+}
+
+// prepare extends the stale operands in reads in full.
+func (c *compiler) prepare(v ir.Val, low bool) {
+	if !low && c.staleVal(v) {
+		c.extend(v.Reg)
+	}
+}
+
+// knownResult reports whether the value in writes to Dst is known to be
+// sign-extended from 32 bits (computed before in updates the state).
+func (c *compiler) knownResult(in ir.Inst) bool {
+	switch op := in.Op; {
+	case isW(op):
+		return true
+	case op == ir.OpSext32, op == ir.OpSext16, op == ir.OpSext8, op == ir.OpZext16, op == ir.OpZext8:
+		return true
+	case op == interp.OpLW, op == interp.OpLH, op == interp.OpLB, op == interp.OpLHU, op == interp.OpLBU:
+		return true
+	case op == interp.OpSLT, op == interp.OpSLTU:
+		return true
+	case op == interp.OpAND || op == interp.OpOR || op == interp.OpXOR:
+		return c.knownVal(in.A) && c.knownVal(in.B)
+	case op == ir.OpMov:
+		return c.knownVal(in.A)
+	}
+	return false
+}
+
+// lowerSext lowers IR instruction i with lazy sign extension: it extends
+// the stale operands in reads in full, lowers it, and records whether its
+// result is stale and known to be sign-extended.
+func (c *compiler) lowerSext(i int, in ir.Inst) {
+	if !c.sx.on {
+		c.lowerInst(i, in)
+		return
+	}
+	lowA, lowB := c.lowReads(in)
+	c.prepare(in.A, lowA)
+	c.prepare(in.B, lowB)
+	c.sx.rawStale = c.staleVal(in.A) || c.staleVal(in.B)
+	c.sx.lazy = false
+	known := c.knownResult(in)
+	c.lowerInst(i, in)
+	if in.Dst == 0 {
+		return
+	}
+	bit := uint32(1) << in.Dst
+	c.sx.stale &^= bit
+	c.sx.known &^= bit
+	if known {
+		c.sx.known |= bit
+	}
+	if c.sx.lazy || (in.Op == ir.OpMov && c.sx.rawStale) {
+		c.sx.stale |= bit
+	}
+}
+
+// finish32 completes an instruction whose result in w has the right low
+// 32 bits (a W op, or a bitwise op that read a stale operand): it is
+// left stale when it goes to Dst's host register and lazy sign
+// extension is on, and sign-extended here otherwise.
+func (c *compiler) finish32(in ir.Inst, w register) {
+	if c.sx.on && c.host(in.Dst) != 0 {
+		c.sx.lazy = true
+		return
+	}
+	c.a.op(xMOVLQSX, reg(w), reg(w))
+}
+
+// extendStale emits the sign extension of the registers of mask that are
+// stale in place (an exit stub, before it writes them back or jumps to
+// the loop head).
+func (c *compiler) extendStale(mask uint32) {
+	for r := uint8(1); r < 32; r++ {
+		if mask&(1<<r) != 0 {
+			h := c.host(r)
+			c.a.op(xMOVLQSX, reg(h), reg(h))
+		}
+	}
+}

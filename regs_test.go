@@ -1,0 +1,94 @@
+package rvdyn_test
+
+import (
+	"fmt"
+	"testing"
+
+	"rvdyn"
+	"rvdyn/internal/rvtest"
+	"rvdyn/interp"
+	"rvdyn/net"
+)
+
+// homeCall is a loop run 300,000 times that calls a function placed
+// before it, so that NET makes two fragments linked to each other: A (the
+// loop up to the call) and B (the function, its return and the loop's
+// back edge). A computes 32-bit (W) values whose upper halves the code
+// generator may leave stale, and keeps three non-home registers busy
+// enough to borrow the homes of a0, a4 and a5; B reads the W values in
+// full (an address, a checksum in a0) and stores through sp, a home
+// register A's transitions must carry. With wild set, B's store address
+// leaves guest memory for the last 99 iterations: the fault must come at
+// the interpreter's pc, address and instruction count.
+func homeCall(wild bool) []byte {
+	const (
+		zero, ra, sp, t0, t2, s0 = 0, 1, 2, 5, 7, 8
+		a0, a1, a2, a3           = 10, 11, 12, 13
+		s2, t3, t4, t5           = 18, 28, 29, 30
+	)
+	pick := I{Op: interp.OpSLTIU, Rd: t0, Rs1: s0, Imm: 100} // t0 = s0 < 100
+	if !wild {
+		pick = I{Op: interp.OpADDI, Rd: t0}
+	}
+	prog := cat(li(s0, 300000), li(s2, 0x20000), li(a0, 0))
+	jumpAt := len(prog)
+	prog = append(prog, I{Op: interp.OpJAL}) // j loop, patched below
+	f := len(prog)
+	prog = append(prog,
+		pick,
+		I{Op: interp.OpSLLI, Rd: t0, Rs1: t0, Imm: 40},
+		I{Op: interp.OpADD, Rd: t0, Rs1: t0, Rs2: s2},
+		I{Op: interp.OpANDI, Rd: t2, Rs1: a3, Imm: 0x7f8},
+		I{Op: interp.OpADD, Rd: t0, Rs1: t0, Rs2: t2},
+		I{Op: interp.OpSD, Rs1: t0, Rs2: a2},          // wild when s0 < 100
+		I{Op: interp.OpSD, Rs1: sp, Rs2: a1, Imm: -8}, // through sp
+		I{Op: interp.OpADD, Rd: a0, Rs1: a0, Rs2: a3}, // checksum of full values
+		I{Op: interp.OpJALR, Rs1: ra},
+	)
+	loop := len(prog)
+	prog[jumpAt].Imm = int64(4 * (loop - jumpAt))
+	prog = append(prog,
+		I{Op: interp.OpADDIW, Rd: a1, Rs1: s0, Imm: 0x123},
+		I{Op: interp.OpSLLIW, Rd: a2, Rs1: a1, Imm: 5},
+		I{Op: interp.OpXOR, Rd: a3, Rs1: a2, Rs2: a1},
+		I{Op: interp.OpADD, Rd: t3, Rs1: t3, Rs2: a3},
+		I{Op: interp.OpADD, Rd: t4, Rs1: t4, Rs2: t3},
+		I{Op: interp.OpADD, Rd: t5, Rs1: t5, Rs2: t4},
+		I{Op: interp.OpADD, Rd: t3, Rs1: t3, Rs2: t5},
+	)
+	prog = append(prog, I{Op: interp.OpJAL, Rd: ra, Imm: int64(4 * (f - len(prog)))})
+	prog = append(prog, I{Op: interp.OpADDI, Rd: s0, Rs1: s0, Imm: -1})
+	prog = append(prog, I{Op: interp.OpBNE, Rs1: s0, Rs2: zero, Imm: int64(4 * (loop - len(prog)))})
+	prog = append(prog, I{Op: interp.OpXOR, Rd: a0, Rs1: a0, Rs2: t5})
+	prog = append(prog, exitWith()...)
+	return rvtest.MakeELF(words(prog...), nil, 4096)
+}
+
+// TestHomeRegistersAcrossLinks runs homeCall under the interpreter, under
+// the optimizer with and without each register mechanism, and under
+// qemu-riscv64: every outcome, fault and instruction count included, must
+// agree.
+func TestHomeRegistersAcrossLinks(t *testing.T) {
+	cfgs := hardeningConfigs()
+	for _, m := range []string{"home-regs", "lazy-sext", "bp-reg"} {
+		o := rvdyn.Options{NET: net.Options{Delay: 10}}
+		if err := o.Disable(m); err != nil {
+			t.Fatal(err)
+		}
+		cfgs["no "+m] = o
+	}
+	for _, wild := range []bool{false, true} {
+		t.Run(fmt.Sprintf("wild=%v", wild), func(t *testing.T) {
+			img := homeCall(wild)
+			ref := agreeEverywhere(t, img, rvdyn.Options{}, cfgs)
+			f := faultOf(ref.err)
+			switch {
+			case wild && (f == nil || f.Kind != interp.FaultStore || ref.code != 139):
+				t.Fatalf("interp: exit %d, %v; want a store fault (139)", ref.code, ref.err)
+			case !wild && ref.err != nil:
+				t.Fatalf("interp: %v", ref.err)
+			}
+			checkQemu(t, img, ref)
+		})
+	}
+}
