@@ -84,6 +84,15 @@ func dynamoConfigs(t *testing.T) map[string]rvdyn.Options {
 	cfgs["async"] = rvdyn.Options{NET: net.Options{Delay: 50}, Compiler: rvdyn.CompilerOptions{Mode: rvdyn.CompileAsync}}
 	cfgs["async queue 1, 16 KiB cache"] = rvdyn.Options{NET: net.Options{Delay: 10}, Cache: codecache.Options{Size: 16 << 10},
 		Compiler: rvdyn.CompilerOptions{Mode: rvdyn.CompileAsync, Queue: 1}}
+	// The other selection schemes (select.go): the compressor's counter
+	// table, and the relational profiler's service thread, free-running
+	// (the traces may differ from run to run, the answer may not) and
+	// synchronous with a cache small enough to flush (the service
+	// thread's restart after a flush).
+	cfgs["select compressor"] = rvdyn.Options{Select: rvdyn.SelectOptions{Scheme: rvdyn.SelectCompressor}}
+	cfgs["select rpa"] = rvdyn.Options{Select: rvdyn.SelectOptions{Scheme: rvdyn.SelectRPA}}
+	cfgs["select rpa sync, 16 KiB cache"] = rvdyn.Options{NET: net.Options{Delay: 10}, Cache: codecache.Options{Size: 16 << 10},
+		Select: rvdyn.SelectOptions{Scheme: rvdyn.SelectRPA, RPASync: true}}
 	// Value specialization: the default compressor, and an aggressive
 	// setting (a handful of loads, a bare majority) whose guards fail
 	// often, so every guest leaves through failed guards.

@@ -182,9 +182,10 @@ func (vm *VM) runNative(f *codecache.Fragment, budget uint64) error {
 // candidate counts an execution of the trace-head candidate at pc and, if
 // NET predicts it hot, records, compiles and inserts its trace.
 func (vm *VM) candidate(pc uint64) error {
-	if vm.isFragment(pc) || !vm.sel.Bump(pc) {
+	if vm.isFragment(pc) || !vm.bump(pc) {
 		return nil
 	}
+	at := vm.m.Retired()
 	t0 := time.Now()
 	trace, reason, err := vm.sel.Record(vm.m, min(vm.left(), vm.untilSample()), vm.isFragment)
 	t1 := time.Now()
@@ -193,12 +194,17 @@ func (vm *VM) candidate(pc uint64) error {
 	// when this one ended at the next head, profile from there as well.
 	vm.again = err == nil && vm.sel.Predict() == net.PredictPath && (reason == net.EndBackward || reason == net.EndCycle)
 	if err != nil || trace == nil {
+		vm.notProfiled(t1.Sub(t0))
 		return err // a guest fault while recording, or nothing worth compiling
 	}
 	vm.ctr.traces++
 	vm.ctr.traceInstructions += uint64(trace.Len())
 	vm.ctr.endReasons[reason]++
-	return vm.build(trace, t1) // compilequeue.go: now, or on the service thread
+	if err := vm.build(trace, t1); err != nil { // compilequeue.go: now, or on the service thread
+		return err
+	}
+	vm.metrics.trace(at, pc)
+	return nil
 }
 
 // isFragment reports whether pc is the head of a fragment in the cache,
@@ -212,6 +218,8 @@ func (vm *VM) flush() {
 	vm.cache.Flush()
 	vm.m.ClearMarks()
 	vm.sel.Reset()
+	vm.scheme.reset()
+	vm.metrics.flush(vm.m.Retired())
 	if vm.onFlush != nil {
 		vm.onFlush()
 	}

@@ -88,6 +88,7 @@ func ParseMode(s string) (Mode, error) {
 //	Mode                   ModeDynamo                       Mode
 //	NET.Delay              50 (net.NoDelay for 0)           net.Options
 //	NET.MaxTraceLen        512 guest instructions           net.Options
+//	Select.*               NET, no metrics                  SelectOptions
 //	Cache.Size             32 MiB                           codecache.Options
 //	Cache.NoLink, NoIBL    false: exits linked, IBL on      codecache.Options
 //	Policy.*               flush on phase change, bail out  codecache.PolicyOptions
@@ -110,6 +111,10 @@ type Options struct {
 	// NET configures trace selection: the prediction delay tau and the
 	// trace length limit.
 	NET net.Options
+	// Select chooses the trace selection scheme (NET, path profiling, the
+	// stratified-sampling compressor or a relational-profiler service
+	// thread) and whether the run scores the traces it compiled.
+	Select SelectOptions
 	// Cache configures the code cache: its size, and linking and the
 	// indirect branch lookup, which can be switched off for experiments
 	// (fragments are then compiled with fragment.Options.NoIBL).
@@ -206,6 +211,7 @@ type VM struct {
 	st     *fragment.State
 	cache  *codecache.Cache
 	sel    *net.Selector
+	scheme headScheme // decides which candidates are hot (select.go)
 	env    fragment.Env
 	sample fragment.Sampler // the profiler's emitted sampling decisions, or nil
 	vals   *valueProfile    // Options.Specialize's value profile, or nil
@@ -214,8 +220,9 @@ type VM struct {
 	rpaNative *rpa.Engine
 	ctr       counters
 	ran       bool
-	bailed    bool // optimization given up: interpreting to the end
-	again     bool // path profiling: the pc is a head whose path is profiled next
+	bailed    bool          // optimization given up: interpreting to the end
+	again     bool          // path profiling: the pc is a head whose path is profiled next
+	metrics   *traceMetrics // Options.Select.Metrics: the selection log (metrics.go)
 	// codePages holds the guest text pages the fragments in the cache were
 	// built from: a fence.i after the guest rewrote one flushes the cache.
 	codePages map[uint64]bool
@@ -282,11 +289,18 @@ func (vm *VM) interpret() error {
 // New loads an ELF image (a static RV64IM executable) and prepares it to
 // run. A bad image gives a *interp.LoadError.
 func New(image []byte, opts Options) (*VM, error) {
+	if opts.Select.scheme(opts.NET) == SelectPath {
+		opts.NET.Predict = net.PredictPath // --select=path and --predict=path are one scheme
+	}
+	var tm *traceMetrics
+	if opts.Select.Metrics && opts.Mode == ModeDynamo {
+		tm = newTraceMetrics(image, &opts) // buffers standard input for the profiling run
+	}
 	m, err := interp.Load(image, opts.Config)
 	if err != nil {
 		return nil, err
 	}
-	vm := &VM{opts: opts, m: m, codePages: make(map[uint64]bool), syms: interp.LoadSymbols(image)}
+	vm := &VM{opts: opts, m: m, codePages: make(map[uint64]bool), syms: interp.LoadSymbols(image), metrics: tm}
 	if cd := layout.NewCountdown(opts.Sample); cd != nil {
 		vm.samp = sampler{cd: cd, set: make(layout.SampleSet)}
 	}
@@ -308,6 +322,10 @@ func New(image []byte, opts Options) (*VM, error) {
 		m.UseCPU(&vm.st.CPU)
 		vm.sel = net.NewSelector(opts.NET)
 		vm.env = fragment.EnvOf(m)
+		if vm.scheme, err = vm.newScheme(opts.Select); err != nil {
+			vm.Close()
+			return nil, err
+		}
 	}
 	if err := vm.startGC(); err != nil {
 		vm.Close()
@@ -324,8 +342,8 @@ func New(image []byte, opts Options) (*VM, error) {
 		}
 		p.Attach(m)
 		if vm.sel != nil {
-			g, all := p.Engine, opts.ProfileInterpreted
-			native := !all && !opts.ProfileNoNative
+			g, all := p.Engine, vm.opts.ProfileInterpreted
+			native := !all && !vm.opts.ProfileNoNative
 			g.UseCountdowns(&vm.st.Countdown)
 			if native {
 				g.UseNative(&vm.st.Native)
@@ -364,6 +382,9 @@ func (vm *VM) Machine() *interp.Machine { return vm.m }
 // Close releases guest memory and the code cache.
 func (vm *VM) Close() error {
 	err := vm.stopGC()
+	if vm.scheme != nil {
+		vm.scheme.close()
+	}
 	if vm.cache != nil {
 		if e := vm.cache.Close(); err == nil {
 			err = e
@@ -397,6 +418,9 @@ func (vm *VM) Run() (int, error) {
 		err = vm.dispatch()
 	}
 	vm.ctr.wall = time.Since(start)
+	if vm.metrics != nil {
+		vm.metrics.score(vm)
+	}
 	if e := vm.m.HostError(); e != nil && err == nil {
 		err = e
 	}

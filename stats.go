@@ -66,6 +66,7 @@ type counters struct {
 	recordTime        time.Duration
 	compileTime       time.Duration
 	lastInsert        time.Duration // since Run started, when the last fragment was inserted
+	selectTime        time.Duration // main-thread selection work, measured with SelectOptions.Metrics
 }
 
 // Stats describe one run: a snapshot taken by VM.Stats. Instruction
@@ -76,6 +77,7 @@ type Stats struct {
 	Mode     Mode
 	Delay    int         // the prediction delay tau the run used
 	Predict  net.Predict // the online prediction scheme (NET or path profiling)
+	Select   Select      // the trace selection scheme (SelectPath when Predict is path)
 	ExitCode int         // the guest's status (128+signal after a fault)
 
 	GuestInstructions       uint64 // retired guest instructions
@@ -88,6 +90,7 @@ type Stats struct {
 	TraceHeads        uint64                    // distinct candidates counted (NET counter space)
 	PathCounters      uint64                    // --predict=path: distinct paths counted (its counter space)
 	PathsProfiled     uint64                    // --predict=path: path executions recorded and counted
+	SelectCounters    uint64                    // the selection scheme's counter space: heads (net), paths (path), counter table entries (compressor), service-thread table entries (rpa)
 	Quieted           uint64                    // trace heads given up: the trace ends at a system instruction too soon to pay
 	Fragments         uint64                    // fragments inserted into the code cache
 	TooLarge          uint64                    // traces whose code did not fit in the empty cache (left interpreted)
@@ -112,6 +115,14 @@ type Stats struct {
 	LastInsert time.Duration
 	// Compiler describes the service-thread compiler (Options.Compiler).
 	Compiler CompilerStats
+	// SelectTime is the main-thread time of the selection scheme's
+	// decisions at trace-head candidates (and, for path, recording paths
+	// it did not compile); measured only with SelectOptions.Metrics (0
+	// otherwise), since timing every candidate has a cost of its own.
+	SelectTime time.Duration
+	// TraceMetrics scores the traces compiled against the run's path
+	// profile (SelectOptions.Metrics), or is nil.
+	TraceMetrics *TraceMetrics
 
 	// TopFragments are the TopFragments trace heads whose native runs
 	// retired the most guest instructions (dynamo mode), named by guest
@@ -137,8 +148,12 @@ func (vm *VM) Stats() Stats {
 		TooLarge: c.tooLarge, Exits: c.exits,
 		PhaseFlushes: c.phaseFlushes, CapacityFlushes: c.capacityFlushes, FenceIFlushes: c.fenceIFlushes,
 		BailedOutAt: c.bailedOutAt,
-		Wall:        c.wall, RecordTime: c.recordTime, CompileTime: c.compileTime,
+		Wall:        c.wall, RecordTime: c.recordTime, CompileTime: c.compileTime, SelectTime: c.selectTime,
 		LastInsert: c.lastInsert, Compiler: vm.async.stats,
+		Select: vm.opts.Select.scheme(vm.opts.NET),
+	}
+	if vm.metrics != nil {
+		s.TraceMetrics = vm.metrics.result
 	}
 	s.Compiler.Mode = vm.opts.Compiler.Mode
 	s.InterpretedInstructions = s.GuestInstructions - s.CacheInstructions
@@ -165,6 +180,9 @@ func (vm *VM) Stats() Stats {
 		s.TraceHeads, s.Quieted = ss.Heads, ss.Quieted
 		s.TopFragments = vm.topFragments(TopFragments)
 		s.PathCounters, s.PathsProfiled = ss.Paths, ss.Profiled
+		if vm.scheme != nil {
+			s.SelectCounters = vm.scheme.entries()
+		}
 	}
 	return s
 }
@@ -204,6 +222,14 @@ func (s Stats) MarshalJSON() ([]byte, error) {
 		o.add("predict", s.Predict.String())
 		o.add("path_counters", s.PathCounters)
 		o.add("paths_profiled", s.PathsProfiled)
+	}
+	if s.Mode == ModeDynamo {
+		o.add("select", s.Select)
+		o.add("select_counters", s.SelectCounters)
+		if s.TraceMetrics != nil {
+			o.add("select_seconds", s.SelectTime.Seconds())
+			o.add("trace_metrics", s.TraceMetrics)
+		}
 	}
 	o.add("fragments", s.Fragments)
 	o.add("fragments_too_large", s.TooLarge)
@@ -302,6 +328,10 @@ func (s *Stats) WriteTable(w io.Writer) error {
 			row("path counters", s.PathCounters)
 			row("paths profiled", s.PathsProfiled)
 		}
+		if s.Select != SelectNET {
+			row("selection scheme", s.Select)
+		}
+		row("selection counters", s.SelectCounters)
 		row("traces recorded", s.Traces)
 		// By name, as the table always listed them.
 		reasons := make([]net.EndReason, 0, net.NumEndReasons)
@@ -347,6 +377,7 @@ func (s *Stats) WriteTable(w io.Writer) error {
 			row("  compile time on service thread", c.ServiceTime.Round(time.Microsecond))
 			row("  main thread waited", c.WaitTime.Round(time.Microsecond))
 		}
+		s.writeTraceMetrics(row)
 	}
 	row("system calls", s.Syscalls)
 	nums := make([]uint64, 0, len(s.UnknownSyscalls))
@@ -385,6 +416,29 @@ func (s *Stats) WriteTable(w io.Writer) error {
 		return err
 	}
 	return s.writeTopFragments(w)
+}
+
+// writeTraceMetrics adds the rows of SelectOptions.Metrics.
+func (s *Stats) writeTraceMetrics(row func(string, any)) {
+	t := s.TraceMetrics
+	if t == nil {
+		return
+	}
+	row("selection time (main thread)", s.SelectTime.Round(time.Microsecond))
+	if t.Error != "" {
+		row("trace metrics", "failed: "+t.Error)
+		return
+	}
+	row(fmt.Sprintf("trace metrics (hot > %g%% of flow)", 100*t.Hot), fmt.Sprintf("%d path executions", t.Flow))
+	row("  traces scored (at path heads)", fmt.Sprintf("%d (%d)", t.Compiled, t.ExactHeads))
+	row("  paths predicted (hot)", fmt.Sprintf("%d (%d)", t.Predicted, t.PredictedHot))
+	row("  hit rate", fmt.Sprintf("%.2f%%", t.HitRate))
+	row("  noise", fmt.Sprintf("%.2f%%", t.NoiseRate))
+	row("  missed-opportunity cost", fmt.Sprintf("%.2f%%", t.MOCRate))
+	row("  profiled flow", fmt.Sprintf("%.2f%%", t.ProfiledFlow))
+	if !t.Match {
+		row("  profiling run", "diverged (instruction counts differ)")
+	}
 }
 
 // writeTopFragments lists the top fragments: head, share of the guest

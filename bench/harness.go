@@ -56,6 +56,17 @@ type Config struct {
 	// (rvdyn.CompileAsync) at every delay, beside the synchronous ones
 	// (WriteCompile compares them).
 	AsyncCompile bool
+	// Selects adds dynamo runs with each named trace selection scheme
+	// besides NET ("path", "compressor", "rpa"; rvdyn.ParseSelect) at
+	// every delay: the selection comparison of docs/selection.md.
+	// "path" is the same as PathPrediction.
+	Selects []string
+	// Metrics adds, after the timed runs, one untimed run per dynamo
+	// measurement of a scheme (NET's and Selects') with
+	// rvdyn.SelectOptions.Metrics: the online hit rate, noise and
+	// missed-opportunity cost of the traces compiled, and the main-thread
+	// selection time.
+	Metrics bool
 	// Specialize, if set, adds dynamo runs at the first delay with value
 	// specialization on (rvdyn.SpecializeOptions.Profile: a compressor
 	// in the stratified paper's notation, "default" or "perfect").
@@ -77,7 +88,7 @@ type Measurement struct {
 	Mode         string    `json:"mode"`
 	Delay        int       `json:"delay,omitempty"`
 	Disabled     string    `json:"disabled,omitempty"`   // mechanism switched off (ablation), "" for none
-	Predict      string    `json:"predict,omitempty"`    // "path" for path profile based prediction, "" for NET
+	Predict      string    `json:"predict,omitempty"`    // the selection scheme if not NET: "path" (path profile based prediction), "compressor", "rpa"
 	Specialize   string    `json:"specialize,omitempty"` // value profile of a run with value specialization, "" for none
 	Compile      string    `json:"compile,omitempty"`    // "async" for the service-thread compiler, "" for the default
 	Seconds      []float64 `json:"seconds"`              // wall time of each run
@@ -87,10 +98,15 @@ type Measurement struct {
 	Fragments    uint64    `json:"fragments,omitempty"`
 	CodeBytes    uint64    `json:"code_bytes,omitempty"`
 	Flushes      uint64    `json:"flushes,omitempty"`
-	Counters     uint64    `json:"counters,omitempty"`        // prediction counter space: trace heads (NET) or distinct paths (path)
+	Counters     uint64    `json:"counters,omitempty"`        // selection counter space: trace heads (NET), distinct paths (path), counter table entries (compressor, rpa)
 	CompileSecs  float64   `json:"compile_seconds,omitempty"` // recording + compiling, median run
-	Specialized  uint64    `json:"specialized,omitempty"`     // loads specialized (Specialize runs)
-	GuardExits   uint64    `json:"guard_exits,omitempty"`     // failed specialization guards seen by the dispatcher
+	// Metrics and SelectSecs come from the untimed metrics run
+	// (Config.Metrics): the compiled traces' scores, and the
+	// main-thread time of the selection scheme's decisions.
+	Metrics     *rvdyn.TraceMetrics `json:"trace_metrics,omitempty"`
+	SelectSecs  float64             `json:"select_seconds,omitempty"`
+	Specialized uint64              `json:"specialized,omitempty"` // loads specialized (Specialize runs)
+	GuardExits  uint64              `json:"guard_exits,omitempty"` // failed specialization guards seen by the dispatcher
 	// Of the median run: when the last fragment was inserted (the time
 	// to steady state), and the service-thread compiler's counters
 	// (rvdyn.CompilerStats).
@@ -109,6 +125,7 @@ type Report struct {
 	Ablation     bool           `json:"ablation"`
 	Paths        bool           `json:"path_prediction,omitempty"`
 	Async        bool           `json:"async_compile,omitempty"`
+	Selects      []string       `json:"selects,omitempty"` // schemes measured besides NET (Config.Selects)
 	Specialize   string         `json:"specialize,omitempty"`
 	Small        bool           `json:"small_sizes"`
 	Modes        []string       `json:"modes"`
@@ -129,8 +146,17 @@ func (r *Report) Find(guest, mode string, delay int) *Measurement {
 // FindPath returns the dynamo measurement of guest with path profile
 // based prediction at delay, or nil.
 func (r *Report) FindPath(guest string, delay int) *Measurement {
+	return r.FindSelect(guest, "path", delay)
+}
+
+// FindSelect returns the dynamo measurement of guest with selection
+// scheme sel ("net" or a Selects name) at delay, or nil.
+func (r *Report) FindSelect(guest, sel string, delay int) *Measurement {
+	if sel == "net" {
+		return r.Find(guest, ModeDynamo, delay)
+	}
 	for _, m := range r.Measurements {
-		if m.Guest == guest && m.Mode == ModeDynamo && m.Predict == "path" && m.Compile == "" && m.Delay == delay {
+		if m.Guest == guest && m.Mode == ModeDynamo && m.Predict == sel && m.Disabled == "" && m.Specialize == "" && m.Compile == "" && m.Delay == delay {
 			return m
 		}
 	}
@@ -259,7 +285,11 @@ func Run(cfg Config, log io.Writer) (*Report, error) {
 			return nil, fmt.Errorf("unknown mode %q (want interp, dynamo, qemu or native)", m)
 		}
 	}
-	rep := &Report{Runs: cfg.Runs, Small: cfg.Small, Modes: cfg.Modes, Delays: cfg.Delays, Ablation: cfg.Ablation, Paths: cfg.PathPrediction, Async: cfg.AsyncCompile, Specialize: cfg.Specialize}
+	selects, err := cfg.selects()
+	if err != nil {
+		return nil, err
+	}
+	rep := &Report{Runs: cfg.Runs, Small: cfg.Small, Modes: cfg.Modes, Delays: cfg.Delays, Ablation: cfg.Ablation, Paths: cfg.PathPrediction, Async: cfg.AsyncCompile, Selects: selects, Specialize: cfg.Specialize}
 	images := map[string][]byte{}
 	for _, g := range cfg.guests() {
 		img, err := corpus.ELF(g)
@@ -271,8 +301,8 @@ func Run(cfg Config, log io.Writer) (*Report, error) {
 			if mode == ModeDynamo {
 				for _, d := range cfg.Delays {
 					rep.Measurements = append(rep.Measurements, &Measurement{Guest: g, Mode: mode, Delay: d})
-					if cfg.PathPrediction {
-						rep.Measurements = append(rep.Measurements, &Measurement{Guest: g, Mode: mode, Delay: d, Predict: "path"})
+					for _, sel := range selects {
+						rep.Measurements = append(rep.Measurements, &Measurement{Guest: g, Mode: mode, Delay: d, Predict: sel})
 					}
 					if cfg.AsyncCompile {
 						rep.Measurements = append(rep.Measurements, &Measurement{Guest: g, Mode: mode, Delay: d, Compile: "async"})
@@ -323,6 +353,11 @@ func Run(cfg Config, log io.Writer) (*Report, error) {
 			fmt.Fprintf(log, "run %d/%d  %-10s %-7s %8.3fs\n", r+1, cfg.Runs, m.Guest, label(m), m.Seconds[len(m.Seconds)-1])
 		}
 	}
+	if cfg.Metrics {
+		if err := scoreSelections(cfg, rep, images, size, log); err != nil {
+			return nil, err
+		}
+	}
 	for _, m := range rep.Measurements {
 		m.Median = Median(m.Seconds)
 		ref := rep.Measurements[0]
@@ -365,8 +400,12 @@ func runRvdyn(cfg Config, image []byte, args []string, m *Measurement, run int) 
 		opts = *cfg.Options
 	}
 	opts.Mode, opts.NET.Delay, opts.Args = rvdyn.ModeDynamo, net.DelayOf(m.Delay), args
-	if m.Predict == "path" {
-		opts.NET.Predict = net.PredictPath
+	if m.Predict != "" {
+		sel, err := rvdyn.ParseSelect(m.Predict)
+		if err != nil {
+			return err
+		}
+		opts.Select.Scheme = sel
 	}
 	if m.Compile == "async" {
 		opts.Compiler.Mode = rvdyn.CompileAsync
@@ -398,10 +437,7 @@ func runRvdyn(cfg Config, image []byte, args []string, m *Measurement, run int) 
 	m.Output, m.ExitCode = out.String(), code
 	m.Instructions, m.CachePercent = st.GuestInstructions, st.CachePercent()
 	m.Fragments, m.CodeBytes, m.Flushes = st.Fragments, st.CodeBytes, st.Flushes
-	m.Counters = st.TraceHeads
-	if m.Predict == "path" {
-		m.Counters = st.PathCounters
-	}
+	m.Counters = st.SelectCounters
 	if sp := st.Specialize; sp != nil {
 		m.Specialized, m.GuardExits = sp.Specialized, sp.GuardExits
 	}

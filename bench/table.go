@@ -235,10 +235,12 @@ func (r *Report) WriteSpecialize(w io.Writer) error {
 // per guest and delay, the speedup of NET and of path profile based
 // prediction over the interpreter and over native code (native time /
 // dynamo time: above 1 means faster than the native build), with
-// geometric means per delay. It needs a report run with PathPrediction.
+// geometric means per delay, and with Config.Metrics the online hit rate
+// and noise of the traces each compiled. It needs a report run with
+// PathPrediction.
 func (r *Report) WritePrediction(w io.Writer) error {
 	tw := tabwriter.NewWriter(w, 0, 8, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "guest\tdelay\tNET s\tpath s\tNET/interp\tpath/interp\tNET/native\tpath/native\tpath counters/NET heads\t")
+	fmt.Fprintln(tw, "guest\tdelay\tNET s\tpath s\tNET/interp\tpath/interp\tNET/native\tpath/native\tpath counters/NET heads\tNET hit/noise %\tpath hit/noise %\t")
 	type col struct{ ni, pi, nn, pn []float64 }
 	geo := map[int]*col{}
 	for _, d := range r.Delays {
@@ -258,14 +260,24 @@ func (r *Report) WritePrediction(w io.Writer) error {
 			if ne.Counters > 0 {
 				counters = fmt.Sprintf("%.2f", float64(pa.Counters)/float64(ne.Counters))
 			}
-			fmt.Fprintf(tw, "%s\t%d\t%.3f\t%.3f\t%s\t%s\t%s\t%s\t%s\t\n", g, d, ne.Median, pa.Median,
-				fmtF(vals[0], "%.2fx"), fmtF(vals[1], "%.2fx"), fmtF(vals[2], "%.2fx"), fmtF(vals[3], "%.2fx"), counters)
+			fmt.Fprintf(tw, "%s\t%d\t%.3f\t%.3f\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", g, d, ne.Median, pa.Median,
+				fmtF(vals[0], "%.2fx"), fmtF(vals[1], "%.2fx"), fmtF(vals[2], "%.2fx"), fmtF(vals[3], "%.2fx"), counters,
+				hitNoise(ne), hitNoise(pa))
 		}
 	}
 	for _, d := range r.Delays {
 		c := geo[d]
-		fmt.Fprintf(tw, "geomean\t%d\t\t\t%s\t%s\t%s\t%s\t\t\n", d, fmtF(GeoMean(c.ni), "%.2fx"), fmtF(GeoMean(c.pi), "%.2fx"),
+		fmt.Fprintf(tw, "geomean\t%d\t\t\t%s\t%s\t%s\t%s\t\t\t\t\n", d, fmtF(GeoMean(c.ni), "%.2fx"), fmtF(GeoMean(c.pi), "%.2fx"),
 			fmtF(GeoMean(c.nn), "%.2fx"), fmtF(GeoMean(c.pn), "%.2fx"))
 	}
 	return tw.Flush()
+}
+
+// hitNoise formats the online hit rate and noise of m's compiled traces
+// (Config.Metrics), "-" without a metrics run.
+func hitNoise(m *Measurement) string {
+	if m.Metrics == nil || m.Metrics.Error != "" {
+		return "-"
+	}
+	return fmt.Sprintf("%.1f/%.1f", m.Metrics.HitRate, m.Metrics.NoiseRate)
 }

@@ -15,10 +15,14 @@ type Scheme uint8
 const (
 	SchemePathProfile Scheme = iota // path profile based prediction: one counter per path (section 4)
 	SchemeNET                       // NET: one counter per path head, predict the next executing tail (section 4.1)
+	// SchemeNETOnce is NET as the dispatcher runs it: once a head's
+	// trace is compiled the head is no longer counted (its executions
+	// enter the fragment), so each head predicts one path until a flush.
+	SchemeNETOnce
 	NumSchemes
 )
 
-var schemeNames = [NumSchemes]string{"path profile", "NET"}
+var schemeNames = [NumSchemes]string{"path profile", "NET", "NET once"}
 
 // String names the scheme.
 func (s Scheme) String() string {
@@ -120,7 +124,7 @@ func PathProfileCaptured(prof *Profile, tau int) []uint64 {
 // paper's formulas for path profile based prediction.
 func Score(prof *Profile, s Scheme, tau int, captured []uint64, hot float64) Result {
 	r := Result{Scheme: s, Delay: tau, CounterSpace: len(prof.Paths)}
-	if s == SchemeNET {
+	if s != SchemePathProfile {
 		r.CounterSpace = len(prof.Heads)
 	}
 	var hotFlow uint64

@@ -169,7 +169,7 @@ func TestHitRateAt(t *testing.T) {
 		t.Errorf("NET at 90%% (beyond the curve): %v, want NaN", got)
 	}
 	avg := Averages([]*Analysis{a, a})
-	if len(avg) != 4 || avg[1].Scheme != SchemeNET || avg[1].Delay != 2 || !near(avg[1].ProfiledFlow, 37.5) {
+	if len(avg) != 6 || avg[1].Scheme != SchemeNET || avg[1].Delay != 2 || !near(avg[1].ProfiledFlow, 37.5) {
 		t.Errorf("averages %+v", avg)
 	}
 }

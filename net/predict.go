@@ -29,7 +29,14 @@ var DefaultDelays = []int{1, 10, 50, 100, 1000, 10000, 100000}
 //
 // The rule that the predicting execution is captured makes a lone path
 // through a loop capture freq(p) - tau under both schemes.
+//
+// With once set (NewNETPredictorOnce), a head that predicted a path is no
+// longer counted, as in the dispatcher, where the head's executions enter
+// its fragment and a path leaving the fragment early reaches an exit
+// target (a head of its own there, which the path model lacks) instead of
+// counting the head again.
 type NETPredictor struct {
+	once     bool
 	sel      *Selector
 	captured []uint64 // by PathID; > 0 once predicted
 }
@@ -38,6 +45,14 @@ type NETPredictor struct {
 // mean 0: the offline sweep counts tau plainly, see DelayOf).
 func NewNETPredictor(tau int) *NETPredictor {
 	return &NETPredictor{sel: NewSelector(Options{Delay: DelayOf(tau)})}
+}
+
+// NewNETPredictorOnce returns a NET predictor with delay tau that predicts
+// one path per head, as the dispatcher does (SchemeNETOnce).
+func NewNETPredictorOnce(tau int) *NETPredictor {
+	n := NewNETPredictor(tau)
+	n.once = true
+	return n
 }
 
 // Delay returns tau.
@@ -54,6 +69,9 @@ func (n *NETPredictor) PathExecuted(p PathID, h HeadID) {
 	}
 	if n.sel.Bump(uint64(h)) {
 		n.captured[p] = 1
+		if n.once {
+			n.sel.Abandon(uint64(h))
+		}
 	}
 }
 
@@ -65,7 +83,7 @@ func (n *NETPredictor) Captured() []uint64 { return n.captured }
 // the profile's Table 1/2 summary and one Result per scheme and delay.
 type Analysis struct {
 	Summary Summary
-	Results []Result // for each delay in order: path profile, then NET
+	Results []Result // for each delay in order: path profile, NET, NET once
 }
 
 // Find returns the result of scheme s at delay tau, or nil.
@@ -89,15 +107,18 @@ func (a *Analysis) Delays() []int {
 	return d
 }
 
-// Analyze scores both schemes at each delay of nets (NET predictors that
-// saw every execution of prof) with hot threshold hot (a fraction).
+// Analyze scores the schemes at each delay of nets (NET predictors that
+// saw every execution of prof, a NETPredictor and a NewNETPredictorOnce
+// one per delay, in that order) with hot threshold hot (a fraction).
 func Analyze(prof *Profile, nets []*NETPredictor, hot float64) *Analysis {
 	a := &Analysis{Summary: Summarize(prof, hot)}
-	for _, n := range nets {
+	for i := 0; i+1 < len(nets); i += 2 {
+		n, once := nets[i], nets[i+1]
 		tau := n.Delay()
 		a.Results = append(a.Results,
 			Score(prof, SchemePathProfile, tau, PathProfileCaptured(prof, tau), hot),
-			Score(prof, SchemeNET, tau, n.Captured(), hot))
+			Score(prof, SchemeNET, tau, n.Captured(), hot),
+			Score(prof, SchemeNETOnce, tau, once.Captured(), hot))
 	}
 	return a
 }
@@ -115,10 +136,11 @@ func Replay(prof *Profile, delays []int, hot float64) *Analysis {
 	return Analyze(prof, nets, hot)
 }
 
+// newNETs returns, per delay, a NET predictor and a one-per-head one.
 func newNETs(delays []int) []*NETPredictor {
-	nets := make([]*NETPredictor, len(delays))
-	for i, d := range delays {
-		nets[i] = NewNETPredictor(d)
+	nets := make([]*NETPredictor, 0, 2*len(delays))
+	for _, d := range delays {
+		nets = append(nets, NewNETPredictor(d), NewNETPredictorOnce(d))
 	}
 	return nets
 }

@@ -137,15 +137,15 @@ func WriteSummary(w io.Writer, names []string, as []*Analysis) {
 // the hot flow), the number of predicted paths and the counter space.
 func WriteAnalysis(w io.Writer, a *Analysis) {
 	tw := tabwriter.NewWriter(w, 0, 8, 1, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "\tpath profile\t\t\t\t\t\t|\tNET\t\t\t\t\t\t")
-	fmt.Fprintln(tw, "delay\tprofiled%\thit%\tnoise%\tMOC%\t|P|\tcounters\t|\tprofiled%\thit%\tnoise%\tMOC%\t|P|\tcounters\t")
+	fmt.Fprintln(tw, "\tpath profile\t\t\t\t\t\t|\tNET\t\t\t\t\t\t|\tNET once (one trace per head)\t\t\t\t\t\t")
+	fmt.Fprintln(tw, "delay\tprofiled%\thit%\tnoise%\tMOC%\t|P|\tcounters\t|\tprofiled%\thit%\tnoise%\tMOC%\t|P|\tcounters\t|\tprofiled%\thit%\tnoise%\tMOC%\t|P|\tcounters\t")
 	for _, d := range a.Delays() {
 		fmt.Fprintf(tw, "%d\t", d)
 		for s := range NumSchemes {
 			if r := a.Find(s, d); r != nil {
 				fmt.Fprintf(tw, "%.2f\t%.2f\t%.2f\t%.2f\t%d\t%d\t", r.ProfiledFlow, r.HitRate, r.NoiseRate, r.MOCRate, r.Predicted, r.CounterSpace)
 			}
-			if s == SchemePathProfile {
+			if s+1 < NumSchemes {
 				fmt.Fprint(tw, "|\t")
 			}
 		}

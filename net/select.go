@@ -197,6 +197,10 @@ func (s *Selector) Abandon(pc uint64) {
 	}
 }
 
+// Abandoned reports whether pc was abandoned (Abandon, or Record giving
+// up): schemes that count heads elsewhere ask before predicting it.
+func (s *Selector) Abandoned(pc uint64) bool { return s.counts[pc] == abandoned }
+
 // Reset sets every count to zero (after a code cache flush the dispatcher
 // starts predicting afresh). The heads stay known, so Stats.Heads keeps
 // counting distinct candidates; abandoned heads stay abandoned.

@@ -36,9 +36,11 @@ func benchCmd(args []string, stdout, stderr io.Writer) int {
 	delays := fs.String("delays", "", "comma-separated prediction delays for dynamo mode; more than one runs the delay sweep (default 50)")
 	small := fs.Bool("small", false, "run each guest at its small size (quick check, not a measurement)")
 	jsonPath := fs.String("json", "", "write the results as JSON to this file")
-	plotPath := fs.String("plot", "", "with a delay sweep: draw speedup vs delay to this .svg or .png file")
+	plotPath := fs.String("plot", "", "with a delay sweep: draw speedup vs delay to this .svg or .png file; with --select at one delay: speedup per guest and scheme")
 	list := fs.Bool("list", false, "list the embedded guests and exit")
 	predict := fs.String("predict", "net", "net, or net,path: also run dynamo with path profile based prediction at every delay and print the NET paper's Figure 5 comparison (speedups over interp and native)")
+	selects := fs.String("select", "net", "trace selection schemes to compare, comma-separated: net,path,compressor,rpa; more than net prints the selection table (docs/selection.md) and --plot draws it")
+	metrics := fs.Bool("trace-metrics", false, "with --select or --predict net,path: one more untimed run per scheme, guest and delay scoring the compiled traces (hit rate, noise, missed-opportunity cost) and timing the selection work; each profiles the guest in the interpreter, several interpreted runs' time at benchmark sizes")
 	specialize := fs.String("specialize", "", "also run dynamo with value specialization, its value profile kept by this compressor (e.g. default, perfect, H[P4]256; see run --specialize), and compare")
 	ablation := fs.Bool("ablation", false, "also run dynamo with each optimization switched off in turn ("+strings.Join(rvdyn.Mechanisms(), ", ")+") and print what each buys")
 	compile := fs.String("compile", "sync", "sync, async, or sync,async: compile fragments on the main thread, on a service thread, or run dynamo both ways side by side and print the comparison (total time, time to steady state)")
@@ -83,6 +85,14 @@ func benchCmd(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "rvdyn bench: --compile: want sync, async or sync,async, not %q\n", *compile)
 		return exitUsage
 	}
+	cfg.Selects = splitList(strings.ToLower(*selects), ",")
+	for _, s := range cfg.Selects {
+		if _, err := rvdyn.ParseSelect(s); err != nil {
+			fmt.Fprintf(stderr, "rvdyn bench: --select: %v\n", err)
+			return exitUsage
+		}
+	}
+	cfg.Metrics = *metrics && (cfg.PathPrediction || len(cfg.Selects) > 1 || len(cfg.Selects) == 1 && cfg.Selects[0] != "net")
 	var err error
 	if cfg.Delays, err = parseInts(*delays, 0); err != nil {
 		fmt.Fprintf(stderr, "rvdyn bench: --delays: %v\n", err)
@@ -116,6 +126,10 @@ func benchCmd(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stdout)
 		rep.WritePrediction(stdout)
 	}
+	if len(rep.Selects) > 0 && !(len(rep.Selects) == 1 && rep.Selects[0] == "path" && rep.Paths) {
+		fmt.Fprintln(stdout)
+		rep.WriteSelection(stdout)
+	}
 	if rep.Specialize != "" {
 		fmt.Fprintf(stdout, "\nvalue specialization (%s):\n", rep.Specialize)
 		rep.WriteSpecialize(stdout)
@@ -135,7 +149,11 @@ func benchCmd(args []string, stdout, stderr io.Writer) int {
 		}
 	}
 	if *plotPath != "" {
-		if err := bench.PlotSweep(rep, *plotPath); err != nil {
+		plotFn := bench.PlotSweep
+		if len(rep.Delays) == 1 && len(rep.Selects) > 0 {
+			plotFn = bench.PlotSelection
+		}
+		if err := plotFn(rep, *plotPath); err != nil {
 			fmt.Fprintf(stderr, "rvdyn bench: %v\n", err)
 			return 1
 		}

@@ -39,6 +39,7 @@ type predictRow struct {
 	ExitCode     int          `json:"exit_code"`
 	Summary      net.Summary  `json:"summary"`
 	Results      []net.Result `json:"results"`
+	Online       []onlineRow  `json:"online,omitempty"` // --online
 }
 
 func predictCmd(args []string, stdout, stderr io.Writer) int {
@@ -53,6 +54,7 @@ func predictCmd(args []string, stdout, stderr io.Writer) int {
 	noiseOut := fs.String("plot-noise", "", "draw noise rate vs profiled flow (Figure 3) to this .svg or .png file")
 	countersOut := fs.String("plot-counters", "", "draw NET's counter space as % of path profiling's, per guest (Figure 4), to this .svg or .png file")
 	maxInsts := fs.Uint64("max-instructions", 0, "stop each guest after this many instructions (0 = run to exit)")
+	online := fs.Bool("online", false, "also run the dispatcher (NET) at each delay, score the traces it compiled against the path profile, and print them beside offline NET and NET with one trace per head (docs/selection.md)")
 	// A bad flag gets the flag package's one-line error only; -h the usage.
 	fs.Usage = func() {}
 	if err := fs.Parse(args); err != nil {
@@ -116,9 +118,19 @@ func predictCmd(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stdout, "== %s: %d instructions, exit %d\n", strings.Join(j.args, " "), run.Instructions, run.ExitCode)
 		net.WriteSummary(stdout, []string{j.name}, []*net.Analysis{a})
 		net.WriteAnalysis(stdout, a)
+		row := predictRow{j.name, j.args, run.Instructions, run.ExitCode, a.Summary, a.Results, nil}
+		if *online {
+			if row.Online, err = onlineRows(j.image, j.args, delays, hot, *maxInsts, a); err != nil {
+				fmt.Fprintf(stderr, "rvdyn: predict: %s: online: %v\n", j.name, err)
+				status = 1
+			} else {
+				fmt.Fprintln(stdout, "offline vs the dispatcher's compiled traces:")
+				writeOnline(stdout, row.Online)
+			}
+		}
 		fmt.Fprintln(stdout)
 		names, as = append(names, j.name), append(as, a)
-		rows = append(rows, predictRow{j.name, j.args, run.Instructions, run.ExitCode, a.Summary, a.Results})
+		rows = append(rows, row)
 	}
 	if len(as) > 1 {
 		fmt.Fprintf(stdout, "== all %d guests (hot threshold %g%% of the flow)\n", len(as), hot*100)

@@ -33,7 +33,8 @@ func runCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	delay := fs.Int("delay", net.DefaultDelay, "NET prediction delay: a trace head is hot when its counter exceeds this (0 = first execution)")
 	maxInsts := fs.Uint64("max-instructions", 0, "stop the guest after this many instructions (0 = no limit); exit status 124")
 	timeout := fs.Duration("timeout", 0, "stop the guest after this much wall time, e.g. 10s (0 = no limit); exit status 124")
-	predict := fs.String("predict", "net", "online hot path prediction: net (one counter per trace head) or path (every path from a head recorded and counted; NET paper Figure 5)")
+	predict := fs.String("predict", "net", "online hot path prediction: net (one counter per trace head) or path (every path from a head recorded and counted; NET paper Figure 5); an alias of --select=net|path")
+	sf := addSelectFlags(fs)
 	maxTrace := fs.Int("max-trace-len", net.DefaultMaxTraceLen, "maximum guest instructions in one trace")
 	cacheSize := fs.Int("cache-size", 0, "code cache capacity in bytes (0 = 32 MiB); a full cache is flushed")
 	memSize := fs.Uint64("mem-size", 0, "guest address space in bytes, 1 MiB to 2 GiB (0 = 1 GiB): bounds the guest memory rvdyn may commit")
@@ -75,6 +76,11 @@ func runCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "rvdyn: --predict: %v\n", err)
 		return exitUsage
 	}
+	sel, err := sf.options(pred)
+	if err != nil {
+		fmt.Fprintf(stderr, "rvdyn: %v\n", err)
+		return exitUsage
+	}
 	if *delay < 0 || *maxTrace < 1 || *cacheSize < 0 || *compileQueue < 1 {
 		fmt.Fprintln(stderr, "rvdyn: --delay must be >= 0, --max-trace-len >= 1, --cache-size >= 0, --compile-queue >= 1")
 		return exitUsage
@@ -96,7 +102,7 @@ func runCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	image, gargs := runs[0].image, runs[0].args
 
 	opts := rvdyn.Options{Mode: m, NET: net.Options{Delay: net.DelayOf(*delay), MaxTraceLen: *maxTrace, Predict: pred},
-		Cache: codecache.Options{Size: *cacheSize}, Compiler: rvdyn.CompilerOptions{Mode: cmode, Queue: *compileQueue}, MaxInstructions: *maxInsts, Timeout: *timeout,
+		Select: sel, Cache: codecache.Options{Size: *cacheSize}, Compiler: rvdyn.CompilerOptions{Mode: cmode, Queue: *compileQueue}, MaxInstructions: *maxInsts, Timeout: *timeout,
 		Config: interp.Config{Args: gargs, Stdin: stdin, Stdout: stdout, Stderr: stderr, MemSize: *memSize, StackSize: *stackSize, Root: *root}}
 	if *strace {
 		opts.Strace = stderr
