@@ -194,22 +194,25 @@ static void put(struct bitw *b, uint32_t bits, int n)
 
 static int bit(const uint64_t *in, uint64_t pos) { return (int)(in[pos >> 6] >> (63 - (pos & 63))) & 1; }
 
+/* One symbol, a bit at a time: extend the code until it is a valid code
+ * of its length (canonical codes of one length are consecutive). */
+static uint8_t decode_one(const struct code *c, const uint64_t *in, uint64_t *pos)
+{
+	int code = 0;
+	for (int l = 1;; l++) {
+		code = code << 1 | bit(in, (*pos)++);
+		int d = code - c->first[l];
+		if (d >= 0 && d < c->index[l + 1] - c->index[l])
+			return (uint8_t)c->sorted[c->index[l] + d];
+	}
+}
+
 /* Bit-at-a-time canonical decoding. */
 static void decode_slow(const struct code *c, const uint64_t *in, uint8_t *out, size_t n)
 {
 	uint64_t pos = 0;
-	for (size_t i = 0; i < n; i++) {
-		int code = 0, l = 0;
-		for (;;) {
-			code = code << 1 | bit(in, pos++);
-			l++;
-			int d = code - c->first[l];
-			if (d >= 0 && d < c->index[l + 1] - c->index[l]) {
-				out[i] = (uint8_t)c->sorted[c->index[l] + d];
-				break;
-			}
-		}
-	}
+	for (size_t i = 0; i < n; i++)
+		out[i] = decode_one(c, in, &pos);
 }
 
 /* TBITS bits at a time, falling back to the slow loop for long codes. */
@@ -226,16 +229,7 @@ static void decode_table(const struct code *c, const uint64_t *in, size_t words,
 			pos += e & 31;
 			continue;
 		}
-		int code = 0, l = 0;
-		for (;;) {
-			code = code << 1 | bit(in, pos++);
-			l++;
-			int d = code - c->first[l];
-			if (d >= 0 && d < c->index[l + 1] - c->index[l]) {
-				out[i] = (uint8_t)c->sorted[c->index[l] + d];
-				break;
-			}
-		}
+		out[i] = decode_one(c, in, &pos);
 	}
 }
 
