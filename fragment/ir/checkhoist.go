@@ -61,7 +61,7 @@ func CheckHoist(f *Func) {
 	mixed := env.WriteLo >= env.ReadLo
 	type use struct {
 		lo, hi        int64
-		store, stack  bool
+		stack         bool
 		loads, stores bool
 		mixedStack    bool
 		n             int
