@@ -15,10 +15,11 @@ import (
 // `rvdyn bench --ablation`.
 var mechanisms = func() map[string]func(*Options) {
 	m := map[string]func(*Options){
-		"link":        func(o *Options) { o.Cache.NoLink = true },        // linking of exits to fragments
-		"ibl":         func(o *Options) { o.Cache.NoIBL = true },         // in-cache indirect branch lookup
-		"phase-flush": func(o *Options) { o.Policy.NoPhaseFlush = true }, // phase-change flush
-		"bailout":     func(o *Options) { o.Policy.NoBailout = true },    // bail-out to the interpreter
+		"link":        func(o *Options) { o.Cache.NoLink = true },          // linking of exits to fragments
+		"ibl":         func(o *Options) { o.Cache.NoIBL = true },           // in-cache indirect branch lookup
+		"phase-flush": func(o *Options) { o.Policy.NoPhaseFlush = true },   // phase-change flush
+		"phase-keep":  func(o *Options) { o.Policy.FullPhaseFlush = true }, // a phase flush keeps the new phase's fragments, backs off
+		"bailout":     func(o *Options) { o.Policy.NoBailout = true },      // bail-out to the interpreter
 	}
 	// The fragment compiler's passes (regalloc, constfold, ...).
 	for _, name := range fragment.PassNames() {

@@ -360,6 +360,10 @@ func (vm *VM) install(trace *interp.Trace, code *fragment.Code) error {
 	if err != nil {
 		return fmt.Errorf("inserting fragment at 0x%x: %w", pc, err)
 	}
+	f.Built = vm.m.Retired()
+	if vm.phaseGone[f.Head] {
+		delete(vm.phaseGone, f.Head)
+	}
 	vm.m.Mark(f.Head, true)
 	vm.live = append(vm.live, f)
 	if vm.opts.PerfMap != nil {

@@ -46,10 +46,19 @@ func (vm *VM) dispatch() error {
 		if vm.expired() {
 			return ErrTimeout
 		}
-		switch pol.Tick(m.Retired(), vm.ctr.traces, vm.ctr.cacheInstructions, vm.ctr.capacityFlushes) {
+		window := pol.WindowStart()
+		d := pol.Tick(m.Retired(), vm.ctr.traces, vm.ctr.cacheInstructions, vm.ctr.capacityFlushes)
+		if vm.phaseGone != nil && pol.WindowStart() != window {
+			// A window has passed since the last phase flush: did
+			// its fragments come back?
+			pol.Regret(vm.phaseRemoved, vm.phaseRemoved-len(vm.phaseGone))
+			vm.ctr.phaseBackoffs = pol.Backoffs()
+			vm.phaseGone = nil
+		}
+		switch d {
 		case codecache.PhaseFlush:
 			vm.ctr.phaseFlushes++
-			vm.flush()
+			vm.phaseFlush(window)
 		case codecache.BailOut:
 			vm.bailed = true
 			vm.ctr.bailedOutAt = m.Retired()
@@ -210,6 +219,42 @@ func (vm *VM) candidate(pc uint64) error {
 // isFragment reports whether pc is the head of a fragment in the cache,
 // or of one being compiled (where the recorder ends a trace).
 func (vm *VM) isFragment(pc uint64) bool { return vm.cache.Lookup(pc) != nil || vm.async.pending[pc] }
+
+// phaseFlush is Dynamo's flush at a phase change (section 6.1 of
+// papers/net-hot-path-prediction.txt), for a burst of predictions seen in
+// the policy window that opened at guest instruction window. Dynamo
+// flushes as the prediction rate rises, before the new phase's traces
+// are built; the window shows the rise only once they are. So the
+// fragments built since the window opened stay, and the older ones (the
+// old phase's, the noise the flush is for) go, as a flush at the start
+// of the window would have left the cache. Prediction starts afresh for
+// every other head. A window later, the dispatcher tells the policy how
+// many of the removed heads were compiled again (Policy.Regret), and the
+// policy backs off if most were. With
+// codecache.PolicyOptions.FullPhaseFlush the whole cache goes, at every
+// phase change, as in the paper.
+func (vm *VM) phaseFlush(window uint64) {
+	if vm.opts.Policy.FullPhaseFlush {
+		vm.flush()
+		return
+	}
+	vm.ctr.partialFlushes++
+	at := vm.m.Retired()
+	vm.phaseGone = map[uint64]bool{}
+	n := vm.cache.RemoveIf(func(f *codecache.Fragment) bool {
+		if f.Built >= window {
+			return false
+		}
+		vm.m.Mark(f.Head, false)
+		vm.metrics.remove(at, f.Head)
+		vm.phaseGone[f.Head] = true
+		return true
+	})
+	vm.phaseRemoved = n
+	vm.ctr.phaseRemoved += uint64(n)
+	vm.sel.Reset()
+	vm.scheme.reset()
+}
 
 // flush empties the code cache and starts prediction afresh.
 func (vm *VM) flush() {

@@ -84,6 +84,14 @@ func (t *traceMetrics) flush(at uint64) {
 	}
 }
 
+// remove logs that the fragment at head pc was removed, when at
+// instructions had retired. A nil receiver does nothing.
+func (t *traceMetrics) remove(at, pc uint64) {
+	if t != nil {
+		t.log = append(t.log, net.SelectionEvent{At: at, Head: pc, Remove: true})
+	}
+}
+
 // score runs the profiling run for as many instructions as vm retired and
 // stores the result.
 func (t *traceMetrics) score(vm *VM) {

@@ -7,6 +7,7 @@ import (
 	"encoding/binary"
 	"testing"
 
+	"rvdyn/bench/corpus"
 	"rvdyn/codecache"
 	"rvdyn/internal/rvtest"
 	"rvdyn/interp"
@@ -88,5 +89,59 @@ func TestFragmentLargerThanCache(t *testing.T) {
 	}
 	if st := vm.Stats(); st.TooLarge == 0 {
 		t.Errorf("no trace was too large: %+v", st)
+	}
+}
+
+// TestPhaseFlushKeeps runs the Scheme guest (small) with windows short
+// enough that its programs show as phases. The default phase flush keeps
+// the fragments of the burst's window and removes the older ones
+// without a whole-cache flush, backs off once its removals come back,
+// and so builds fewer fragments than the paper's whole-cache flush at
+// every phase change; all three agree with the interpreter.
+func TestPhaseFlushKeeps(t *testing.T) {
+	image, err := corpus.ELF("scheme")
+	if err != nil {
+		t.Fatal(err)
+	}
+	args := corpus.Args("scheme", corpus.Small)
+	run := func(mode Mode, p codecache.PolicyOptions) (string, Stats) {
+		var out bytes.Buffer
+		opts := Options{Mode: mode, Policy: p}
+		opts.Stdout, opts.Args = &out, args
+		vm, err := New(image, opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer vm.Close()
+		if code, err := vm.Run(); code != 0 || err != nil {
+			t.Fatalf("exit %d, %v", code, err)
+		}
+		return out.String(), vm.Stats()
+	}
+	refOut, ref := run(ModeInterp, codecache.PolicyOptions{})
+	win := codecache.PolicyOptions{Window: 1 << 16, PhaseMinBurst: 4, NoBailout: true}
+	keepOut, keep := run(ModeDynamo, win)
+	win.FullPhaseFlush = true
+	fullOut, full := run(ModeDynamo, win)
+	t.Logf("keep: %d phase flushes, %d removed, %d back-offs, %d fragments; full: %d phase flushes, %d fragments",
+		keep.PhaseFlushes, keep.PhaseRemoved, keep.PhaseBackoffs, keep.Fragments, full.PhaseFlushes, full.Fragments)
+	if keep.PhaseFlushes == 0 || keep.PhaseRemoved == 0 || keep.PhaseBackoffs == 0 {
+		t.Errorf("keep: %d phase flushes, %d fragments removed, %d back-offs; want some of each", keep.PhaseFlushes, keep.PhaseRemoved, keep.PhaseBackoffs)
+	}
+	if keep.Flushes != keep.PhaseFlushes || keep.PhaseRemoved >= keep.Fragments {
+		t.Errorf("keep: %d flushes for %d phase flushes, %d of %d fragments removed: a whole-cache flush happened",
+			keep.Flushes, keep.PhaseFlushes, keep.PhaseRemoved, keep.Fragments)
+	}
+	if full.PhaseFlushes <= keep.PhaseFlushes || full.PhaseRemoved != 0 || full.Fragments <= keep.Fragments {
+		t.Errorf("full: %d phase flushes, %d fragments (keep: %d, %d); want more of both",
+			full.PhaseFlushes, full.Fragments, keep.PhaseFlushes, keep.Fragments)
+	}
+	for _, s := range []Stats{keep, full} {
+		if s.GuestInstructions != ref.GuestInstructions {
+			t.Errorf("%d guest instructions, interpreter %d", s.GuestInstructions, ref.GuestInstructions)
+		}
+	}
+	if keepOut != refOut || fullOut != refOut {
+		t.Errorf("output differs from the interpreter's")
 	}
 }

@@ -226,9 +226,13 @@ type VM struct {
 	// codePages holds the guest text pages the fragments in the cache were
 	// built from: a fence.i after the guest rewrote one flushes the cache.
 	codePages map[uint64]bool
-	syms      *interp.Symbols          // the guest's function names
-	live      []*codecache.Fragment    // fragments in the cache, for their tallies
-	fragTotal map[uint64]*FragmentStat // tallies of flushed fragments, by head
+	syms      *interp.Symbols       // the guest's function names
+	live      []*codecache.Fragment // fragments in the cache, for their tallies
+	// The heads the last phase flush removed that have not been
+	// compiled again, and how many it removed (phaseFlush, Regret).
+	phaseGone    map[uint64]bool
+	phaseRemoved int
+	fragTotal    map[uint64]*FragmentStat // tallies of flushed fragments, by head
 
 	samp sampler // Options.Sample
 	// onFlush, if set, runs after every code cache flush, on the

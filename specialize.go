@@ -188,6 +188,7 @@ func (v *valueProfile) failed(pc uint64) bool {
 func (vm *VM) despecialize(f *codecache.Fragment) {
 	vm.cache.Remove(f)
 	vm.m.Mark(f.Head, false)
+	vm.metrics.remove(vm.m.Retired(), f.Head)
 	vm.vals.st.Removed++
 }
 

@@ -59,6 +59,9 @@ type counters struct {
 	tooLarge          uint64
 	exits             [NumExitReasons]uint64
 	phaseFlushes      uint64
+	partialFlushes    uint64 // phase flushes that kept the new phase's fragments
+	phaseBackoffs     int    // ... found premature (codecache.Policy.Regret)
+	phaseRemoved      uint64 // the fragments those removed
 	capacityFlushes   uint64
 	fenceIFlushes     uint64
 	bailedOutAt       uint64
@@ -100,6 +103,8 @@ type Stats struct {
 	Exits             [NumExitReasons]uint64    // the same by reason
 	Flushes           uint64                    // code cache flushes
 	PhaseFlushes      uint64                    // ... because the prediction rate jumped (a new phase)
+	PhaseRemoved      uint64                    // fragments those removed while keeping the new phase's (the default; 0 with codecache.PolicyOptions.FullPhaseFlush)
+	PhaseBackoffs     int                       // phase flushes found premature, each doubling the burst the next needs (codecache.Policy.Regret)
 	CapacityFlushes   uint64                    // ... because the cache was full
 	FenceIFlushes     uint64                    // ... because of a fence.i after the guest rewrote compiled code
 	BailedOutAt       uint64                    // guest instructions retired when rvdyn gave up optimizing (0: never)
@@ -146,7 +151,7 @@ func (vm *VM) Stats() Stats {
 		GuestInstructions: vm.m.Retired(), CacheInstructions: c.cacheInstructions,
 		Traces: c.traces, TraceInstructions: c.traceInstructions, EndReasons: c.endReasons,
 		TooLarge: c.tooLarge, Exits: c.exits,
-		PhaseFlushes: c.phaseFlushes, CapacityFlushes: c.capacityFlushes, FenceIFlushes: c.fenceIFlushes,
+		PhaseFlushes: c.phaseFlushes, PhaseRemoved: c.phaseRemoved, PhaseBackoffs: c.phaseBackoffs, CapacityFlushes: c.capacityFlushes, FenceIFlushes: c.fenceIFlushes,
 		BailedOutAt: c.bailedOutAt,
 		Wall:        c.wall, RecordTime: c.recordTime, CompileTime: c.compileTime, SelectTime: c.selectTime,
 		LastInsert: c.lastInsert, Compiler: vm.async.stats,
@@ -175,7 +180,7 @@ func (vm *VM) Stats() Stats {
 	}
 	if vm.cache != nil {
 		cs := vm.cache.Stats()
-		s.Fragments, s.CodeBytes, s.Links, s.Flushes, s.CacheExits = cs.Fragments, cs.CodeBytes, cs.Links, cs.Flushes, cs.ExitsTaken
+		s.Fragments, s.CodeBytes, s.Links, s.Flushes, s.CacheExits = cs.Fragments, cs.CodeBytes, cs.Links, cs.Flushes+c.partialFlushes, cs.ExitsTaken
 		ss := vm.sel.Stats()
 		s.TraceHeads, s.Quieted = ss.Heads, ss.Quieted
 		s.TopFragments = vm.topFragments(TopFragments)
@@ -241,6 +246,8 @@ func (s Stats) MarshalJSON() ([]byte, error) {
 	}
 	o.add("links", s.Links)
 	o.add("phase_flushes", s.PhaseFlushes)
+	o.add("phase_removed", s.PhaseRemoved)
+	o.add("phase_backoffs", uint64(s.PhaseBackoffs))
 	o.add("capacity_flushes", s.CapacityFlushes)
 	o.add("fencei_flushes", s.FenceIFlushes)
 	o.add("bailed_out_at", s.BailedOutAt)
@@ -359,6 +366,10 @@ func (s *Stats) WriteTable(w io.Writer) error {
 		}
 		row("flushes", s.Flushes)
 		row("  phase change", s.PhaseFlushes)
+		if s.PhaseRemoved > 0 {
+			row("    fragments removed", s.PhaseRemoved)
+			row("    found premature (back-offs)", s.PhaseBackoffs)
+		}
 		row("  cache full", s.CapacityFlushes)
 		row("  fence.i", s.FenceIFlushes)
 		if s.BailedOutAt > 0 {

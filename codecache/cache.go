@@ -39,6 +39,10 @@ type Fragment struct {
 	// fragment and in those linked after it), and native runs that
 	// returned to the dispatcher through one of its exits.
 	Entries, Retired, Exits uint64
+	// Built is the dispatcher's too: the guest instructions retired
+	// when it installed the fragment (a phase flush keeps the ones
+	// built since its window opened; see PolicyOptions.FullPhaseFlush).
+	Built uint64
 }
 
 // GuestPC returns the guest pc whose code is at executable address
@@ -67,7 +71,7 @@ type Stats struct {
 	CodeBytes  uint64 // bytes of machine code inserted
 	Links      uint64 // exit stubs patched to jump to a fragment
 	Flushes    uint64 // whole-cache flushes
-	Removed    uint64 // fragments taken out one at a time (Remove)
+	Removed    uint64 // fragments taken out without a flush (Remove, RemoveIf)
 	LiveFrags  int    // fragments in the cache now
 	LiveBytes  int    // bytes in use now
 	Capacity   int    // bytes
@@ -135,18 +139,14 @@ func New(opts Options) (*Cache, error) {
 	}
 	c.iblMem = b
 	c.ibl = unsafe.Slice((*uint64)(unsafe.Pointer(&b[0])), amd64.IBLSlotBytes/8*amd64.IBLEntries)
-	c.iblUsed = true
+	amd64.IBLClear(c.ibl, true) // zero pages: only one slot to write
 	c.reset()
 	return c, nil
 }
 
 func (c *Cache) reset() {
 	if c.iblUsed {
-		// Tag 0 would match a jump to guest address 0 and send the host
-		// to entry 0: empty slots carry a tag no target can have.
-		for i := 0; i < len(c.ibl); i += 2 {
-			c.ibl[i], c.ibl[i+1] = amd64.IBLEmpty, 0
-		}
+		amd64.IBLClear(c.ibl, false)
 		c.iblUsed = false
 	}
 	c.used = 0
@@ -316,25 +316,55 @@ func (c *Cache) link(id uint32, t *Fragment) {
 // not be running native code from this cache. Removing a fragment that
 // is not in the cache (removed or flushed already) does nothing.
 func (c *Cache) Remove(f *Fragment) {
-	if c.frags[f.Head] != f {
-		return
+	if c.frags[f.Head] == f {
+		c.RemoveIf(func(g *Fragment) bool { return g == f })
 	}
-	delete(c.frags, f.Head)
-	if !c.noIBL {
-		if i := 2 * amd64.IBLIndex(f.Head); c.ibl[i] == f.Head {
-			c.ibl[i], c.ibl[i+1] = amd64.IBLEmpty, 0
+}
+
+// RemoveIf removes, as Remove does, every fragment in the cache for which
+// drop returns true, in one pass over the exits, and returns how many it
+// removed. Exits of removed fragments that waited for a target are
+// forgotten: they are never entered again.
+func (c *Cache) RemoveIf(drop func(*Fragment) bool) int {
+	gone := map[*Fragment]bool{}
+	for _, f := range c.placed {
+		if c.frags[f.Head] == f && drop(f) {
+			gone[f] = true
+			delete(c.frags, f.Head)
+			if !c.noIBL {
+				if i := 2 * amd64.IBLIndex(f.Head); c.ibl[i] == f.Head {
+					c.ibl[i], c.ibl[i+1] = amd64.IBLEmpty, 0
+				}
+			}
 		}
+	}
+	if len(gone) == 0 {
+		return 0
 	}
 	for id := range c.exits {
 		e := &c.exits[id]
-		if !e.Linked || e.To != f || e.Frag == f {
+		if !e.Linked || !gone[e.To] || gone[e.Frag] {
 			continue
 		}
 		binary.LittleEndian.PutUint32(c.mem.rw[e.Frag.Off+e.LinkOff:], 0)
 		e.Linked, e.To = false, nil
-		c.pending[f.Head] = append(c.pending[f.Head], uint32(id))
+		c.pending[e.Target] = append(c.pending[e.Target], uint32(id))
 	}
-	c.stats.Removed++
+	for pc, ids := range c.pending {
+		kept := ids[:0]
+		for _, id := range ids {
+			if !gone[c.exits[id].Frag] {
+				kept = append(kept, id)
+			}
+		}
+		if len(kept) == 0 {
+			delete(c.pending, pc)
+		} else {
+			c.pending[pc] = kept
+		}
+	}
+	c.stats.Removed += uint64(len(gone))
+	return len(gone)
 }
 
 // Flush removes every fragment. The caller must not be running native code

@@ -228,3 +228,60 @@ func TestRemove(t *testing.T) {
 		t.Errorf("a2=%d budget=%d: A's exit was not linked to the new B", st.CPU.X[12], st.Budget)
 	}
 }
+
+// TestRemoveIf removes A and B, A's exit linked to B, in one call: both
+// tags miss, and A's dead exit is forgotten, so inserting B again links
+// nothing; inserting A again links its exit to the new B, which it then
+// runs into.
+func TestRemoveIf(t *testing.T) {
+	const T = rvtest.MakeELFText
+	m, err := interp.Load(twoLoops(), interp.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.Close()
+	m.CPU.X[11], m.CPU.X[13] = 1<<40, 1<<40
+	a, b := build(t, m, T), build(t, m, T+8)
+	c, err := codecache.New(codecache.Options{Size: 1 << 16})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	if _, err := c.Insert(b); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.Insert(a); err != nil {
+		t.Fatal(err)
+	}
+	links := c.Stats().Links
+	if links == 0 {
+		t.Fatal("A's exit to B was not linked")
+	}
+	if n := c.RemoveIf(func(*codecache.Fragment) bool { return false }); n != 0 {
+		t.Fatalf("removed %d with a predicate that keeps everything", n)
+	}
+	if n := c.RemoveIf(func(*codecache.Fragment) bool { return true }); n != 2 {
+		t.Fatalf("removed %d, want 2", n)
+	}
+	if c.Lookup(T) != nil || c.Lookup(T+8) != nil || c.Stats().Removed != 2 || c.Stats().LiveFrags != 0 {
+		t.Fatalf("after RemoveIf: stats %+v", c.Stats())
+	}
+	if _, err := c.Insert(b); err != nil {
+		t.Fatal(err)
+	}
+	if got := c.Stats().Links; got != links {
+		t.Fatalf("inserting B again made %d links: the removed A's exit was linked", got-links)
+	}
+	fa, err := c.Insert(a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := new(fragment.State)
+	m.UseCPU(&st.CPU)
+	st.CPU.X[10], st.CPU.X[11], st.CPU.X[12] = 0, 3, 0
+	st.Budget = 1000
+	c.Enter(fa, st, m.Mem.Base())
+	if st.CPU.X[12] == 0 || st.Budget > 0 {
+		t.Errorf("a2=%d budget=%d: the new A's exit was not linked to the new B", st.CPU.X[12], st.Budget)
+	}
+}

@@ -18,16 +18,29 @@ func DefaultPolicy() PolicyOptions {
 //
 //	field          default     meaning
 //	NoPhaseFlush   false       the phase-change flush is on
+//	FullPhaseFlush false       it keeps the fragments built in the window that showed the new phase
 //	NoBailout      false       bailing out to the interpreter is on
 //	Window         16M         guest instructions per measuring window
 //	PhaseFactor    4           a new phase builds more than this times the usual fragments per window...
-//	PhaseMinBurst  16          ...and at least this many
+//	PhaseMinBurst  16          ...and at least this many (doubled after each flush whose fragments come back: Policy.Regret)
 //	BailShare      0.5         bail out below this share of instructions run in the cache...
 //	BailWindows    8           ...in this many consecutive windows
 //	ThrashWindows  4           or after this many consecutive windows each with a capacity flush
 type PolicyOptions struct {
 	// NoPhaseFlush disables the phase-change flush.
 	NoPhaseFlush bool
+	// FullPhaseFlush makes the phase-change flush empty the whole cache
+	// at every phase change (`--disable phase-keep`).
+	// Dynamo flushes as the prediction rate rises, so the new phase's
+	// traces are predicted after the flush; a Policy sees the rise only
+	// when the window that holds it closes, by when the new phase's
+	// traces are built. So by default the dispatcher keeps the fragments
+	// built since that window opened (Fragment.Built >= WindowStart's
+	// value before the Tick) and removes the older ones, the outcome of
+	// a flush at the window's start; this flag restores the whole-cache
+	// flush at the window's end, which throws the new phase's traces
+	// away with the noise and builds them again.
+	FullPhaseFlush bool
 	// NoBailout disables bailing out to the interpreter.
 	NoBailout bool
 	// Window is the measuring window, in guest instructions.
@@ -115,13 +128,39 @@ type Policy struct {
 	windows     int     // windows closed since the start or the last phase flush
 	lowShare    int     // consecutive windows with a low cache share
 	thrashing   int     // consecutive windows with a capacity flush
+	minBurst    float64 // PhaseMinBurst, doubled by each premature phase flush (Regret)
+	backoffs    int     // phase flushes found premature
 }
 
 // NewPolicy returns a policy at the start of a run.
 func NewPolicy(o PolicyOptions) *Policy {
 	o = o.withDefaults()
-	return &Policy{o: o, windowEnd: o.Window}
+	return &Policy{o: o, windowEnd: o.Window, minBurst: float64(o.PhaseMinBurst)}
 }
+
+// Regret reports how a phase flush turned out: of the removed fragments,
+// rebuilt had their heads predicted and compiled again within a window.
+// When that is a quarter or more, the old phase's paths were still in
+// use (phases that share their hot code, like the Scheme guest's
+// programs sharing its evaluator: a third to a half of what its flushes
+// remove comes back in the first window), and the flush cost more
+// recompiles than the noise it removed was worth (noise costs nothing
+// while the cache has room). The policy then doubles the burst a phase
+// change needs from now on. This back-off is ours: the paper flushes on
+// every detected phase change.
+func (p *Policy) Regret(removed, rebuilt int) {
+	if removed > 0 && 4*rebuilt >= removed {
+		p.minBurst *= 2
+		p.backoffs++
+	}
+}
+
+// Backoffs returns how many phase flushes Regret found premature.
+func (p *Policy) Backoffs() int { return p.backoffs }
+
+// WindowStart returns the retired guest instruction count at which the
+// current window opened.
+func (p *Policy) WindowStart() uint64 { return p.windowEnd - p.o.Window }
 
 // Tick is called with the counts of the run so far: retired guest
 // instructions, traces built (the paper's prediction activity),
@@ -139,7 +178,7 @@ func (p *Policy) Tick(retired, traces, cache, full uint64) Decision {
 	p.windows++
 
 	d := KeepGoing
-	if !p.o.NoPhaseFlush && p.windows > 2 && built >= float64(p.o.PhaseMinBurst) && built > p.o.PhaseFactor*p.avg {
+	if !p.o.NoPhaseFlush && p.windows > 2 && built >= p.minBurst && built > p.o.PhaseFactor*p.avg {
 		d = PhaseFlush
 	}
 	p.avg = 0.75*p.avg + 0.25*built

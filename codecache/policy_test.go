@@ -47,6 +47,36 @@ func TestPolicy(t *testing.T) {
 	}
 }
 
+// TestPolicyRegret: a phase flush of which a quarter or more came back
+// doubles the burst the next phase change needs; one of which less came
+// back changes nothing.
+func TestPolicyRegret(t *testing.T) {
+	for _, tc := range []struct {
+		removed, rebuilt int
+		burst            uint64
+		want             Decision
+	}{
+		{100, 10, 15, PhaseFlush}, // a burst of 15 > 10 is still a phase change
+		{100, 25, 15, KeepGoing},  // the burst must now be 20
+		{100, 25, 25, PhaseFlush},
+		{0, 0, 15, PhaseFlush},
+	} {
+		pol := NewPolicy(PolicyOptions{Window: 100, PhaseFactor: 4, PhaseMinBurst: 10, NoBailout: true})
+		var frags uint64
+		for w := uint64(1); w <= 3; w++ {
+			frags++
+			pol.Tick(100*w, frags, 90*w, 0)
+		}
+		pol.Regret(tc.removed, tc.rebuilt)
+		if got := pol.Tick(400, frags+tc.burst, 360, 0); got != tc.want {
+			t.Errorf("after Regret(%d, %d), a burst of %d: %v, want %v", tc.removed, tc.rebuilt, tc.burst, got, tc.want)
+		}
+		if want := tc.removed > 0 && 4*tc.rebuilt >= tc.removed; (pol.Backoffs() == 1) != want {
+			t.Errorf("Regret(%d, %d): %d back-offs", tc.removed, tc.rebuilt, pol.Backoffs())
+		}
+	}
+}
+
 func TestPolicyDefaults(t *testing.T) {
 	if got, want := (PolicyOptions{}).withDefaults(), DefaultPolicy(); got != want {
 		t.Errorf("zero options: %+v, want %+v", got, want)

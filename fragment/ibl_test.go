@@ -26,7 +26,8 @@ func TestIndirectLookupMisses(t *testing.T) {
 		enc(interp.Inst{Op: interp.OpECALL}),                         // T+8
 	}
 	img := rvtest.MakeELF(words, nil, 4096)
-	for _, noIBL := range []bool{false, true} {
+	for _, cfg := range []struct{ noIBL, flushed bool }{{false, false}, {false, true}, {true, false}} {
+		noIBL := cfg.noIBL
 		rec := load(t, img)
 		rec.CPU.X[8] = T + 8
 		trace, _, err := net.Record(rec, 100, func(uint64) bool { return false })
@@ -42,7 +43,19 @@ func TestIndirectLookupMisses(t *testing.T) {
 			t.Fatal(err)
 		}
 		defer cache.Close()
-		cache.Flush() // a flushed table is as empty as a new one
+		if cfg.flushed {
+			// A flushed table is as empty as a new one (zero pages but
+			// for slot 0's tag): fill the slots the misses probe, then
+			// flush.
+			for _, head := range []uint64{0, 4, 1 << 18} {
+				c := *code
+				c.Head = head
+				if _, err := cache.Insert(&c); err != nil {
+					t.Fatal(err)
+				}
+			}
+			cache.Flush()
+		}
 		f, err := cache.Insert(code)
 		if err != nil {
 			t.Fatal(err)

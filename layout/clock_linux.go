@@ -9,7 +9,6 @@ import (
 
 	"github.com/cilium/ebpf"
 	"github.com/cilium/ebpf/asm"
-	"github.com/cilium/ebpf/rlimit"
 	"golang.org/x/sys/unix"
 )
 
@@ -63,7 +62,7 @@ func NewClockSampler(hz int) (*ClockSampler, error) {
 	if hz > MaxHz {
 		return nil, fmt.Errorf("layout: time-based sampler: %d Hz is above the %d Hz limit", hz, MaxHz)
 	}
-	_ = rlimit.RemoveMemlock() // older kernels account BPF memory to RLIMIT_MEMLOCK
+	removeMemlock()
 	m, err := ebpf.NewMap(&ebpf.MapSpec{Type: ebpf.Hash, KeySize: 16, ValueSize: 8, MaxEntries: clockMaxPCs})
 	if err != nil {
 		return nil, fmt.Errorf("%w: bpf map: %v", ErrClockUnavailable, err)
@@ -229,4 +228,15 @@ func (s *ClockSampler) Close() error {
 	s.prog.Close()
 	s.epoch.Close()
 	return s.counts.Close()
+}
+
+// removeMemlock lifts RLIMIT_MEMLOCK, against which kernels before 5.11
+// account BPF maps; newer kernels ignore it, and a failure (no
+// CAP_SYS_RESOURCE) shows up as the map creation's error. This is what
+// cilium/ebpf's rlimit.RemoveMemlock does, without importing its
+// package: that one probes the kernel with a bpf() call in its init, which
+// every rvdyn process, `rvdyn run` included, would pay at start.
+func removeMemlock() {
+	inf := unix.Rlimit{Cur: unix.RLIM_INFINITY, Max: unix.RLIM_INFINITY}
+	_ = unix.Setrlimit(unix.RLIMIT_MEMLOCK, &inf)
 }

@@ -22,6 +22,10 @@ type SelectionEvent struct {
 	Head uint64
 	// Flush marks a flush: every trace compiled before it is gone.
 	Flush bool
+	// Remove marks the removal of the trace at Head alone (a phase
+	// flush that keeps the new phase's traces, a failed value
+	// specialization).
+	Remove bool
 }
 
 // An OnlineResult scores the traces a dispatcher compiled against the
@@ -49,9 +53,10 @@ type onlineScorer struct {
 	log      []SelectionEvent
 	next     int
 	retired  func() uint64
-	start    uint64 // retired count when the open path execution began
-	live     []bool // by PathID: a compiled trace predicts the path
+	start    uint64  // retired count when the open path execution began
+	live     []int32 // by PathID: how many compiled traces predict the path
 	liveList []PathID
+	byHead   map[uint64][]PathID // the paths each live trace predicts, by head
 	captured []uint64
 	exact    int
 }
@@ -62,28 +67,40 @@ type onlineScorer struct {
 func (o *onlineScorer) PathExecuted(p PathID, _ HeadID) {
 	end := o.retired()
 	for int(p) >= len(o.live) {
-		o.live = append(o.live, false)
+		o.live = append(o.live, 0)
 		o.captured = append(o.captured, 0)
+	}
+	if o.byHead == nil {
+		o.byHead = map[uint64][]PathID{}
 	}
 	for o.next < len(o.log) && o.log[o.next].At < end {
 		ev := o.log[o.next]
 		o.next++
-		if ev.Flush {
+		switch {
+		case ev.Flush:
 			for _, q := range o.liveList {
-				o.live[q] = false
+				o.live[q] = 0
 			}
 			o.liveList = o.liveList[:0]
+			clear(o.byHead)
+			continue
+		case ev.Remove:
+			for _, q := range o.byHead[ev.Head] {
+				o.live[q]--
+			}
+			delete(o.byHead, ev.Head)
 			continue
 		}
 		if ev.At == o.start {
 			o.exact++
 		}
-		if !o.live[p] {
-			o.live[p] = true
+		if o.live[p] == 0 {
 			o.liveList = append(o.liveList, p)
 		}
+		o.live[p]++
+		o.byHead[ev.Head] = append(o.byHead[ev.Head], p)
 	}
-	if o.live[p] {
+	if o.live[p] > 0 {
 		o.captured[p]++
 	}
 	o.start = end
@@ -121,7 +138,7 @@ func ScoreSelection(g Guest, log []SelectionEvent, tau int, hot float64) (*Onlin
 	r := &OnlineResult{Result: Score(prof, SchemeNET, tau, o.captured, hot), ExactHeads: o.exact,
 		Flow: prof.Flow, Instructions: m.Retired()}
 	for _, ev := range log {
-		if !ev.Flush {
+		if !ev.Flush && !ev.Remove {
 			r.Compiled++
 		}
 	}

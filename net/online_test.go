@@ -30,6 +30,25 @@ func TestOnlineScorer(t *testing.T) {
 	}
 }
 
+// TestOnlineScorerRemove: paths A, B, A, B, A, B; traces at A's head
+// (at 0) and B's (at 10); B's trace alone is removed at 25 (a phase flush
+// that kept A's, or a failed specialization) and compiled again at 50.
+func TestOnlineScorerRemove(t *testing.T) {
+	var clock uint64
+	o := &onlineScorer{retired: func() uint64 { return clock }, log: []SelectionEvent{
+		{At: 0, Head: 0xa}, {At: 10, Head: 0xb}, {At: 25, Head: 0xb, Remove: true}, {At: 50, Head: 0xb},
+	}}
+	const a, b = 0, 1
+	for _, p := range []PathID{a, b, a, b, a, b} {
+		clock += 10
+		o.PathExecuted(p, HeadID(p))
+	}
+	// A: all three executions. B: at 10, not at 30, again at 50.
+	if want := []uint64{3, 2}; !slices.Equal(o.captured, want) {
+		t.Errorf("captured %v, want %v", o.captured, want)
+	}
+}
+
 // TestNETOnce: a head that predicted a path predicts no other until the
 // run ends, unlike NET offline, which re-predicts from the same head.
 func TestNETOnce(t *testing.T) {

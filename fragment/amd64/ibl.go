@@ -18,6 +18,13 @@ const (
 	// IBLEmpty is odd. So a guest value, 0 included, can never select an
 	// empty slot's entry address, and a hit costs no more than the one
 	// compare with the tag.
+	//
+	// A zeroed slot {0, 0} is empty too in every slot but IBLIndex(0):
+	// its tag can only equal target 0, and target 0 probes slot
+	// IBLIndex(0) alone. So a table fresh from the kernel (zero pages)
+	// needs only that one slot written (IBLClear): the other pages are
+	// not touched, and never faulted in, until a fragment is entered in
+	// them.
 	IBLEmpty = ^uint64(0)
 
 	iblShift     = 2 // guest instructions are 4-byte aligned
@@ -26,6 +33,18 @@ const (
 
 // IBLIndex returns the slot of guest pc in the table, in [0, IBLEntries).
 func IBLIndex(pc uint64) uint64 { return (pc >> iblShift) & (IBLEntries - 1) }
+
+// IBLClear empties a table of IBLEntries slots (2*IBLEntries words) that
+// is either fresh from the kernel (all zero) or in use: zero every word,
+// or skip that if fresh, and tag slot IBLIndex(0) with IBLEmpty (see
+// IBLEmpty for why zeros are empty everywhere else).
+func IBLClear(table []uint64, fresh bool) {
+	if !fresh {
+		clear(table)
+	}
+	i := 2 * IBLIndex(0)
+	table[i], table[i+1] = IBLEmpty, 0
+}
 
 // emitIndirectStub emits the stub of a jalr whose target (in AX) is not
 // the recorded one: it completes the jalr in State, charges the budget and
