@@ -72,7 +72,7 @@ func Load(image []byte, cfg Config) (m *Machine, err error) {
 	if size == 0 {
 		size = DefaultMemSize
 	}
-	mem, err := newMemory(size)
+	mem, err := newMemory(size, !cfg.SmallPages)
 	if err != nil {
 		return nil, err
 	}

@@ -27,6 +27,14 @@ type Config struct {
 	// MemSize is the size of the guest address space in bytes
 	// (default DefaultMemSize, at most 2 GiB).
 	MemSize uint64
+	// SmallPages keeps the guest memory in 4 KiB pages. By default the
+	// mapping is advised for transparent huge pages (MADV_HUGEPAGE), so
+	// that where the host allows them (THP "madvise" or "always") the
+	// guest's heap, stack and data fault in 2 MiB at a time: fewer page
+	// faults and TLB misses for allocation-heavy guests, at the price of
+	// up to 2 MiB of host memory per region touched. The guest sees no
+	// difference.
+	SmallPages bool
 	// StackSize limits the stack, which grows down from the top of the
 	// address space, in bytes: a multiple of 4 KiB, at least 16 KiB
 	// (default DefaultStackSize, or a quarter of a smaller address space).

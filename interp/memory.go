@@ -54,7 +54,7 @@ func (m *Memory) setLimits(readLo, writeLo, guardLo, guardHi uint64) {
 	m.readSpan, m.writeSpan, m.stackSpan = guardLo-readLo, guardLo-writeLo, m.size-guardHi
 }
 
-func newMemory(size uint64) (*Memory, error) {
+func newMemory(size uint64, huge bool) (*Memory, error) {
 	if size < 1<<20 || size > 1<<31 {
 		return nil, fmt.Errorf("guest memory size %d out of range [1 MiB, 2 GiB]", size)
 	}
@@ -62,6 +62,11 @@ func newMemory(size uint64) (*Memory, error) {
 		unix.MAP_PRIVATE|unix.MAP_ANONYMOUS|unix.MAP_NORESERVE)
 	if err != nil {
 		return nil, fmt.Errorf("mapping %d bytes of guest memory: %w", size, err)
+	}
+	if huge {
+		// Advice only: a kernel without THP refuses, and the
+		// memory stays in small pages (see Config.SmallPages).
+		_ = unix.Madvise(buf, unix.MADV_HUGEPAGE)
 	}
 	m := &Memory{buf: buf, base: unsafe.Pointer(&buf[0]), size: size}
 	m.setLimits(0, 0, size, size)
