@@ -59,7 +59,10 @@ func (c *compiler) arith(in ir.Inst) {
 		default:
 			a.op(shifts[op], imm(int64(y.Const&63)), reg(w))
 		}
-		if isW(op) {
+		// SHRL by 1..31 writes a 32-bit value with bit 31 clear and
+		// zeroes the upper half: the register already holds srlw's
+		// sign-extended result, exact rather than stale.
+		if isW(op) && !(op == interp.OpSRLW && y.IsConst && y.Const&31 != 0) {
 			c.finish32(in, w)
 		}
 		c.store(w, in.Dst)
