@@ -74,11 +74,15 @@ func dynamoConfigs(t *testing.T) map[string]rvdyn.Options {
 	cfgs["16 KiB cache"] = rvdyn.Options{NET: net.Options{Delay: 10}, Cache: codecache.Options{Size: 16 << 10}}
 	// Phase flushes at windows short enough that every guest's phases
 	// show: the default, which removes old fragments one by one and
-	// backs off, and the paper's whole-cache flush.
-	phase := codecache.PolicyOptions{Window: 1 << 16, PhaseMinBurst: 4}
-	cfgs["phase flush, 64K windows"] = rvdyn.Options{NET: net.Options{Delay: 10}, Policy: phase}
-	phase.FullPhaseFlush = true
-	cfgs["full phase flush, 64K windows"] = rvdyn.Options{NET: net.Options{Delay: 10}, Policy: phase}
+	// backs off, and the paper's whole-cache flush. At small sizes
+	// only: at benchmark sizes the whole-cache flush would recompile
+	// the Scheme guest's evaluator thousands of times.
+	if diffSize == corpus.Small {
+		phase := codecache.PolicyOptions{Window: 1 << 16, PhaseMinBurst: 4}
+		cfgs["phase flush, 64K windows"] = rvdyn.Options{NET: net.Options{Delay: 10}, Policy: phase}
+		phase.FullPhaseFlush = true
+		cfgs["full phase flush, 64K windows"] = rvdyn.Options{NET: net.Options{Delay: 10}, Policy: phase}
+	}
 	// Path profile based prediction (NET paper section 6), at the
 	// paper's three delays.
 	for _, d := range []int{10, 50, 100} {
