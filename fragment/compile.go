@@ -53,7 +53,11 @@ type Code struct {
 	// branch lookup hits (amd64.Code.LinkedEntry); the dispatcher enters
 	// at offset 0.
 	LinkedEntry int
-	ir          *ir.Func // the optimized IR, for WriteListing
+	// Bulk is "fill" or "copy" when the self-loop is a byte fill or copy
+	// whose iterations, all but the last, run as one REP STOSB or REP
+	// MOVSB per entry (amd64.Code.Bulk; Options.NoBulk), else empty.
+	Bulk string
+	ir   *ir.Func // the optimized IR, for WriteListing
 }
 
 // GuestPC returns the guest pc whose code is at offset off of Bytes, and
@@ -92,9 +96,9 @@ func CompileSampled(t *interp.Trace, env Env, opts Options, sample Sampler) (*Co
 	if err := optimize(f, opts); err != nil {
 		return nil, err
 	}
-	m, err := amd64.Compile(f, amd64.Options{NoRegAlloc: opts.NoRegAlloc, NoBPReg: opts.NoBPReg, NoLazySext: opts.NoLazySext, NoHomeRegs: opts.NoHomeRegs, NoIBL: opts.NoIBL})
+	m, err := amd64.Compile(f, amd64.Options{NoRegAlloc: opts.NoRegAlloc, NoBPReg: opts.NoBPReg, NoLazySext: opts.NoLazySext, NoHomeRegs: opts.NoHomeRegs, NoIBL: opts.NoIBL, NoBulk: opts.NoBulk})
 	if err != nil {
 		return nil, err
 	}
-	return &Code{Head: t.Head, Bytes: m.Bytes, Exits: m.Exits, GuestInsts: len(t.Steps), SelfLoop: f.Loops, PCs: m.PCs, LinkedEntry: m.LinkedEntry, Specialized: spec, ir: f}, nil
+	return &Code{Head: t.Head, Bytes: m.Bytes, Exits: m.Exits, GuestInsts: len(t.Steps), SelfLoop: f.Loops, PCs: m.PCs, LinkedEntry: m.LinkedEntry, Bulk: m.Bulk, Specialized: spec, ir: f}, nil
 }

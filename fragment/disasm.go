@@ -39,6 +39,9 @@ func WriteListingNamed(w io.Writer, t *interp.Trace, code *Code, name func(pc ui
 	if code.SelfLoop {
 		fmt.Fprint(w, ", loops to its head")
 	}
+	if code.Bulk != "" {
+		fmt.Fprintf(w, " (a byte %s: in bulk)", code.Bulk)
+	}
 	fmt.Fprintln(w)
 	if t != nil {
 		cur := ""

@@ -27,6 +27,10 @@ type Options struct {
 	// fragments, so that every exit writes back what it wrote and every
 	// entry loads what it reads (amd64.Options.NoHomeRegs).
 	NoHomeRegs bool
+	// NoBulk compiles byte fill and copy loops (a C library's
+	// byte-at-a-time memset and memcpy) iteration by iteration instead
+	// of with REP STOSB and REP MOVSB (amd64.Options.NoBulk).
+	NoBulk bool
 	// NoConstFold turns off constant propagation and folding
 	// (ir/constfold.go): known branch outcomes, constant addresses checked at
 	// compile time, algebraic identities.
@@ -131,6 +135,7 @@ var backendSwitches = []pass{
 	{"bp-reg", nil, func(o *Options) *bool { return &o.NoBPReg }},
 	{"lazy-sext", nil, func(o *Options) *bool { return &o.NoLazySext }},
 	{"home-regs", nil, func(o *Options) *bool { return &o.NoHomeRegs }},
+	{"bulk", nil, func(o *Options) *bool { return &o.NoBulk }},
 }
 
 // switchOf returns the Options field that switches off the optimization

@@ -127,7 +127,10 @@ const (
 	xTESTL
 	xSETLT
 	xSETCS
-	xJMP // through a memory operand; jumps to labels use jmp and jcc
+	xREP   // the prefix of the string instruction that follows
+	xSTOSB // byte [DI] = AL, DI++ (DF is clear)
+	xMOVSB // byte [DI] = [SI], SI++, DI++
+	xJMP   // through a memory operand; jumps to labels use jmp and jcc
 	xRET
 	numInsts
 )
@@ -145,6 +148,7 @@ var asOf = [numInsts]obj.As{
 	xSHLL: x86.ASHLL, xSHRL: x86.ASHRL, xSARL: x86.ASARL,
 	xCMPQ: x86.ACMPQ, xCMPL: x86.ACMPL, xTESTQ: x86.ATESTQ, xTESTL: x86.ATESTL,
 	xSETLT: x86.ASETLT, xSETCS: x86.ASETCS,
+	xREP: x86.AREP, xSTOSB: x86.ASTOSB, xMOVSB: x86.AMOVSB,
 	xJMP: obj.AJMP, xRET: obj.ARET,
 }
 

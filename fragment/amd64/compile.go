@@ -28,6 +28,9 @@ type Options struct {
 	// always returns to the dispatcher, and native code never reads the
 	// table.
 	NoIBL bool
+	// NoBulk compiles byte fill and copy loops (bulk.go) iteration by
+	// iteration instead of with REP STOSB and REP MOVSB.
+	NoBulk bool
 }
 
 // Code is one fragment's machine code: position-independent, entered at
@@ -44,6 +47,9 @@ type Code struct {
 	// enters at offset 0, which loads them. Without the home register
 	// convention both entries are offset 0.
 	LinkedEntry int
+	// Bulk is "fill" or "copy" when the fragment's self-loop runs its
+	// iterations in bulk (bulk.go), else empty.
+	Bulk string
 }
 
 type compiler struct {
@@ -120,6 +126,12 @@ func Compile(f *ir.Func, opts Options) (*Code, error) {
 		}
 	}
 	c.lowerLoopChecks()
+	var bulk *bulkLoop
+	if !opts.NoBulk {
+		if bulk = matchBulk(f); bulk != nil {
+			c.lowerBulk(bulk)
+		}
+	}
 	a.bind(c.body)
 	last := len(f.Insts) - 1
 	for i, in := range f.Insts[:last] {
@@ -146,6 +158,9 @@ func Compile(f *ir.Func, opts Options) (*Code, error) {
 		return nil, err
 	}
 	code := &Code{Bytes: bytes, PCs: c.pcMap(), LinkedEntry: a.markOffset(linked)}
+	if bulk != nil {
+		code.Bulk = bulk.iterations
+	}
 	for _, e := range c.exits {
 		x := Exit{Exit: e.Exit, LinkOff: -1, IDOff: e.id.offset()}
 		if e.hasLink {

@@ -1,0 +1,205 @@
+// Bulk byte loops: a self-loop that only fills or copies memory a byte at a time -> REP STOSB or REP MOVSB for all its iterations but the last, then the loop itself.
+
+package amd64
+
+import (
+	"rvdyn/fragment/ir"
+	"rvdyn/interp"
+)
+
+// minBulk is the fewest iterations worth a string instruction: REP STOSB
+// and REP MOVSB take tens of cycles to start.
+const minBulk = 16
+
+// A bulkLoop is a self-loop recognized as a byte fill or a byte copy, the
+// shape of a C library's byte-at-a-time memset and memcpy (picolibc's,
+// built for size, which every guest linked against it runs):
+//
+//	fill:  sb V, 0(D)                 copy:  T = lb/lbu 0(S) ; sb T, 0(D)
+//	       N = add N, -1                     N = add N, -1
+//	       D = add D, 1                      D = add D, 1 ; S = add S, 1
+//	       exit if beq N, 0                  exit if beq N, 0
+//
+// (the additions in any order), with no other instruction and no other
+// exit: the accesses' checks were hoisted to the entry (CheckHoist), which
+// proved every iteration's address in bounds before the loop runs.
+type bulkLoop struct {
+	copy       bool   // a copy (REP MOVSB), else a fill (REP STOSB)
+	n, dst     uint8  // the count, stepping by -1, and the destination pointer, by +1
+	src        uint8  // a copy's source pointer, stepping by +1
+	val        ir.Val // a fill's byte (its low 8 bits)
+	perIter    int64  // guest instructions one iteration retires
+	iterations string // "fill" or "copy", for the listing
+}
+
+// matchBulk returns f's self-loop as a bulkLoop, or nil if it is not one.
+func matchBulk(f *ir.Func) *bulkLoop {
+	if !f.Loops || len(f.Pre) == 0 || len(f.Insts) < 5 {
+		return nil
+	}
+	body := f.Insts[:len(f.Insts)-1]
+	end := f.Insts[len(f.Insts)-1]
+	if end.Op != ir.OpExit || end.Exit < 0 {
+		return nil
+	}
+	b := &bulkLoop{perIter: int64(f.Exits[end.Exit].Retired)}
+	if b.perIter <= 0 || b.perIter > 8 { // lowerBulk divides the budget by 8
+		return nil
+	}
+	unchecked := func(in ir.Inst) bool {
+		return in.Exit < 0 && in.Off == 0 && !in.A.IsConst && !in.Cover.Widened()
+	}
+	i := 0
+	if in := body[0]; (in.Op == interp.OpLB || in.Op == interp.OpLBU) && unchecked(in) && in.Dst != 0 {
+		b.copy, b.src = true, in.A.Reg
+		i++
+	}
+	st := body[i]
+	if st.Op != interp.OpSB || !unchecked(st) {
+		return nil
+	}
+	b.dst, b.val = st.A.Reg, st.B
+	if b.copy && !st.B.IsReg(body[0].Dst) {
+		return nil
+	}
+	i++
+	// The additions, then the guard.
+	if len(body) != i+3+btoi(b.copy) {
+		return nil
+	}
+	steps := map[uint8]int64{}
+	for _, in := range body[i : len(body)-1] {
+		if in.Op != interp.OpADD || in.Dst == 0 || !in.A.IsReg(in.Dst) || !in.B.IsConst {
+			return nil
+		}
+		if _, dup := steps[in.Dst]; dup {
+			return nil
+		}
+		steps[in.Dst] = int64(in.B.Const)
+	}
+	g := body[len(body)-1]
+	if g.Op != interp.OpBEQ || g.A.IsConst || !g.B.IsConst || g.B.Const != 0 || g.Exit < 0 {
+		return nil
+	}
+	b.n = g.A.Reg
+	if steps[b.n] != -1 || steps[b.dst] != 1 || (b.copy && steps[b.src] != 1) {
+		return nil
+	}
+	// The registers must be distinct, and a fill's byte must not be one of
+	// them (it would change as the loop runs).
+	regs := []uint8{b.n, b.dst}
+	if b.copy {
+		regs = append(regs, b.src, body[0].Dst)
+	} else if !b.val.IsConst {
+		regs = append(regs, b.val.Reg)
+	}
+	for x := range regs {
+		for y := x + 1; y < len(regs); y++ {
+			if regs[x] == regs[y] {
+				return nil
+			}
+		}
+	}
+	b.iterations = "fill"
+	if b.copy {
+		b.iterations = "copy"
+	}
+	return b
+}
+
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// lowerBulk emits, once per entry (after the entry's loop checks, before
+// the loop's first iteration), the work of k iterations of b at once,
+// where k = min(N-1, (budget-1)/8): k never reaches N, so the loop still
+// runs its last iteration and leaves through its own guard, and the
+// budget left stays positive, so the loop's poll point and budget exit
+// are reached as before. After it N, D (and S) and the budget hold what
+// k iterations leave; the bytes are written by REP STOSB (the byte V) or
+// copied by REP MOVSB, forward, one byte after another as the loop does
+// (an overlapping copy repeats bytes exactly as the loop would: the
+// string instructions are defined as that sequence); a copy's loaded
+// register T is written by the next iteration before any exit can see
+// it. Fewer than minBulk iterations are left to the loop. The entry's
+// checks proved every iteration's addresses in bounds, so nothing here
+// can fault.
+//
+// DI (and for a copy SI) are host registers the allocator hands out: they
+// are saved in DX (and AX) for the string instruction and restored after
+// it, and a guest register living in one of them is updated in its saved
+// copy.
+func (c *compiler) lowerBulk(b *bulkLoop) {
+	a := c.a
+	skip, small := &label{}, &label{}
+	// CX = min(N-1, (budget-1)>>3), signed: a negative count skips.
+	c.load(ir.R(b.n), rCX)
+	a.op(xSUBQ, imm(1), reg(rCX))
+	a.op(xMOVQ, reg(rBudget), reg(rAX))
+	a.op(xSUBQ, imm(1), reg(rAX))
+	a.op(xSARQ, imm(3), reg(rAX))
+	a.op(xCMPQ, reg(rCX), reg(rAX))
+	a.jcc(condLE, small)
+	a.op(xMOVQ, reg(rAX), reg(rCX))
+	a.bind(small)
+	a.op(xCMPQ, reg(rCX), imm(minBulk))
+	a.jcc(condLT, skip)
+	a.op(xMOVQ, imm(b.perIter), reg(rAX))
+	a.op(xIMULQ, reg(rCX), reg(rAX))
+	a.op(xSUBQ, reg(rAX), reg(rBudget))
+	if !b.copy {
+		c.load(b.val, rAX) // AL: the byte
+	}
+	// saved: where the value of host register h is while the string
+	// instruction uses it.
+	saved := func(h register) register {
+		switch {
+		case h == rDI:
+			return rDX
+		case h == rSI && b.copy:
+			return rAX
+		}
+		return h
+	}
+	a.op(xMOVQ, reg(rDI), reg(rDX))
+	if b.copy {
+		a.op(xMOVQ, reg(rSI), reg(rAX))
+	}
+	// pointer sets host register to the host address of guest pointer r.
+	pointer := func(r uint8, to register) {
+		if h := c.host(r); h != 0 {
+			a.op(xLEAQ, memIdx(rMem, saved(h), 0), reg(to))
+			return
+		}
+		a.op(xMOVQ, mem(rSt, regOff(r)), reg(to))
+		a.op(xADDQ, reg(rMem), reg(to))
+	}
+	// advance adds (op: ADDQ or SUBQ) the count to guest register r.
+	advance := func(op mnemonic, r uint8) {
+		if h := c.host(r); h != 0 {
+			a.op(op, reg(rCX), reg(saved(h)))
+			return
+		}
+		a.op(op, reg(rCX), mem(rSt, regOff(r)))
+	}
+	pointer(b.dst, rDI)
+	if b.copy {
+		pointer(b.src, rSI)
+		advance(xADDQ, b.src)
+	}
+	advance(xADDQ, b.dst)
+	advance(xSUBQ, b.n)
+	a.op(xREP, none, none)
+	if b.copy {
+		a.op(xMOVSB, none, none)
+		a.op(xMOVQ, reg(rAX), reg(rSI))
+	} else {
+		a.op(xSTOSB, none, none)
+	}
+	a.op(xMOVQ, reg(rDX), reg(rDI))
+	a.bind(skip)
+}

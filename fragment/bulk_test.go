@@ -1,0 +1,155 @@
+package fragment_test
+
+import (
+	"bytes"
+	"fmt"
+	"math/rand/v2"
+	"testing"
+
+	"rvdyn/fragment"
+	"rvdyn/internal/rvtest"
+	"rvdyn/interp"
+	"rvdyn/net"
+)
+
+// Registers of the byte loops, as picolibc's memset and memcpy use them.
+const (
+	bulkDst = 6  // t1
+	bulkSrc = 11 // a1: a copy's source, a fill's byte
+	bulkN   = 12 // a2
+	bulkTmp = 7  // t2: a copy's byte
+)
+
+// byteLoop returns picolibc's byte-at-a-time memset (copy false) or
+// memcpy loop, then an exit ecall.
+func byteLoop(copy bool) []uint32 {
+	type I = interp.Inst
+	var prog []I
+	if copy {
+		prog = append(prog, I{Op: interp.OpLB, Rd: bulkTmp, Rs1: bulkSrc})
+		prog = append(prog, I{Op: interp.OpSB, Rs1: bulkDst, Rs2: bulkTmp})
+	} else {
+		prog = append(prog, I{Op: interp.OpSB, Rs1: bulkDst, Rs2: bulkSrc})
+	}
+	prog = append(prog, I{Op: interp.OpADDI, Rd: bulkN, Rs1: bulkN, Imm: -1}, I{Op: interp.OpADDI, Rd: bulkDst, Rs1: bulkDst, Imm: 1})
+	if copy {
+		prog = append(prog, I{Op: interp.OpADDI, Rd: bulkSrc, Rs1: bulkSrc, Imm: 1})
+	}
+	prog = append(prog, I{Op: interp.OpBNE, Rs1: bulkN, Rs2: 0, Imm: -4 * int64(len(prog))})
+	prog = append(prog, I{Op: interp.OpADDI, Rd: 17, Imm: 93}, I{Op: interp.OpECALL})
+	words := make([]uint32, len(prog))
+	for i, in := range prog {
+		words[i] = rvtest.Encode(in)
+	}
+	return words
+}
+
+// TestBulkMatchesInterpreter compiles byte fill and copy loops, checks
+// that they are recognized (unless bulk is switched off), and runs them
+// natively against the interpreter: counts around the bulk threshold and
+// far above it, budgets that cut the bulk part short or leave none,
+// copies that overlap either way (the loop repeats bytes: so must the
+// string instruction), and a destination that runs off the end of memory
+// (the entry check leaves before anything is written). The exit, the
+// instructions charged, the registers and memory must equal the
+// interpreter's after as many instructions.
+func TestBulkMatchesInterpreter(t *testing.T) {
+	for name, opts := range optionSets {
+		t.Run(name, func(t *testing.T) {
+			rng := rand.New(rand.NewPCG(31, 32))
+			for _, copy := range []bool{false, true} {
+				for _, n := range []uint64{1, 2, 15, 16, 17, 18, 40, 1000, 5000} {
+					for _, budget := range []int64{1, 5, 64, 131, 4000, 1 << 20} {
+						for _, overlap := range []int64{0, 1, 3, -1, -5, 64, 4096} {
+							if !copy && overlap != 0 {
+								continue
+							}
+							what := fmt.Sprintf("copy %v n %d budget %d overlap %d", copy, n, budget, overlap)
+							checkBulk(t, rng, opts, copy, n, budget, overlap, false, what)
+						}
+					}
+				}
+				for _, budget := range []int64{100, 1 << 20} {
+					checkBulk(t, rng, opts, copy, 3000, budget, 4096, true, fmt.Sprintf("copy %v off the end, budget %d", copy, budget))
+				}
+			}
+		})
+	}
+}
+
+func checkBulk(t *testing.T, rng *rand.Rand, opts fragment.Options, copy bool, n uint64, budget, overlap int64, wild bool, what string) {
+	t.Helper()
+	img := rvtest.MakeELF(byteLoop(copy), randomData(rng), dataSize)
+	mid := uint64(rvtest.MakeELFData + 1024)
+	rec := loadSmall(t, img)
+	defer rec.Close()
+	rec.CPU.X[bulkDst], rec.CPU.X[bulkSrc], rec.CPU.X[bulkN] = mid, mid+4096, 64
+	rec.CPU.PC = rvtest.MakeELFText
+	trace, _, err := net.Record(rec, 1000, func(uint64) bool { return false })
+	if err != nil {
+		t.Fatalf("%s: recording: %v", what, err)
+	}
+	code, err := fragment.Compile(trace, fragment.EnvOf(rec), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[bool]string{false: "fill", true: "copy"}[copy]
+	if opts.NoBulk || opts.NoCheckHoist {
+		want = "" // no bulk, or no hoisted checks to prove the range
+	}
+	if code.Bulk != want {
+		t.Fatalf("%s: compiled as %q, want %q\n%s", what, code.Bulk, want, dump(trace))
+	}
+	cache := newCache(t)
+	f, err := cache.Insert(code)
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	native, ref := loadSmall(t, img), loadSmall(t, img)
+	defer native.Close()
+	defer ref.Close()
+	st := new(fragment.State)
+	native.UseCPU(&st.CPU)
+	dst, src := mid, uint64(int64(mid)+overlap)
+	if wild {
+		dst = guardGap - 1000 // the last 2000 bytes fault
+	}
+	st.CPU.X[bulkDst], st.CPU.X[bulkN] = dst, n
+	st.CPU.X[bulkSrc] = src
+	if !copy {
+		st.CPU.X[bulkSrc] = rng.Uint64() // the byte is its low 8 bits
+	}
+	st.CPU.X[bulkTmp] = rng.Uint64()
+	st.CPU.PC = rvtest.MakeELFText
+	*ref.CPU = st.CPU
+
+	st.Budget = budget
+	e := cache.Enter(f, st, native.Mem.Base())
+	retired := budget - st.Budget
+	if st.Budget <= -int64(trace.Len()) {
+		t.Fatalf("%s: budget %d left of %d: native code overshot it by more than one iteration", what, st.Budget, budget)
+	}
+	if !wild && budget >= 1<<20 && e.Kind != fragment.ExitBranch {
+		t.Errorf("%s: left through a %v exit, want the loop's end", what, e.Kind)
+	}
+	for k := int64(0); k < retired; k++ {
+		if _, err := ref.Step(); err != nil {
+			t.Fatalf("%s: interpreter faulted at step %d of %d: %v", what, k, retired, err)
+		}
+	}
+	if ref.CPU.PC != e.Target {
+		t.Fatalf("%s: native exit %v to 0x%x after %d, interpreter is at 0x%x", what, e.Kind, e.Target, retired, ref.CPU.PC)
+	}
+	for r := 0; r < 32; r++ {
+		if st.CPU.X[r] != ref.CPU.X[r] {
+			t.Fatalf("%s: x%d native %#x interpreter %#x after %d instructions", what, r, st.CPU.X[r], ref.CPU.X[r], retired)
+		}
+	}
+	if !bytes.Equal(native.Mem.Bytes(rvtest.MakeELFData, 2*dataSize), ref.Mem.Bytes(rvtest.MakeELFData, 2*dataSize)) {
+		t.Fatalf("%s: data memory differs after %d instructions", what, retired)
+	}
+	if !bytes.Equal(native.Mem.Bytes(guardGap-4096, 4096), ref.Mem.Bytes(guardGap-4096, 4096)) {
+		t.Fatalf("%s: memory below the guard gap differs", what)
+	}
+}
