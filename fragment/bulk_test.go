@@ -37,11 +37,7 @@ func byteLoop(copy bool) []uint32 {
 	}
 	prog = append(prog, I{Op: interp.OpBNE, Rs1: bulkN, Rs2: 0, Imm: -4 * int64(len(prog))})
 	prog = append(prog, I{Op: interp.OpADDI, Rd: 17, Imm: 93}, I{Op: interp.OpECALL})
-	words := make([]uint32, len(prog))
-	for i, in := range prog {
-		words[i] = rvtest.Encode(in)
-	}
-	return words
+	return rvtest.EncodeAll(prog)
 }
 
 // TestBulkMatchesInterpreter compiles byte fill and copy loops, checks

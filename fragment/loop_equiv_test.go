@@ -61,11 +61,7 @@ func randomLoop(rng *rand.Rand, step1, step2 int64) []uint32 {
 		}
 	}
 	prog = append(prog, I{Op: interp.OpADDI, Rd: 17, Imm: 93}, I{Op: interp.OpECALL})
-	words := make([]uint32, len(prog))
-	for i, in := range prog {
-		words[i] = rvtest.Encode(in)
-	}
-	return words
+	return rvtest.EncodeAll(prog)
 }
 
 // TestLoopMatchesInterpreter records random self-loops on a state where

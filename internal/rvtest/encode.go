@@ -79,3 +79,12 @@ func Encode(in interp.Inst) uint32 {
 	}
 	return 0
 }
+
+// EncodeAll encodes a program, one word per instruction.
+func EncodeAll(prog []interp.Inst) []uint32 {
+	words := make([]uint32, len(prog))
+	for i, in := range prog {
+		words[i] = Encode(in)
+	}
+	return words
+}
