@@ -271,12 +271,12 @@ func (g *ranges) relOf(in *Inst, vals *values) rel {
 }
 
 // holding returns a register that holds base value id, and its distance
-// from it.
+// from it: one that holds the value itself if there is one.
 func (v *values) holding(id int) (r uint8, delta int64, ok bool) {
-	for r := uint8(1); r < 32; r++ {
-		if v.id[r] == id {
-			return r, v.delta[r], true
+	for x := uint8(1); x < 32; x++ {
+		if v.id[x] == id && (!ok || delta != 0 && v.delta[x] == 0) {
+			r, delta, ok = x, v.delta[x], true
 		}
 	}
-	return 0, 0, false
+	return r, delta, ok
 }
