@@ -18,8 +18,8 @@ import "rvdyn/interp"
 // OpCheck of [lo, hi] on a register holding the base value (at its own
 // constant distance from it), goes right before the group's first lookup
 // and takes that lookup's exit; the lookups lose their checks. A lookup
-// for which no register holds the base value at that point keeps its own
-// check. When the base register does not change in a self-loop,
+// for which no register holds the base value at that point (near enough
+// for 32-bit displacements) keeps its own check. When the base register does not change in a self-loop,
 // CheckHoist then moves the OpCheck to the entry.
 //
 // Soundness. Every dropped check is implied by the OpCheck: the base
@@ -75,14 +75,14 @@ func CheckRange(f *Func) {
 				for _, g := range groups[k] {
 					g := &all[g]
 					lo, hi := min(g.lo, lo), max(g.hi, hi)
-					if uint64(hi-lo) >= limit {
+					if uint64(hi-lo) >= limit || !checkOffs(lo-g.delta, hi-g.delta) {
 						continue
 					}
 					g.lo, g.hi, g.store = lo, hi, g.store || IsStore(in.Op)
 					joined = true
 					break
 				}
-				if r, delta, found := vals.holding(id); !joined && found && uint64(hi-lo) < limit {
+				if r, delta, found := vals.holding(id, lo); !joined && found && uint64(hi-lo) < limit && checkOffs(lo-delta, hi-delta) {
 					groups[k] = append(groups[k], len(all))
 					all = append(all, group{at: i, reg: r, delta: delta, lo: lo, hi: hi, store: IsStore(in.Op), exit: in.Exit})
 					joined = true
@@ -111,6 +111,12 @@ func CheckRange(f *Func) {
 	}
 	f.Insts = out
 }
+
+// checkOffs reports whether an OpCheck may check offsets lo..hi off its
+// register: within maxHoistOff, so that the emitted code adds them as
+// 32-bit displacements (the base register may be far from the lookups,
+// as in "t1 = add a6, 1<<39 ; a7 = add t1, a4").
+func checkOffs(lo, hi int64) bool { return lo > -maxHoistOff && hi < maxHoistOff }
 
 // ranges follows, along a trace, which registers hold a bounded value
 // (an unsigned integer in [lo, hi], hi below maxDelta) and which hold a
@@ -271,10 +277,16 @@ func (g *ranges) relOf(in *Inst, vals *values) rel {
 }
 
 // holding returns a register that holds base value id, and its distance
-// from it: one that holds the value itself if there is one.
-func (v *values) holding(id int) (r uint8, delta int64, ok bool) {
+// from it: of those that do, the one whose distance is nearest to near.
+func (v *values) holding(id int, near int64) (r uint8, delta int64, ok bool) {
+	dist := func(d int64) uint64 {
+		if d < near {
+			return uint64(near - d)
+		}
+		return uint64(d - near)
+	}
 	for x := uint8(1); x < 32; x++ {
-		if v.id[x] == id && (!ok || delta != 0 && v.delta[x] == 0) {
+		if v.id[x] == id && (!ok || dist(v.delta[x]) < dist(delta)) {
 			r, delta, ok = x, v.delta[x], true
 		}
 	}

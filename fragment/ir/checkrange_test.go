@@ -74,6 +74,27 @@ func TestCheckRange(t *testing.T) {
 			a7 = add a6, a4
 			a6 = ld 8(sp)
 			a0 = lbu 0(a7)`},
+		{"the check goes on the register nearest to the lookups", `
+			t1 = add a6, 0x8000000000
+			a4 = zext.b a5
+			a7 = add t1, a4
+			a0 = lw 0(a7)`, `
+			t1 = add a6, 0x8000000000
+			a4 = zext.b a5
+			a7 = add t1, a4
+			check load 0..255(t1)
+			a0 = lw 0(a7) nocheck`},
+		{"a base register too far from the lookups keeps their checks", `
+			t1 = add a6, 0x8000000000
+			a4 = zext.b a5
+			a7 = add t1, a4
+			t1 = mov 0
+			a0 = lw 0(a7)`, `
+			t1 = add a6, 0x8000000000
+			a4 = zext.b a5
+			a7 = add t1, a4
+			t1 = mov 0
+			a0 = lw 0(a7)`},
 		{"the base at a distance, a moved index, and a store (histogram)", `
 			t2 = add a6, 16
 			a4 = lbu 0(a1)
@@ -231,6 +252,7 @@ func TestVerifyRange(t *testing.T) {
 		}, "not proven"},
 		{"the check after the lookup", func(f *Func) { f.Insts[4], f.Insts[5] = f.Insts[5], f.Insts[4] }, "not proven"},
 		{"a check that does not fit", func(f *Func) { f.Insts[4].Cover.Hi = 1 << 20 }, "fit"},
+		{"a check too far off its register", func(f *Func) { f.Insts[4].Cover.Lo, f.Insts[4].Cover.Hi = 1<<30, 1<<30+4 }, "fit"},
 		{"a check with no exit", func(f *Func) { f.Insts[4].Exit = -1 }, "out of range"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

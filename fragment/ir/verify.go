@@ -168,7 +168,7 @@ func Verify(f *Func) error {
 			if c.Store {
 				lo = env.WriteLo
 			}
-			if span := uint64(c.Hi - c.Lo); c.Lo > c.Hi || span >= env.GuardLo-lo || env.MemSize > env.GuardHi && span >= env.MemSize-env.GuardHi {
+			if span := uint64(c.Hi - c.Lo); c.Lo > c.Hi || !checkOffs(c.Lo, c.Hi) || span >= env.GuardLo-lo || env.MemSize > env.GuardHi && span >= env.MemSize-env.GuardHi {
 				return bad("check %d..%d does not fit an interval", c.Lo, c.Hi)
 			}
 			id, delta := vals.of(in.A.Reg)
