@@ -79,7 +79,7 @@ func scratchReg(rng *rand.Rand, r uint8) uint8 {
 // rewrites: constants built by lui+addi (also as addresses, in and out of
 // bounds), slli/srli and slli/srai pairs, sext.w, zero-extending andi,
 // multiplies and unsigned divides by constants, addi and addiw chains,
-// address arithmetic, and repeated accesses off one base.
+// address arithmetic, table lookups, and repeated accesses off one base.
 func idiom(rng *rand.Rand) []interp.Inst {
 	type I = interp.Inst
 	r := func() uint8 { return scratchReg(rng, uint8(1+rng.IntN(31))) }
@@ -92,7 +92,7 @@ func idiom(rng *rand.Rand) []interp.Inst {
 		lo := v << 52 >> 52
 		return []I{{Op: interp.OpLUI, Rd: rd, Imm: int64(int32(v - lo))}, {Op: interp.OpADDI, Rd: rd, Rs1: rd, Imm: lo}}
 	}
-	switch rng.IntN(11) {
+	switch rng.IntN(12) {
 	case 0: // a constant, then used
 		return append(lui(d, int64(int32(rng.Uint32()))), I{Op: interp.OpADD, Rd: s, Rs1: d, Rs2: t})
 	case 1: // a constant address, in or out of bounds
@@ -131,6 +131,16 @@ func idiom(rng *rand.Rand) []interp.Inst {
 	case 9: // the same load twice
 		o, op := off(), loads[rng.IntN(7)]
 		return []I{{Op: op, Rd: d, Rs1: base, Imm: o}, {Op: interp.OpADDI, Rd: t, Rs1: d, Imm: 1}, {Op: loads[rng.IntN(7)], Rd: s, Rs1: base, Imm: o}}
+	case 10: // a table lookup: a bounded index off a base (crc32, aes)
+		idx := []I{{Op: interp.OpANDI, Rd: t, Rs1: s, Imm: 0xff}, {Op: interp.OpSRLIW, Rd: t, Rs1: s, Imm: 24}, {Op: interp.OpSRLI, Rd: t, Rs1: s, Imm: 56}}[rng.IntN(3)]
+		seq := []I{idx, {Op: interp.OpSLLI, Rd: t, Rs1: t, Imm: int64(rng.IntN(4))}, {Op: interp.OpADD, Rd: d, Rs1: base, Rs2: t}}
+		if rng.IntN(2) == 0 {
+			seq[2].Rs1, seq[2].Rs2 = t, base
+		}
+		if rng.IntN(2) == 0 {
+			seq = append(seq, I{Op: stores[rng.IntN(4)], Rs1: d, Rs2: s, Imm: off()})
+		}
+		return append(seq, I{Op: loads[rng.IntN(7)], Rd: s, Rs1: d, Imm: off()})
 	default: // a copy, then a use and an overwrite
 		return []I{{Op: interp.OpADDI, Rd: d, Rs1: s, Imm: 0}, {Op: interp.OpSUB, Rd: t, Rs1: d, Rs2: s}, {Op: interp.OpXOR, Rd: d, Rs1: t, Rs2: s}}
 	}

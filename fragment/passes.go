@@ -46,6 +46,11 @@ type Options struct {
 	// each load and store keeps its own check instead of one check per
 	// base register value covering all its offsets.
 	NoCheckWiden bool
+	// NoCheckRange turns off range-covered bounds checks
+	// (ir/checkrange.go): each table lookup (a base plus a bounded index)
+	// keeps its own check instead of one check per base value covering
+	// every index.
+	NoCheckRange bool
 	// NoCheckHoist turns off bounds-check hoisting (ir/checkhoist.go):
 	// a self-loop checks its induction and invariant bases in every
 	// iteration instead of once on entry.
@@ -77,8 +82,9 @@ type pass struct {
 // passes are the optimizer passes in the order they run. Constant folding
 // comes first so the others see constants; strength reduction before load
 // elimination so address arithmetic is folded into offsets; copy
-// propagation after load elimination, which leaves copies behind; check
-// hoisting and then widening after both, so they see the loads that
+// propagation after load elimination, which leaves copies behind; range
+// checks, check hoisting and then widening after both (range checks
+// first, so hoisting moves a table base's check out of a loop), so they see the loads that
 // remain and the base registers copies were propagated to, and widening
 // gets what hoisting left; dead
 // code elimination last, to sweep up what the others made dead.
@@ -87,6 +93,7 @@ var passes = []pass{
 	{"strength", ir.Strength, func(o *Options) *bool { return &o.NoStrength }},
 	{"loadelim", ir.LoadElim, func(o *Options) *bool { return &o.NoLoadElim }},
 	{"copyprop", ir.CopyProp, func(o *Options) *bool { return &o.NoCopyProp }},
+	{"checkrange", ir.CheckRange, func(o *Options) *bool { return &o.NoCheckRange }},
 	{"checkhoist", ir.CheckHoist, func(o *Options) *bool { return &o.NoCheckHoist }},
 	{"checkwiden", ir.CheckWiden, func(o *Options) *bool { return &o.NoCheckWiden }},
 	{"dce", ir.DCE, func(o *Options) *bool { return &o.NoDCE }},

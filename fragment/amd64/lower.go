@@ -189,6 +189,10 @@ func (c *compiler) lowerInst(i int, in ir.Inst) {
 		}
 		as := map[int64]mnemonic{1: xMOVB, 2: xMOVW, 4: xMOVL, 8: xMOVQ}[ir.Width(op)]
 		a.op(as, src, m)
+	case op == ir.OpCheck:
+		// A table base's check (ir.CheckRange): the check access emits
+		// for a widened check of [Lo, Hi], with no access after it.
+		c.access(i, ir.Inst{A: in.A, Off: in.Cover.Lo, Cover: in.Cover, Exit: in.Exit, Stack: in.Stack, PC: in.PC}, c.env.ReadLo)
 	case ir.IsGuard(op):
 		c.guard(i, in)
 	case op == ir.OpSample && in.Native != nil:

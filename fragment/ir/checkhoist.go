@@ -50,6 +50,10 @@ const maxHoistOff = 1 << 29
 // exit but now runs in the interpreter, as "for (p = s; p != s+n; p++)
 // if (*p == c) break;" with a large n would.
 //
+// An OpCheck (see CheckRange) counts as the accesses it covers: when
+// its base register is invariant or steps, it is hoisted like them and
+// removed from the body.
+//
 // Only bases whose accesses all hit the same interval while recording
 // are hoisted, so that one interval is checked, and only steps that are
 // powers of two (either sign), so that the emitted code shifts.
@@ -72,7 +76,7 @@ func CheckHoist(f *Func) {
 	exits := 0 // guards and jalrs: the ways the loop can leave but a fault
 	for i := range f.Insts {
 		in := &f.Insts[i]
-		if (IsLoad(in.Op) || IsStore(in.Op)) && in.Exit >= 0 && !in.A.IsConst {
+		if (IsLoad(in.Op) || IsStore(in.Op) || in.Op == OpCheck) && in.Exit >= 0 && !in.A.IsConst {
 			if id, delta := vals.of(in.A.Reg); id < 32 {
 				u := &uses[id]
 				c := in.check()
@@ -81,7 +85,7 @@ func CheckHoist(f *Func) {
 				}
 				u.lo, u.hi = min(u.lo, delta+c.lo), max(u.hi, delta+c.hi)
 				u.mixedStack = u.mixedStack || u.stack != in.Stack
-				u.loads = u.loads || IsLoad(in.Op)
+				u.loads = u.loads || IsLoad(in.Op) || in.Op == OpCheck && !c.store
 				u.stores = u.stores || c.store
 				u.n++
 			}
@@ -160,13 +164,22 @@ func CheckHoist(f *Func) {
 		if in.Exit >= 0 {
 			in.Exit += n
 		}
-		if (IsLoad(in.Op) || IsStore(in.Op)) && in.Exit >= 0 && !in.A.IsConst {
+		if (IsLoad(in.Op) || IsStore(in.Op) || in.Op == OpCheck) && in.Exit >= 0 && !in.A.IsConst {
 			if id, _ := vals.of(in.A.Reg); id < 32 && hoisted[id] {
 				in.Exit, in.Cover = -1, Cover{}
 			}
 		}
 		vals.write(in)
 	}
+	// A hoisted OpCheck (CheckRange's check of a table base) has nothing
+	// left to do.
+	out := f.Insts[:0]
+	for _, in := range f.Insts {
+		if in.Op != OpCheck || in.Exit >= 0 {
+			out = append(out, in)
+		}
+	}
+	f.Insts = out
 	if f.Trip.Step != 0 {
 		for _, in := range f.Pre {
 			if in.B.Const != 0 {

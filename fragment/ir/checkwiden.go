@@ -171,7 +171,7 @@ type covered struct {
 // check returns what the bounds check of a checked access (Exit >= 0)
 // proves about its base register.
 func (in *Inst) check() covered {
-	if in.Cover.Widened() {
+	if in.Cover.Widened() || in.Op == OpCheck {
 		return covered{in.Cover.Lo, in.Cover.Hi, in.Cover.Store}
 	}
 	return covered{in.Off, in.Off, IsStore(in.Op)}

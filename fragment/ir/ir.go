@@ -25,7 +25,8 @@ import (
 //     taken when the address is out of bounds, or no exit (Exit < 0) when
 //     the address is a constant proven in bounds at compile time or an
 //     earlier check covers it (a widened check, Cover, off the same base
-//     value, or a self-loop's entry check in Func.Pre).
+//     value, a self-loop's entry check in Func.Pre, or an OpCheck of a
+//     base value plus a bounded index, see CheckRange).
 //   - The last instruction is always OpExit, the end of the trace.
 //
 // Invariants the passes keep (checked by verify): the exits appear in
@@ -63,10 +64,15 @@ const (
 	// Func.Trip to bound the iterations. If the check fails it leaves
 	// through Exit, before the first instruction, with nothing done.
 	OpLoopCheck
+	// OpCheck is a standalone bounds check (see CheckRange): the start
+	// addresses A+Cover.Lo .. A+Cover.Hi lie in one accessible interval,
+	// for stores too if Cover.Store, else it leaves through Exit (an
+	// interpreter exit at PC, before the access it precedes).
+	OpCheck
 	numIROps
 )
 
-var pseudoNames = [...]string{"mov", "zext.b", "zext.h", "zext.w", "sext.b", "sext.h", "sext.w", "exit", "sample", "loopcheck"}
+var pseudoNames = [...]string{"mov", "zext.b", "zext.h", "zext.w", "sext.b", "sext.h", "sext.w", "exit", "sample", "loopcheck", "check"}
 
 func opName(op interp.Op) string {
 	if op >= interp.NumOps && op < numIROps {
@@ -223,6 +229,13 @@ func (in Inst) String() string {
 			kind = "store"
 		}
 		fmt.Fprintf(&b, "loopcheck %s %d..%d(%v) stepping %d else exit %d", kind, in.Cover.Lo, in.Cover.Hi, in.A, int64(in.B.Const), in.Exit)
+		return b.String()
+	case op == OpCheck:
+		kind := "load"
+		if in.Cover.Store {
+			kind = "store"
+		}
+		fmt.Fprintf(&b, "check %s %d..%d(%v)  ; else exit %d", kind, in.Cover.Lo, in.Cover.Hi, in.A, in.Exit)
 		return b.String()
 	case op == OpMov || IsExt(op):
 		fmt.Fprintf(&b, "%s %v", opName(op), in.A)

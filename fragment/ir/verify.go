@@ -24,8 +24,11 @@ import (
 //     value followed through moves and additions of constants) whose
 //     range of offsets holds this access's, for stores if this is a
 //     store;
+//     a register that holds a base value plus a bounded variable part
+//     (see CheckRange and ranges) is covered if a check of that base
+//     value holds every offset the variable part allows;
 //   - a widened check holds its own access's offset and spans less than
-//     the smallest interval it may have to fit in.
+//     the smallest interval it may have to fit in, as does an OpCheck.
 func Verify(f *Func) error {
 	if len(f.Insts) == 0 {
 		return fmt.Errorf("no instructions")
@@ -46,7 +49,7 @@ func Verify(f *Func) error {
 		return nil
 	}
 	env := f.env.Norm()
-	vals := newValues()
+	vals, rg := newValues(), &ranges{}
 	checks := map[int][]covered{} // per base value: what checks proved, as offsets from it
 	if !f.Loops && (len(f.Pre) > 0 || f.Trip != Trip{}) {
 		return fmt.Errorf("entry checks or a trip in a fragment that does not loop")
@@ -124,10 +127,13 @@ func Verify(f *Func) error {
 				if in.A.IsConst {
 					return bad("access without a bounds check at an address not proven in bounds")
 				}
-				if id, delta := vals.of(in.A.Reg); !coveredBy(checks[id], delta+in.Off, IsStore(op), env) {
-					return bad("access without a bounds check at an address not proven in bounds")
+				if id, delta := vals.of(in.A.Reg); coveredBy(checks[id], delta+in.Off, delta+in.Off, IsStore(op), env) {
+					break
 				}
-				break
+				if id, lo, hi, ok := rg.span(in.A.Reg, in.Off); ok && coveredBy(checks[id], lo, hi, IsStore(op), env) {
+					break
+				}
+				return bad("access without a bounds check at an address not proven in bounds")
 			}
 			if c := in.Cover; c.Widened() {
 				lo := env.ReadLo
@@ -152,6 +158,26 @@ func Verify(f *Func) error {
 			}
 			if e := f.Exits[in.Exit]; e.Kind != ExitInterp || e.Retired != in.Step || e.Target != in.PC {
 				return bad("memory exit %v", e)
+			}
+		case op == OpCheck:
+			if in.A.IsConst || in.A.Reg == 0 || in.B != (Val{}) || in.Off != 0 {
+				return bad("not a check of a register")
+			}
+			c := in.Cover
+			lo := env.ReadLo
+			if c.Store {
+				lo = env.WriteLo
+			}
+			if span := uint64(c.Hi - c.Lo); c.Lo > c.Hi || !checkOffs(c.Lo, c.Hi) || span >= env.GuardLo-lo || env.MemSize > env.GuardHi && span >= env.MemSize-env.GuardHi {
+				return bad("check %d..%d does not fit an interval", c.Lo, c.Hi)
+			}
+			id, delta := vals.of(in.A.Reg)
+			checks[id] = append(checks[id], covered{c.Lo + delta, c.Hi + delta, c.Store})
+			if err := take(i, in.Exit); err != nil {
+				return err
+			}
+			if e := f.Exits[in.Exit]; e.Kind != ExitInterp || e.Retired != in.Step || e.Target != in.PC {
+				return bad("check exit %v", e)
 			}
 		case IsGuard(op):
 			if err := take(i, in.Exit); err != nil {
@@ -199,6 +225,7 @@ func Verify(f *Func) error {
 		default:
 			return bad("unknown op")
 		}
+		rg.write(&in, vals)
 		vals.write(&in)
 	}
 	// The loop checks hold for every iteration only if each base steps as
@@ -223,12 +250,13 @@ func Verify(f *Func) error {
 	return nil
 }
 
-// coveredBy reports whether one of the checks of a base value proves an
-// access at offset off (a store if store) in bounds. A check for stores
-// proves loads only if stores may go no lower than loads.
-func coveredBy(checks []covered, off int64, store bool, env Env) bool {
+// coveredBy reports whether one of the checks of a base value proves
+// accesses at every offset in [lo, hi] (stores if store) in bounds. A
+// check for stores proves loads only if stores may go no lower than
+// loads.
+func coveredBy(checks []covered, lo, hi int64, store bool, env Env) bool {
 	for _, c := range checks {
-		if c.lo <= off && off <= c.hi && (c.store == store || c.store && env.WriteLo >= env.ReadLo) {
+		if c.lo <= lo && hi <= c.hi && (c.store == store || c.store && env.WriteLo >= env.ReadLo) {
 			return true
 		}
 	}
