@@ -59,6 +59,10 @@ type compiler struct {
 	ra    *regAlloc
 	sx    sextState // lazy sign extension (sext.go)
 	loops bool      // the trace ends at its own head
+	// redefined are the registers the loop body writes before it reads
+	// them in full or can exit (redefinedAtHead): the back edge leaves
+	// them stale.
+	redefined uint32
 	noIBL bool      // indirect stubs leave instead of looking up the table
 	exits []*exitStub
 	body  *label
@@ -92,6 +96,9 @@ func Compile(f *ir.Func, opts Options) (*Code, error) {
 	c := &compiler{a: a, env: f.Env(), f: f, body: &label{}, loops: f.Loops, noIBL: opts.NoIBL}
 	c.ra = allocate(f, !opts.NoRegAlloc, !opts.NoBPReg, !opts.NoHomeRegs)
 	c.sx.on = !opts.NoLazySext
+	if f.Loops {
+		c.redefined = redefinedAtHead(f)
+	}
 	c.marks = make([]pcMark, 0, len(f.Insts)+len(f.Exits)+1)
 	a.reserveMarks(cap(c.marks))
 	c.mark(f.Head)

@@ -138,6 +138,33 @@ func (c *compiler) lowerSext(i int, in ir.Inst) {
 	}
 }
 
+// redefinedAtHead returns the guest registers that a self-loop's body
+// writes before it reads them in full or can leave through any exit:
+// such a register may reach the head with a stale upper half, because
+// nothing on the path from the head to its next value can see that half
+// (W ops read only the low half). The back edge then need not extend it,
+// except on its way out when the budget is spent.
+func redefinedAtHead(f *ir.Func) uint32 {
+	var dead, seen uint32
+	for _, in := range f.Insts {
+		if in.Exit >= 0 || in.Op == ir.OpExit {
+			break // every register not yet written is written back there
+		}
+		for _, v := range [...]ir.Val{in.A, in.B} {
+			if !v.IsConst && v.Reg != 0 && !isW(in.Op) {
+				seen |= 1 << v.Reg // read in full first
+			}
+		}
+		if d := in.Dst; d != 0 && seen&(1<<d) == 0 {
+			dead |= 1 << d
+		}
+		if in.Dst != 0 {
+			seen |= 1 << in.Dst
+		}
+	}
+	return dead
+}
+
 // finish32 completes an instruction whose result in w has the right low
 // 32 bits (a W op, or a bitwise op that read a stale operand): it is
 // left stale when it goes to Dst's host register and lazy sign

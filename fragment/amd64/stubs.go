@@ -110,8 +110,14 @@ func (c *compiler) emitStub(e *exitStub) {
 	a := c.a
 	a.bind(e.stub)
 	// State, the loop head and the next fragment expect every register
-	// sign-extended (sext.go).
-	c.extendStale(e.stale)
+	// sign-extended (sext.go), except the registers the loop body
+	// redefines before anything can see their upper half: the back edge
+	// extends those only on its way out.
+	keep := uint32(0)
+	if e.linked != nil {
+		keep = e.stale & c.redefined
+	}
+	c.extendStale(e.stale &^ keep)
 	e.stale = 0
 	out := &label{}
 	linkable := e.linked == nil && e.Kind == ir.ExitBranch
@@ -140,6 +146,7 @@ func (c *compiler) emitStub(e *exitStub) {
 	switch {
 	case e.linked != nil:
 		// The budget ran out on the back edge: write back before leaving.
+		c.extendStale(keep)
 		c.writeBack(e)
 		c.writeHomes(e, c.ra.resident)
 	case linkable:
