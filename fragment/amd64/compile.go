@@ -63,11 +63,11 @@ type compiler struct {
 	// them in full or can exit (redefinedAtHead): the back edge leaves
 	// them stale.
 	redefined uint32
-	noIBL bool      // indirect stubs leave instead of looking up the table
-	exits []*exitStub
-	body  *label
-	cold  []func() // out-of-line code, emitted after the exit stubs
-	marks []pcMark // where the code of each guest instruction starts
+	noIBL     bool // indirect stubs leave instead of looking up the table
+	exits     []*exitStub
+	body      *label
+	cold      []func() // out-of-line code, emitted after the exit stubs
+	marks     []pcMark // where the code of each guest instruction starts
 }
 
 // A pcMark is a code position (known after assembly) and the guest pc
