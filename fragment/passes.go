@@ -31,6 +31,10 @@ type Options struct {
 	// byte-at-a-time memset and memcpy) iteration by iteration instead
 	// of with REP STOSB and REP MOVSB (amd64.Options.NoBulk).
 	NoBulk bool
+	// NoSelfExits compiles a side exit to the fragment's own head as an
+	// exit linked back through the linked entry instead of a back edge to
+	// the body (amd64.Options.NoSelfExits).
+	NoSelfExits bool
 	// NoConstFold turns off constant propagation and folding
 	// (ir/constfold.go): known branch outcomes, constant addresses checked at
 	// compile time, algebraic identities.
@@ -143,6 +147,7 @@ var backendSwitches = []pass{
 	{"lazy-sext", nil, func(o *Options) *bool { return &o.NoLazySext }},
 	{"home-regs", nil, func(o *Options) *bool { return &o.NoHomeRegs }},
 	{"bulk", nil, func(o *Options) *bool { return &o.NoBulk }},
+	{"self-exits", nil, func(o *Options) *bool { return &o.NoSelfExits }},
 }
 
 // switchOf returns the Options field that switches off the optimization

@@ -31,6 +31,10 @@ type Options struct {
 	// NoBulk compiles byte fill and copy loops (bulk.go) iteration by
 	// iteration instead of with REP STOSB and REP MOVSB.
 	NoBulk bool
+	// NoSelfExits compiles a side exit to the fragment's own head as an
+	// ordinary exit, linked through the write back and the linked
+	// entry, instead of as a back edge to the body (stubs.go, stubFor).
+	NoSelfExits bool
 }
 
 // Code is one fragment's machine code: position-independent, entered at
@@ -63,6 +67,7 @@ type compiler struct {
 	// them in full or can exit (redefinedAtHead): the back edge leaves
 	// them stale.
 	redefined uint32
+	selfExits bool // some side exit jumps back to the body (selfExit)
 	noIBL     bool // indirect stubs leave instead of looking up the table
 	exits     []*exitStub
 	body      *label
@@ -96,7 +101,16 @@ func Compile(f *ir.Func, opts Options) (*Code, error) {
 	c := &compiler{a: a, env: f.Env(), f: f, body: &label{}, loops: f.Loops, noIBL: opts.NoIBL}
 	c.ra = allocate(f, !opts.NoRegAlloc, !opts.NoBPReg, !opts.NoHomeRegs)
 	c.sx.on = !opts.NoLazySext
-	if f.Loops {
+	if !opts.NoSelfExits {
+		for _, r := range f.Exits {
+			c.selfExits = c.selfExits || selfExit(f, r)
+		}
+	}
+	// A fragment whose side exits jump back to its body loops like a
+	// self-loop: every allocated register is loaded at the entry, and
+	// an exit writes back whatever an earlier iteration wrote.
+	c.loops = f.Loops || c.selfExits
+	if c.loops {
 		c.redefined = redefinedAtHead(f)
 	}
 	c.marks = make([]pcMark, 0, len(f.Insts)+len(f.Exits)+1)

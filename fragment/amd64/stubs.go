@@ -47,7 +47,21 @@ func (c *compiler) stubFor(e, at int) *exitStub {
 		s.rd, s.link = r.Link, r.LinkVal
 		s.misaligned = c.stubFor(r.Alt, at)
 	}
+	if c.selfExits && selfExit(c.f, r) {
+		s.linked = c.body
+	}
 	return s
+}
+
+// selfExit reports whether exit r of f goes back to f's own head as a
+// back edge to the body (Options.NoSelfExits): a side exit to the head,
+// as in the trace of a loop that recorded its last iteration, the common
+// iteration then leaving. It jumps to the body with every register in
+// place, like a self-loop's back edge, instead of a link through the
+// write back and the linked entry. A fragment with entry checks (Pre)
+// has none: they hold only for iterations along the recorded path.
+func selfExit(f *ir.Func, r ir.ExitRec) bool {
+	return r.Kind == ir.ExitBranch && r.Target == f.Head && !r.Spec && r.Retired > 0 && len(f.Pre) == 0
 }
 
 // writeBack stores the allocated guest registers that are dirty at exit
