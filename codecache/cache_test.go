@@ -180,23 +180,32 @@ func TestNewRejectsBadSize(t *testing.T) {
 	}
 }
 
+// twoLoopFragments loads twoLoops, compiles the traces A (at its first
+// loop) and B (at its second, which A's exit goes to) and maps an empty
+// 64 KiB cache; the test's cleanup closes the machine and the cache.
+func twoLoopFragments(t *testing.T) (m *interp.Machine, a, b *fragment.Code, c *codecache.Cache) {
+	t.Helper()
+	m, err := interp.Load(twoLoops(), interp.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { m.Close() })
+	m.CPU.X[11], m.CPU.X[13] = 1<<40, 1<<40
+	a, b = build(t, m, rvtest.MakeELFText), build(t, m, rvtest.MakeELFText+8)
+	c, err = codecache.New(codecache.Options{Size: 1 << 16})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	return m, a, b, c
+}
+
 // TestRemove takes B out after A's exit was linked to it: A's exit must
 // fall through to the dispatcher again (an exit returned, not a run into
 // B), lookups miss B, and inserting B again relinks A's exit.
 func TestRemove(t *testing.T) {
 	const T = rvtest.MakeELFText
-	m, err := interp.Load(twoLoops(), interp.Config{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer m.Close()
-	m.CPU.X[11], m.CPU.X[13] = 1<<40, 1<<40
-	a, b := build(t, m, T), build(t, m, T+8)
-	c, err := codecache.New(codecache.Options{Size: 1 << 16})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
+	m, a, b, c := twoLoopFragments(t)
 	fa, err := c.Insert(a)
 	if err != nil {
 		t.Fatal(err)
@@ -235,18 +244,7 @@ func TestRemove(t *testing.T) {
 // runs into.
 func TestRemoveIf(t *testing.T) {
 	const T = rvtest.MakeELFText
-	m, err := interp.Load(twoLoops(), interp.Config{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer m.Close()
-	m.CPU.X[11], m.CPU.X[13] = 1<<40, 1<<40
-	a, b := build(t, m, T), build(t, m, T+8)
-	c, err := codecache.New(codecache.Options{Size: 1 << 16})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
+	m, a, b, c := twoLoopFragments(t)
 	if _, err := c.Insert(b); err != nil {
 		t.Fatal(err)
 	}

@@ -129,19 +129,7 @@ func checkBulk(t *testing.T, rng *rand.Rand, opts fragment.Options, copy bool, n
 	if !wild && budget >= 1<<20 && e.Kind != fragment.ExitBranch {
 		t.Errorf("%s: left through a %v exit, want the loop's end", what, e.Kind)
 	}
-	for k := int64(0); k < retired; k++ {
-		if _, err := ref.Step(); err != nil {
-			t.Fatalf("%s: interpreter faulted at step %d of %d: %v", what, k, retired, err)
-		}
-	}
-	if ref.CPU.PC != e.Target {
-		t.Fatalf("%s: native exit %v to 0x%x after %d, interpreter is at 0x%x", what, e.Kind, e.Target, retired, ref.CPU.PC)
-	}
-	for r := 0; r < 32; r++ {
-		if st.CPU.X[r] != ref.CPU.X[r] {
-			t.Fatalf("%s: x%d native %#x interpreter %#x after %d instructions", what, r, st.CPU.X[r], ref.CPU.X[r], retired)
-		}
-	}
+	matchInterpreter(t, what, nil, ref, retired, e.Kind, e.Target, st)
 	if !bytes.Equal(native.Mem.Bytes(rvtest.MakeELFData, 2*dataSize), ref.Mem.Bytes(rvtest.MakeELFData, 2*dataSize)) {
 		t.Fatalf("%s: data memory differs after %d instructions", what, retired)
 	}

@@ -322,23 +322,11 @@ func checkRandomTrace(t *testing.T, cache *codecache.Cache, rng *rand.Rand, opts
 	if int(retired) != e.Retired {
 		t.Fatalf("%s: budget charged %d, exit record says %d", what, retired, e.Retired)
 	}
-	for k := int64(0); k < retired; k++ {
-		if _, err := ref.Step(); err != nil {
-			t.Fatalf("%s: interpreter faulted at step %d of %d: %v", what, k, retired, err)
-		}
-	}
 	target := e.Target
 	if e.Kind == fragment.ExitIndirect {
 		target = st.CPU.PC
 	}
-	if ref.CPU.PC != target {
-		t.Fatalf("%s: native exit %v to 0x%x, interpreter is at 0x%x\n%s", what, e.Kind, target, ref.CPU.PC, dump(trace))
-	}
-	for r := 0; r < 32; r++ {
-		if st.CPU.X[r] != ref.CPU.X[r] {
-			t.Fatalf("%s: x%d native %#x interpreter %#x after %d instructions\n%s", what, r, st.CPU.X[r], ref.CPU.X[r], retired, dump(trace))
-		}
-	}
+	matchInterpreter(t, what, trace, ref, retired, e.Kind, target, st)
 	if !bytes.Equal(native.Mem.Bytes(rvtest.MakeELFData, 2*dataSize), ref.Mem.Bytes(rvtest.MakeELFData, 2*dataSize)) {
 		t.Fatalf("%s: data memory differs\n%s", what, dump(trace))
 	}
@@ -351,6 +339,32 @@ func checkRandomTrace(t *testing.T, cache *codecache.Cache, rng *rand.Rand, opts
 		ref.Step()
 	}
 	return e.Kind, true
+}
+
+// matchInterpreter steps ref, which starts from the state native code was
+// entered with, as many instructions as native code retired, and fails
+// unless it stops at target, where native code left through an exit of
+// kind, with st's registers. what names the case; trace, if not nil, is
+// dumped with a failure.
+func matchInterpreter(t *testing.T, what string, trace *interp.Trace, ref *interp.Machine, retired int64, kind fragment.ExitKind, target uint64, st *fragment.State) {
+	t.Helper()
+	listing := ""
+	if trace != nil {
+		listing = "\n" + dump(trace)
+	}
+	for k := int64(0); k < retired; k++ {
+		if _, err := ref.Step(); err != nil {
+			t.Fatalf("%s: interpreter faulted at step %d of %d: %v%s", what, k, retired, err, listing)
+		}
+	}
+	if ref.CPU.PC != target {
+		t.Fatalf("%s: native exit %v to 0x%x after %d, interpreter is at 0x%x%s", what, kind, target, retired, ref.CPU.PC, listing)
+	}
+	for r := 0; r < 32; r++ {
+		if st.CPU.X[r] != ref.CPU.X[r] {
+			t.Fatalf("%s: x%d native %#x interpreter %#x after %d instructions%s", what, r, st.CPU.X[r], ref.CPU.X[r], retired, listing)
+		}
+	}
 }
 
 func dump(t *interp.Trace) string {

@@ -159,19 +159,7 @@ func checkRandomLoop(t *testing.T, cache *codecache.Cache, rng *rand.Rand, opts 
 		// bounds sends the loop to the interpreter on every entry.
 		t.Errorf("%s: a loop in bounds left through a %v exit\n%s", what, e.Kind, dump(trace))
 	}
-	for k := int64(0); k < retired; k++ {
-		if _, err := ref.Step(); err != nil {
-			t.Fatalf("%s: interpreter faulted at step %d of %d: %v\n%s", what, k, retired, err, dump(trace))
-		}
-	}
-	if ref.CPU.PC != e.Target {
-		t.Fatalf("%s: native exit %v to 0x%x, interpreter is at 0x%x\n%s", what, e.Kind, e.Target, ref.CPU.PC, dump(trace))
-	}
-	for r := 0; r < 32; r++ {
-		if st.CPU.X[r] != ref.CPU.X[r] {
-			t.Fatalf("%s: x%d native %#x interpreter %#x after %d instructions\n%s", what, r, st.CPU.X[r], ref.CPU.X[r], retired, dump(trace))
-		}
-	}
+	matchInterpreter(t, what, trace, ref, retired, e.Kind, e.Target, st)
 	if !bytes.Equal(native.Mem.Bytes(rvtest.MakeELFData, 2*dataSize), ref.Mem.Bytes(rvtest.MakeELFData, 2*dataSize)) {
 		t.Fatalf("%s: data memory differs\n%s", what, dump(trace))
 	}

@@ -100,19 +100,7 @@ func TestSelfLoopSignExtension(t *testing.T) {
 				st.Budget = budget
 				e := cache.Enter(f, st, native.Mem.Base())
 				retired := budget - st.Budget
-				for k := int64(0); k < retired; k++ {
-					if _, err := ref.Step(); err != nil {
-						t.Fatalf("%s: interpreter: %v", what, err)
-					}
-				}
-				if ref.CPU.PC != e.Target {
-					t.Fatalf("%s: native exit %v to 0x%x, interpreter at 0x%x\n%s", what, e.Kind, e.Target, ref.CPU.PC, dump(trace))
-				}
-				for r := 0; r < 32; r++ {
-					if st.CPU.X[r] != ref.CPU.X[r] {
-						t.Fatalf("%s: x%d native %#x interpreter %#x after %d instructions\n%s", what, r, st.CPU.X[r], ref.CPU.X[r], retired, dump(trace))
-					}
-				}
+				matchInterpreter(t, what, trace, ref, retired, e.Kind, e.Target, st)
 				native.Close()
 				ref.Close()
 			}
