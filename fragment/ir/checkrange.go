@@ -44,12 +44,7 @@ import "rvdyn/interp"
 // runs the lookups one by one, raising a fault, if any, at the exact pc
 // and instruction count.
 func CheckRange(f *Func) {
-	env := f.env.Norm()
-	limit := min(env.GuardLo-max(env.ReadLo, env.WriteLo), uint64(MaxCoverSpan)+1)
-	if s := env.MemSize - env.GuardHi; s > 0 {
-		limit = min(limit, s)
-	}
-	mixed := env.WriteLo >= env.ReadLo
+	limit, mixed := coverLimits(f.env.Norm())
 	type key struct {
 		id    int
 		stack bool

@@ -44,16 +44,7 @@ const MaxCoverSpan = 1 << 16
 // A load that writes x0 only checks its address: once its check is
 // covered it is removed.
 func CheckWiden(f *Func) {
-	env := f.env.Norm()
-	// limit is the smallest accessible interval: a group whose span
-	// does not fit in it would always fail its check.
-	limit := min(env.GuardLo-max(env.ReadLo, env.WriteLo), uint64(MaxCoverSpan)+1)
-	if s := env.MemSize - env.GuardHi; s > 0 {
-		limit = min(limit, s)
-	}
-	// Stores widen a group's check to the store intervals. That implies
-	// the load intervals only if stores may go no lower than loads.
-	mixed := env.WriteLo >= env.ReadLo
+	limit, mixed := coverLimits(f.env.Norm())
 	type key struct {
 		id    int // the base value
 		stack bool
@@ -106,6 +97,20 @@ func CheckWiden(f *Func) {
 		}
 	}
 	f.Insts = out
+}
+
+// coverLimits returns what bounds a group's check in env: limit, the
+// smallest accessible interval (a group whose span does not fit in it
+// would always fail its check) or MaxCoverSpan+1 if that is smaller; and
+// mixed, whether loads and stores may share a check (stores widen a
+// group's check to the store intervals, which implies the load intervals
+// only if stores may go no lower than loads).
+func coverLimits(env Env) (limit uint64, mixed bool) {
+	limit = min(env.GuardLo-max(env.ReadLo, env.WriteLo), uint64(MaxCoverSpan)+1)
+	if s := env.MemSize - env.GuardHi; s > 0 {
+		limit = min(limit, s)
+	}
+	return limit, env.WriteLo >= env.ReadLo
 }
 
 // maxDelta bounds the constant distance values tracks between a register
