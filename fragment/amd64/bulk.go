@@ -24,12 +24,19 @@ const minBulk = 16
 // exit: the accesses' checks were hoisted to the entry (CheckHoist), which
 // proved every iteration's address in bounds before the loop runs.
 type bulkLoop struct {
-	copy       bool   // a copy (REP MOVSB), else a fill (REP STOSB)
-	n, dst     uint8  // the count, stepping by -1, and the destination pointer, by +1
-	src        uint8  // a copy's source pointer, stepping by +1
-	val        ir.Val // a fill's byte (its low 8 bits)
-	perIter    int64  // guest instructions one iteration retires
-	iterations string // "fill" or "copy", for the listing
+	copy    bool   // a copy (REP MOVSB), else a fill (REP STOSB)
+	n, dst  uint8  // the count, stepping by -1, and the destination pointer, by +1
+	src     uint8  // a copy's source pointer, stepping by +1
+	val     ir.Val // a fill's byte (its low 8 bits)
+	perIter int64  // guest instructions one iteration retires
+}
+
+// kind names the loop for Code.Bulk: "fill" or "copy".
+func (b *bulkLoop) kind() string {
+	if b.copy {
+		return "copy"
+	}
+	return "fill"
 }
 
 // matchBulk returns f's self-loop as a bulkLoop, or nil if it is not one.
@@ -63,8 +70,12 @@ func matchBulk(f *ir.Func) *bulkLoop {
 		return nil
 	}
 	i++
-	// The additions, then the guard.
-	if len(body) != i+3+btoi(b.copy) {
+	// The additions (N, D and a copy's S), then the guard.
+	adds := 2
+	if b.copy {
+		adds = 3
+	}
+	if len(body) != i+adds+1 {
 		return nil
 	}
 	steps := map[uint8]int64{}
@@ -100,18 +111,7 @@ func matchBulk(f *ir.Func) *bulkLoop {
 			}
 		}
 	}
-	b.iterations = "fill"
-	if b.copy {
-		b.iterations = "copy"
-	}
 	return b
-}
-
-func btoi(b bool) int {
-	if b {
-		return 1
-	}
-	return 0
 }
 
 // lowerBulk emits, once per entry (after the entry's loop checks, before

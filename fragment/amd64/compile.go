@@ -180,7 +180,7 @@ func Compile(f *ir.Func, opts Options) (*Code, error) {
 	}
 	code := &Code{Bytes: bytes, PCs: c.pcMap(), LinkedEntry: a.markOffset(linked)}
 	if bulk != nil {
-		code.Bulk = bulk.iterations
+		code.Bulk = bulk.kind()
 	}
 	for _, e := range c.exits {
 		x := Exit{Exit: e.Exit, LinkOff: -1, IDOff: e.id.offset()}
