@@ -3,10 +3,31 @@
 package main
 
 import (
+	"errors"
+	"flag"
 	"fmt"
+	"io"
 	"strconv"
 	"strings"
 )
+
+// parseFlags parses args with fs, which reports nothing itself on -h:
+// on -h it prints usage and the flags' defaults to stderr and returns
+// exit status 0 and false; on a bad flag (which fs has reported) it
+// returns exitUsage and false; otherwise true.
+func parseFlags(fs *flag.FlagSet, args []string, usage string, stderr io.Writer) (int, bool) {
+	fs.SetOutput(stderr)
+	fs.Usage = func() {}
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			fmt.Fprint(stderr, usage)
+			fs.PrintDefaults()
+			return 0, false
+		}
+		return exitUsage, false
+	}
+	return 0, true
+}
 
 // listFlag collects a repeatable string flag.
 type listFlag []string

@@ -51,7 +51,6 @@ func layoutCmd(args []string, stdout, stderr io.Writer) int {
 		return layoutNativeCmd(args[1:], stdout, stderr)
 	}
 	fs := flag.NewFlagSet("layout", flag.ContinueOnError)
-	fs.SetOutput(stderr)
 	guest := fs.String("guest", "", "comma-separated guests (default: the layout package's DefaultGuests; each needs training and test inputs in layout.Inputs)")
 	sets := fs.Int("sets", 32, "sample sets per guest")
 	singles := fs.Int("singles", 0, "single-set layouts to relink and simulate for Table 6 (0: all --sets)")
@@ -66,14 +65,8 @@ func layoutCmd(args []string, stdout, stderr io.Writer) int {
 	noQemu := fs.Bool("no-qemu", false, "do not check relinked programs under qemu-riscv64")
 	jsonOut := fs.String("json", "", "write the results as JSON to this file")
 	plotOut := fs.String("plot", "", "draw Figure 4 (key matching) to this .svg or .png file")
-	fs.Usage = func() {}
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			fmt.Fprint(stderr, layoutUsage)
-			fs.PrintDefaults()
-			return 0
-		}
-		return exitUsage
+	if code, ok := parseFlags(fs, args, layoutUsage, stderr); !ok {
+		return code
 	}
 	fail := func(format string, a ...any) int {
 		fmt.Fprintf(stderr, "rvdyn: layout: "+format+"\n", a...)

@@ -3,7 +3,6 @@
 package main
 
 import (
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -53,20 +52,13 @@ type clockRow struct {
 
 func layoutClockCmd(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("layout clock", flag.ContinueOnError)
-	fs.SetOutput(stderr)
 	guest := fs.String("guest", "", "comma-separated guests (default: the layout experiment's guests)")
 	runs := fs.Int("runs", 5, "runs per configuration, interleaved")
 	hz := fs.Int("hz", layout.DefaultHz, "samples per second of CPU time")
 	guestsDir := fs.String("guests-dir", "bench/guests", "the guest sources and Makefile (for the native builds)")
 	jsonOut := fs.String("json", "", "write the rows as JSON to this file")
-	fs.Usage = func() {}
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			fmt.Fprint(stderr, layoutClockUsage)
-			fs.PrintDefaults()
-			return 0
-		}
-		return exitUsage
+	if code, ok := parseFlags(fs, args, layoutClockUsage, stderr); !ok {
+		return code
 	}
 	fail := func(format string, a ...any) int {
 		fmt.Fprintf(stderr, "rvdyn: layout clock: "+format+"\n", a...)

@@ -4,7 +4,6 @@ package main
 
 import (
 	"encoding/json"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -33,21 +32,14 @@ flags:
 
 func layoutNativeCmd(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("layout native", flag.ContinueOnError)
-	fs.SetOutput(stderr)
 	from := fs.String("from", "", "the JSON written by rvdyn layout --json (required)")
 	guest := fs.String("guest", "", "comma-separated guests (default: every guest in --from)")
 	runs := fs.Int("runs", 21, "runs per build, interleaved")
 	guestsDir := fs.String("guests-dir", "bench/guests", "the guest sources and Makefile")
 	jsonOut := fs.String("json", "", "write the times as JSON to this file")
 	workDir := fs.String("work", "", "keep the linker scripts and host builds here (GUEST.LAYOUT.native, e.g. for hyperfine; default: a temporary directory, removed)")
-	fs.Usage = func() {}
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			fmt.Fprint(stderr, layoutNativeUsage)
-			fs.PrintDefaults()
-			return 0
-		}
-		return exitUsage
+	if code, ok := parseFlags(fs, args, layoutNativeUsage, stderr); !ok {
+		return code
 	}
 	fail := func(format string, a ...any) int {
 		fmt.Fprintf(stderr, "rvdyn: layout native: "+format+"\n", a...)

@@ -3,7 +3,6 @@
 package main
 
 import (
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -44,7 +43,6 @@ type predictRow struct {
 
 func predictCmd(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("predict", flag.ContinueOnError)
-	fs.SetOutput(stderr)
 	delayList := fs.String("delays", joinInts(net.DefaultDelays), "prediction delays tau to evaluate, comma-separated")
 	hotFlag := fs.String("hot", "0.1%", "hot threshold h: a path is hot if its frequency exceeds this share of all path executions")
 	guest := fs.String("guest", "", "run these embedded guests (comma-separated; 'all' for every one) instead of a file")
@@ -56,14 +54,8 @@ func predictCmd(args []string, stdout, stderr io.Writer) int {
 	maxInsts := fs.Uint64("max-instructions", 0, "stop each guest after this many instructions (0 = run to exit)")
 	online := fs.Bool("online", false, "also run the dispatcher (NET) at each delay, score the traces it compiled against the path profile, and print them beside offline NET and NET with one trace per head (docs/selection.md)")
 	// A bad flag gets the flag package's one-line error only; -h the usage.
-	fs.Usage = func() {}
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			fmt.Fprintf(stderr, predictUsage, corpus.Default)
-			fs.PrintDefaults()
-			return 0
-		}
-		return exitUsage
+	if code, ok := parseFlags(fs, args, fmt.Sprintf(predictUsage, corpus.Default), stderr); !ok {
+		return code
 	}
 	fail := func(format string, a ...any) int {
 		fmt.Fprintf(stderr, "rvdyn: predict: "+format+"\n", a...)

@@ -4,7 +4,6 @@ package main
 
 import (
 	"bytes"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -211,18 +210,11 @@ func experiments() []experiment {
 
 func reproduceCmd(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("reproduce", flag.ContinueOnError)
-	fs.SetOutput(stderr)
 	quick := fs.Bool("quick", false, "small sizes, one run each: the whole set in a few minutes")
 	out := fs.String("out", "docs/figures", "directory for the JSON, figures, tables and pages")
 	only := fs.String("only", "", "run only these papers (comma-separated: "+strings.Join(paperKeys(), ", ")+")")
-	fs.Usage = func() {}
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			fmt.Fprintf(stderr, reproduceUsage, strings.Join(paperKeys(), ", "))
-			fs.PrintDefaults()
-			return 0
-		}
-		return exitUsage
+	if code, ok := parseFlags(fs, args, fmt.Sprintf(reproduceUsage, strings.Join(paperKeys(), ", ")), stderr); !ok {
+		return code
 	}
 	if fs.NArg() > 0 {
 		fmt.Fprintf(stderr, "rvdyn reproduce: unexpected argument %q\n", fs.Arg(0))
