@@ -141,7 +141,7 @@ func (s *ClockSampler) Attach(tid int) error {
 	}
 	fd, err := unix.PerfEventOpen(&attr, tid, -1, -1, unix.PERF_FLAG_FD_CLOEXEC)
 	if err != nil {
-		return fmt.Errorf("%w: perf_event_open(cpu-clock, tid %d): %v", ErrClockUnavailable, tid, err)
+		return fmt.Errorf("%w: perf_event_open(cpu-clock, tid %d): %w", ErrClockUnavailable, tid, err)
 	}
 	if err := unix.IoctlSetInt(fd, unix.PERF_EVENT_IOC_SET_BPF, s.prog.FD()); err != nil {
 		unix.Close(fd)

@@ -4,6 +4,8 @@ package layout
 
 import (
 	"errors"
+	"fmt"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime"
@@ -197,4 +199,44 @@ func TestClockSamplerNative(t *testing.T) {
 		t.Errorf("samples by function: %v", r.Funcs)
 	}
 	t.Logf("%d samples, top %s; %v", total, top, r.Funcs)
+}
+
+// TestClockSamplerExitedChild attaches to a child that has exited but
+// not been waited for, as a program may before RunNative attaches: no
+// samples, and no error.
+func TestClockSamplerExitedChild(t *testing.T) {
+	bin, err := exec.LookPath("true")
+	if err != nil {
+		t.Skip("no true(1)")
+	}
+	s, err := NewClockSampler(DefaultHz)
+	if errors.Is(err, ErrClockUnavailable) {
+		t.Skip(err)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	cmd := exec.Command(bin)
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer cmd.Wait()
+	stat := fmt.Sprintf("/proc/%d/stat", cmd.Process.Pid)
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(time.Millisecond) {
+		b, err := os.ReadFile(stat)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, rest, _ := strings.Cut(string(b), ") "); strings.HasPrefix(rest, "Z") {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the child did not exit")
+		}
+	}
+	attached, err := attachStarted(s, cmd.Process.Pid)
+	if attached || err != nil {
+		t.Errorf("attaching to an exited child: attached %v, error %v", attached, err)
+	}
 }

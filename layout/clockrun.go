@@ -12,6 +12,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 )
 
@@ -28,7 +29,9 @@ type NativeRun struct {
 // RunNative runs bin with args (stdout discarded; a non-zero exit status
 // is reported in Status, not as an error) and, if s is not nil,
 // samples it with s from just after it starts until it exits (the first
-// instructions before the attach are not seen); s's map is emptied first.
+// instructions before the attach are not seen, and a program that ends
+// before the attach gives a run without samples); s's map is emptied
+// first.
 // The PIE load base is read from /proc/PID/maps while the process runs:
 // that read, and the perf_event_open, happen inside the timed interval,
 // on the monitoring side, as the paper's Table 4 charges its monitor.
@@ -48,12 +51,15 @@ func RunNative(bin string, args []string, s *ClockSampler) (NativeRun, error) {
 	}
 	var base uint64
 	if s != nil {
-		if err := s.Attach(cmd.Process.Pid); err != nil {
+		attached, err := attachStarted(s, cmd.Process.Pid)
+		if err != nil {
 			cmd.Process.Kill()
 			cmd.Wait()
 			return r, err
 		}
-		base = loadBase(cmd.Process.Pid)
+		if attached {
+			base = loadBase(cmd.Process.Pid)
+		}
 	}
 	err := cmd.Wait()
 	r.Elapsed = time.Since(t0)
@@ -74,6 +80,19 @@ func RunNative(bin string, args []string, s *ClockSampler) (NativeRun, error) {
 	}
 	r.Funcs, err = symbolize(bin, base, counts)
 	return r, err
+}
+
+// attachStarted attaches s to pid, a child started and not yet waited
+// for. A child that has already exited (a zombie until it is waited for)
+// leaves nothing to sample: attached is false, and there is no error.
+func attachStarted(s *ClockSampler, pid int) (attached bool, err error) {
+	switch err := s.Attach(pid); {
+	case errors.Is(err, syscall.ESRCH):
+		return false, nil
+	case err != nil:
+		return false, err
+	}
+	return true, nil
 }
 
 // loadBase returns the start of the lowest mapping of pid's executable
