@@ -1,0 +1,241 @@
+// The D extension: double-precision bit patterns (uint64) and a rounding mode -> result and flags.
+
+package fpu
+
+import "math"
+
+// exp64 returns the biased exponent field of a double: 0 for zeros and
+// subnormals, 0x7ff for infinities and NaNs.
+func exp64(x uint64) uint64 { return x >> 52 & 0x7ff }
+
+// The fast paths accept a result only when its exponent field is at
+// least 2 (|r| >= 2^-1021): then the value rounded with an unbounded
+// exponent is not below the smallest normal either, so UF cannot be due.
+const minFastExp64 = 2
+
+// productResidualExact64 reports whether the last bit of x times the
+// last bit of y is at least 2^-1074, the smallest subnormal: then every
+// nonzero x×y - d (for a double d) is at least that large, and a fused
+// multiply-add that returns 0 for it proves it exactly 0.
+func productResidualExact64(x, y uint64) bool {
+	ex, ey := max(exp64(x), 1), max(exp64(y), 1)
+	return ex+ey >= 1076
+}
+
+// twoSumErr returns the rounding error of s = x+y (Knuth's TwoSum): the
+// double e with x + y = s + e exactly. Without FMA contraction: Go only
+// fuses x*y+z, and there is no product here.
+func twoSumErr(x, y, s float64) float64 {
+	bb := s - x
+	return (x - (s - bb)) + (y - bb)
+}
+
+// finite reports whether v is neither infinite nor NaN.
+func finite(v float64) bool { return v-v == 0 }
+
+// Add64 is fadd.d: a+b rounded under rm, with NV for inf-inf or a
+// signalling NaN and NX, OF as the result needs (a sum of doubles is
+// never tiny and inexact, so never UF).
+func Add64(a, b uint64, rm RM) (uint64, Flags) {
+	if rm == RNE {
+		x, y := math.Float64frombits(a), math.Float64frombits(b)
+		s := x + y
+		if r := math.Float64bits(s); exp64(r) != 0x7ff { // no NaN, infinity or overflow
+			e := twoSumErr(x, y, s)
+			if e == 0 {
+				return r, 0
+			}
+			if finite(e) {
+				return r, NX
+			}
+		}
+	}
+	return f64.add(a, b, rm)
+}
+
+// Sub64 is fsub.d: a-b, that is a + (-b).
+func Sub64(a, b uint64, rm RM) (uint64, Flags) {
+	return Add64(a, b^f64.sign, rm)
+}
+
+// Mul64 is fmul.d: a×b rounded under rm, with NV for 0×inf or a
+// signalling NaN.
+func Mul64(a, b uint64, rm RM) (uint64, Flags) {
+	if rm == RNE {
+		x, y := math.Float64frombits(a), math.Float64frombits(b)
+		p := x * y
+		r := math.Float64bits(p)
+		if e := exp64(r); e >= minFastExp64 && e != 0x7ff {
+			if math.FMA(x, y, -p) != 0 {
+				return r, NX
+			}
+			if productResidualExact64(a, b) {
+				return r, 0
+			}
+		} else if p == 0 && (x == 0 || y == 0) { // an exact zero
+			return r, 0
+		}
+	}
+	return f64.mul(a, b, rm)
+}
+
+// Div64 is fdiv.d: a/b rounded under rm, with DZ for a finite nonzero a
+// over zero and NV for 0/0, inf/inf or a signalling NaN.
+func Div64(a, b uint64, rm RM) (uint64, Flags) {
+	if rm == RNE {
+		x, y := math.Float64frombits(a), math.Float64frombits(b)
+		q := x / y
+		r := math.Float64bits(q)
+		if e := exp64(r); e >= minFastExp64 && e != 0x7ff {
+			// q×y - x is 0 exactly when q is; FMA computes it exactly
+			// enough to tell, given the bound on its last bit.
+			if math.FMA(q, y, -x) != 0 {
+				return r, NX
+			}
+			if productResidualExact64(r, b) {
+				return r, 0
+			}
+		} else if q == 0 && x == 0 { // 0/finite and 0/inf: an exact zero
+			return r, 0
+		}
+	}
+	return f64.div(a, b, rm)
+}
+
+// Sqrt64 is fsqrt.d: the square root of a rounded under rm, with NV for
+// a negative nonzero a or a signalling NaN; sqrt(-0) is -0.
+func Sqrt64(a uint64, rm RM) (uint64, Flags) {
+	if rm == RNE && a>>63 == 0 && exp64(a)-1 < 0x7fe { // positive normal
+		x := math.Float64frombits(a)
+		s := math.Sqrt(x)
+		r := math.Float64bits(s)
+		if math.FMA(s, s, -x) != 0 {
+			return r, NX
+		}
+		if productResidualExact64(r, r) {
+			return r, 0
+		}
+	}
+	return f64.sqrt(a, rm)
+}
+
+// MulAdd64 is the fused multiply-add family on doubles: ±(a×b) ± c with
+// a single rounding under rm. negProd negates the product and negAdd the
+// addend, so
+//
+//	fmadd.d  = MulAdd64(a, b, c, false, false, rm)  //  (a×b) + c
+//	fmsub.d  = MulAdd64(a, b, c, false, true, rm)   //  (a×b) - c
+//	fnmsub.d = MulAdd64(a, b, c, true, false, rm)   // -(a×b) + c
+//	fnmadd.d = MulAdd64(a, b, c, true, true, rm)    // -(a×b) - c
+//
+// NV is raised for 0×inf (even when c is a quiet NaN), for inf-inf
+// between product and addend, and for a signalling NaN. An exact zero
+// sum of opposite-signed terms is +0 (-0 under RDN).
+func MulAdd64(a, b, c uint64, negProd, negAdd bool, rm RM) (uint64, Flags) {
+	if rm == RNE {
+		x, y, z := math.Float64frombits(a), math.Float64frombits(b), math.Float64frombits(c)
+		if negProd {
+			x = -x
+		}
+		if negAdd {
+			z = -z
+		}
+		s := math.FMA(x, y, z)
+		if r := math.Float64bits(s); exp64(r) >= minFastExp64 && exp64(r) != 0x7ff {
+			// s is exact iff x×y = s - z. Split s - z = d + t exactly
+			// (TwoSum) and look at g = RN(x×y - d): if s is exact,
+			// x×y - d = t, a double, so g = t. With t = 0, g = 0 proves
+			// exactness when x×y - d cannot underflow to 0; with t ≠ 0,
+			// g = t proves nothing and the exact path decides.
+			d := s - z
+			t := twoSumErr(s, -z, d)
+			g := math.FMA(x, y, -d)
+			switch {
+			case t == 0 && g != 0:
+				return r, NX
+			case t == 0 && productResidualExact64(a, b):
+				return r, 0
+			case t != 0 && finite(t) && g != t:
+				return r, NX
+			}
+		}
+	}
+	return f64.mulAdd(a, b, c, negProd, negAdd, rm)
+}
+
+// Min64 is fmin.d (IEEE 754-2019 minimumNumber): the smaller of a and b,
+// -0 below +0; a NaN operand yields the other operand and two NaNs the
+// canonical NaN; NV if either is a signalling NaN.
+func Min64(a, b uint64) (uint64, Flags) { return f64.minMax(a, b, false) }
+
+// Max64 is fmax.d (IEEE 754-2019 maximumNumber), the mirror of Min64.
+func Max64(a, b uint64) (uint64, Flags) { return f64.minMax(a, b, true) }
+
+// Eq64 is feq.d: a quiet comparison, false for NaNs, NV only for a
+// signalling NaN; +0 equals -0.
+func Eq64(a, b uint64) (bool, Flags) { return f64.eq(a, b) }
+
+// Lt64 is flt.d: a signalling comparison, false with NV for any NaN.
+func Lt64(a, b uint64) (bool, Flags) { return f64.lt(a, b, false) }
+
+// Le64 is fle.d: a signalling comparison, false with NV for any NaN.
+func Le64(a, b uint64) (bool, Flags) { return f64.lt(a, b, true) }
+
+// Class64 is fclass.d: a 10-bit mask with exactly one bit set, bit 0
+// -inf, 1 negative normal, 2 negative subnormal, 3 -0, 4 +0, 5 positive
+// subnormal, 6 positive normal, 7 +inf, 8 signalling NaN, 9 quiet NaN.
+func Class64(a uint64) uint64 { return f64.class(a) }
+
+// F64ToI32 is fcvt.w.d: a rounded to an int32 under rm, returned
+// sign-extended to 64 bits. NaN and values above the range give
+// 0x7fffffff, values below it -2^31; those raise NV and not NX. An
+// in-range inexact conversion raises NX.
+func F64ToI32(a uint64, rm RM) (uint64, Flags) { return f64.toInt(a, rm, kindW) }
+
+// F64ToU32 is fcvt.wu.d: a rounded to a uint32 under rm, returned (as
+// the ISA writes rd) sign-extended from bit 31. NaN and values above the
+// range give 0xffffffff (so all ones), negative values that round to a
+// nonzero integer give 0; those raise NV only. -0.5 under RTZ is 0 with
+// NX only.
+func F64ToU32(a uint64, rm RM) (uint64, Flags) { return f64.toInt(a, rm, kindWU) }
+
+// F64ToI64 is fcvt.l.d: a rounded to an int64 under rm, saturating like
+// F64ToI32 at 2^63-1 and -2^63.
+func F64ToI64(a uint64, rm RM) (uint64, Flags) { return f64.toInt(a, rm, kindL) }
+
+// F64ToU64 is fcvt.lu.d: a rounded to a uint64 under rm, saturating like
+// F64ToU32 at 2^64-1 and 0.
+func F64ToU64(a uint64, rm RM) (uint64, Flags) { return f64.toInt(a, rm, kindLU) }
+
+// I32ToF64 is fcvt.d.w: always exact, so rm is only for symmetry.
+func I32ToF64(x int32, rm RM) (uint64, Flags) {
+	return math.Float64bits(float64(x)), 0
+}
+
+// U32ToF64 is fcvt.d.wu: always exact.
+func U32ToF64(x uint32, rm RM) (uint64, Flags) {
+	return math.Float64bits(float64(x)), 0
+}
+
+// I64ToF64 is fcvt.d.l: x rounded under rm, NX when |x| > 2^53 needs it.
+func I64ToF64(x int64, rm RM) (uint64, Flags) {
+	if x < 0 {
+		return f64.fromInt(true, -uint64(x), rm)
+	}
+	return f64.fromInt(false, uint64(x), rm)
+}
+
+// U64ToF64 is fcvt.d.lu: x rounded under rm.
+func U64ToF64(x uint64, rm RM) (uint64, Flags) { return f64.fromInt(false, x, rm) }
+
+// F32ToF64 is fcvt.d.s: exact; a NaN becomes the canonical NaN, with NV
+// if it was signalling.
+func F32ToF64(a uint32) (uint64, Flags) { return convert(f64, f32, uint64(a), RNE) }
+
+// F64ToF32 is fcvt.s.d: a rounded to single precision under rm, with
+// OF, UF and NX as for arithmetic, and the canonical NaN (NV if
+// signalling) for a NaN.
+func F64ToF32(a uint64, rm RM) (uint32, Flags) {
+	r, fl := convert(f32, f64, a, rm)
+	return uint32(r), fl
+}
