@@ -39,7 +39,10 @@ type DebugStop struct {
 	Err      error
 }
 
-const ebreak = 0x00100073
+const (
+	ebreak  = 0x00100073 // ebreak
+	cEbreak = 0x9002     // c.ebreak
+)
 
 // Debugger returns a debugger for vm, which must not have run: the VM then
 // runs only through it.
@@ -114,19 +117,39 @@ func (d *Debugger) textWritten(lo, hi uint64) {
 }
 
 // SetBreakpoint plants a breakpoint at pc, which must be an instruction
-// of the program text.
+// of the program text: ebreak over a 32-bit instruction, c.ebreak over a
+// compressed one (so the next instruction stays intact).
 func (d *Debugger) SetBreakpoint(pc uint64) error {
 	if _, ok := d.bps[pc]; ok {
 		return nil
 	}
-	if pc&3 != 0 || !d.vm.m.IsText(pc) {
+	if pc&1 != 0 || !d.vm.m.IsText(pc) {
 		return fmt.Errorf("breakpoint at 0x%x: not an instruction of the program text", pc)
 	}
 	b := d.vm.m.Mem.Bytes(pc, 4)
 	d.bps[pc] = binary.LittleEndian.Uint32(b)
-	binary.LittleEndian.PutUint32(b, ebreak)
-	d.textWritten(pc, pc+4)
+	d.plant(pc)
 	return nil
+}
+
+// bpLen returns the length of the instruction a breakpoint saved.
+func bpLen(saved uint32) uint64 {
+	if saved&3 != 3 {
+		return 2
+	}
+	return 4
+}
+
+// plant writes the ebreak of the breakpoint at pc.
+func (d *Debugger) plant(pc uint64) {
+	n := bpLen(d.bps[pc])
+	b := d.vm.m.Mem.Bytes(pc, n)
+	if n == 2 {
+		binary.LittleEndian.PutUint16(b, cEbreak)
+	} else {
+		binary.LittleEndian.PutUint32(b, ebreak)
+	}
+	d.textWritten(pc, pc+n)
 }
 
 // ClearBreakpoint removes the breakpoint at pc, if there is one.
@@ -136,8 +159,14 @@ func (d *Debugger) ClearBreakpoint(pc uint64) error {
 		return nil
 	}
 	delete(d.bps, pc)
-	binary.LittleEndian.PutUint32(d.vm.m.Mem.Bytes(pc, 4), word)
-	d.textWritten(pc, pc+4)
+	n := bpLen(word)
+	b := d.vm.m.Mem.Bytes(pc, n)
+	if n == 2 {
+		binary.LittleEndian.PutUint16(b, uint16(word))
+	} else {
+		binary.LittleEndian.PutUint32(b, word)
+	}
+	d.textWritten(pc, pc+n)
 	return nil
 }
 
@@ -156,8 +185,7 @@ func (d *Debugger) Step() DebugStop {
 	_, err := m.Step()
 	if atBP {
 		d.bps[pc] = word
-		binary.LittleEndian.PutUint32(m.Mem.Bytes(pc, 4), ebreak)
-		d.textWritten(pc, pc+4)
+		d.plant(pc)
 	}
 	return d.stop(err)
 }

@@ -1,3 +1,3 @@
 // Offsets of fragment.State fields the trampoline uses: amd64.State* in
 // Go, pinned against unsafe.Offsetof by TestTrampolineOffsets.
-#define State_Budget 264
+#define State_Budget 528

@@ -51,7 +51,7 @@ func WriteListingNamed(w io.Writer, t *interp.Trace, code *Code, name func(pc ui
 				cur = f
 			}
 			mark := ""
-			if s.Next != s.PC+4 {
+			if s.Next != s.PC+s.Inst.Len() {
 				mark = fmt.Sprintf("   -> 0x%x", s.Next)
 			}
 			fmt.Fprintf(w, "  %8x  %-28v%s\n", s.PC, s.Inst, mark)

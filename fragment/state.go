@@ -11,29 +11,29 @@ import (
 // layout is part of the code generator's ABI: the offsets (amd64.State*)
 // are pinned by a test against unsafe.Offsetof, so do not reorder fields.
 type State struct {
-	// CPU is the guest register file and pc (offset 0). Native code keeps
+	// CPU is the guest register files, pc and fcsr (offset 0). Native code keeps
 	// guest registers here between exits; the interpreter uses the same
 	// memory (interp.Machine.UseCPU), so no copying happens at the
 	// boundary. Native code does not maintain CPU.PC: the exit record says
 	// where the guest continues.
 	CPU interp.CPU
 	// Budget is how many more guest instructions native code may retire
-	// before it must return (offset 264). The trampoline keeps it in R12
+	// before it must return (offset 528). The trampoline keeps it in R12
 	// while native code runs; every exit stub subtracts the instructions
 	// retired since the fragment entry and leaves through the dispatcher
 	// when the result is <= 0, so the dispatcher regains control in bounded
 	// time and can compute exact instruction counts.
 	Budget int64
 	// Exit is the ID of the exit stub through which native code returned
-	// (offset 272); the code cache maps it back to its exit record.
+	// (offset 536); the code cache maps it back to its exit record.
 	Exit uint64
 	// IBL is the host address of the indirect branch lookup table
-	// (offset 280): amd64.IBLEntries pairs {guest pc, host entry address},
+	// (offset 544): amd64.IBLEntries pairs {guest pc, host entry address},
 	// the slot of pc being amd64.IBLIndex(pc), tag amd64.IBLEmpty for an empty
 	// slot. The code cache owns the table.
 	IBL uintptr
 	// Countdown holds the relational profiler's sampling countdowns
-	// (offset 288), one per profile control table entry (rpa.NumEntries;
+	// (offset 552), one per profile control table entry (rpa.NumEntries;
 	// the root package's test pins the count): how many more selected
 	// executions of the entry's instructions until its next sample, 1
 	// meaning the next one. Native code (OpSample) and the query engine
@@ -42,7 +42,7 @@ type State struct {
 	// instruction. Unused when no profiler is attached.
 	Countdown [NumCountdowns]uint64
 	// Native is the memory native queries share with the query engine
-	// (offset 568, rpa.Engine.UseNative): sampling gaps drawn ahead,
+	// (offset 832, rpa.Engine.UseNative): sampling gaps drawn ahead,
 	// native counters and the record buffer (RPA sec. 3.4.2).
 	Native rpa.NativeState
 }

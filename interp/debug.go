@@ -14,7 +14,7 @@ func (m *Machine) TextWritten(lo, hi uint64) {
 			off := a - m.codeLo
 			p := off / pageSize
 			if m.decoded[p] {
-				clear(m.code[off/4 : off/4+wordsPerPage])
+				clear(m.code[off/2 : off/2+slotsPerPage])
 				m.decoded[p] = false
 			}
 			m.changed = append(m.changed, a)

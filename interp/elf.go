@@ -7,20 +7,25 @@ import (
 	"debug/elf"
 	"encoding/binary"
 	"fmt"
+
+	"golang.org/x/sys/unix"
 )
 
 const (
 	pageSize      = 4096
 	stackGuardGap = 1 << 20 // the guard gap below the stack: Linux's stack_guard_gap (256 pages)
-	efRVC         = 0x1     // e_flags: compressed instructions used
-	efFloatABI    = 0x6     // e_flags: float ABI mask (0 = soft float)
+	efFloatABI    = 0x6     // e_flags: float ABI mask (0 soft, 2 single, 4 double, 6 quad)
+	efFloatQuad   = 0x6
+	efRVE         = 0x8 // e_flags: the RV32E/RV64E base (16 registers)
 )
 
 // DefaultStackSize is the default limit of the guest stack in bytes:
 // Linux's default RLIMIT_STACK, and qemu-riscv64's stack size.
 const DefaultStackSize = 8 << 20
 
-// Load checks and loads a static RV64IM ELF executable and prepares the
+// Load checks and loads a static RV64GC ELF executable (RV64IM ones
+// included: every flavor of the ISA and float ABI the standard toolchains
+// build for RV64GC) and prepares the
 // initial process state as Linux would: PT_LOAD segments copied (bss
 // zeroed), the brk heap after the last segment, and a stack with argc,
 // argv, envp and auxv at the top of the address space. The stack may
@@ -56,11 +61,11 @@ func Load(image []byte, cfg Config) (m *Machine, err error) {
 		return nil, &LoadError{Reason: fmt.Sprintf("type %v, want a static executable (ET_EXEC)", f.Type)}
 	}
 	flags := binary.LittleEndian.Uint32(image[48:52])
-	if flags&efRVC != 0 {
-		return nil, &LoadError{Reason: "uses compressed instructions (RVC); build with -march=rv64im"}
+	if flags&efFloatABI == efFloatQuad {
+		return nil, &LoadError{Reason: "uses the quad-precision float ABI (lp64q); rvdyn runs RV64GC: build with -mabi=lp64d or lp64"}
 	}
-	if flags&efFloatABI != 0 {
-		return nil, &LoadError{Reason: "uses a hardware float ABI; build with -mabi=lp64"}
+	if flags&efRVE != 0 {
+		return nil, &LoadError{Reason: "built for the RV64E base (16 registers); build for RV64GC or RV64IM"}
 	}
 	for _, p := range f.Progs {
 		if p.Type == elf.PT_INTERP || p.Type == elf.PT_DYNAMIC {
@@ -157,7 +162,7 @@ func (m *Machine) loadSegments(f *elf.File, image []byte) error {
 	if loads == 0 || xhi == 0 {
 		return &LoadError{Reason: "no loadable executable segment"}
 	}
-	if f.Entry < xlo || f.Entry >= xhi || f.Entry&3 != 0 {
+	if f.Entry < xlo || f.Entry >= xhi || f.Entry&1 != 0 {
 		return &LoadError{Reason: fmt.Sprintf("entry point 0x%x is not in the executable segment", f.Entry)}
 	}
 	if wlo == ^uint64(0) {
@@ -184,21 +189,31 @@ func (m *Machine) loadSegments(f *elf.File, image []byte) error {
 
 // Auxiliary vector keys (Linux include/uapi/linux/auxvec.h).
 const (
-	atNull   = 0
-	atPhdr   = 3
-	atPhent  = 4
-	atPhnum  = 5
-	atPagesz = 6
-	atEntry  = 9
-	atUID    = 11
-	atEUID   = 12
-	atGID    = 13
-	atEGID   = 14
-	atHwcap  = 16
-	atClktck = 17
-	atSecure = 23
-	atRandom = 25
+	atNull          = 0
+	atPhdr          = 3
+	atPhent         = 4
+	atPhnum         = 5
+	atPagesz        = 6
+	atBase          = 7
+	atFlags         = 8
+	atEntry         = 9
+	atUID           = 11
+	atEUID          = 12
+	atGID           = 13
+	atEGID          = 14
+	atHwcap         = 16
+	atClktck        = 17
+	atSecure        = 23
+	atRandom        = 25
+	atExecfn        = 31
+	atMinsigstksz   = 51
+	minSigStkSz     = 2048 // RISC-V Linux's MINSIGSTKSZ
+	hwcapRV64IMAFDC = 1<<('I'-'A') | 1<<('M'-'A') | 1<<('A'-'A') | 1<<('F'-'A') | 1<<('D'-'A') | 1<<('C'-'A')
 )
+
+// HWCAP is the AT_HWCAP word a guest sees: one bit per single-letter
+// extension (bit 'X'-'A'), as RISC-V Linux reports it: I, M, A, F, D, C.
+const HWCAP = hwcapRV64IMAFDC
 
 // setupStack lays out the initial stack the way Linux does for a new
 // process: strings and 16 AT_RANDOM bytes at the top, then (from sp
@@ -217,6 +232,7 @@ func (m *Machine) setupStack(f *elf.File, image []byte) error {
 		return sp
 	}
 	var argv, envp []uint64
+	execfn := push(m.cfg.ExecPath())
 	for _, a := range args {
 		argv = append(argv, push(a))
 	}
@@ -236,12 +252,16 @@ func (m *Machine) setupStack(f *elf.File, image []byte) error {
 			phdr = p.Vaddr + phoff - p.Off
 		}
 	}
+	// The keys and order of qemu-riscv64's auxiliary vector (linux-user's
+	// create_elf_tables); the ids are the host process's, as the
+	// get*id system calls report them.
 	auxv := []uint64{
 		atPhdr, phdr, atPhent, 56, atPhnum, uint64(len(f.Progs)),
-		atPagesz, pageSize, atEntry, f.Entry,
-		atUID, 0, atEUID, 0, atGID, 0, atEGID, 0,
-		atHwcap, 1<<('I'-'A') | 1<<('M'-'A'), atClktck, 100, atSecure, 0,
-		atRandom, random, atNull, 0,
+		atPagesz, pageSize, atBase, 0, atFlags, 0, atEntry, f.Entry,
+		atUID, uint64(unix.Getuid()), atEUID, uint64(unix.Geteuid()),
+		atGID, uint64(unix.Getgid()), atEGID, uint64(unix.Getegid()),
+		atHwcap, HWCAP, atClktck, 100, atRandom, random, atSecure, 0,
+		atExecfn, execfn, atMinsigstksz, minSigStkSz, atNull, 0,
 	}
 	words := []uint64{uint64(len(args))}
 	words = append(words, argv...)

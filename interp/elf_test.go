@@ -26,8 +26,8 @@ func TestLoadRejects(t *testing.T) {
 		{"32-bit", patch(4, 1), "not an ELF file"}, // header no longer parses as ELF64
 		{"x86-64", patch(18, 62, 0), "machine EM_X86_64"},
 		{"shared object", patch(16, 3, 0), "want a static executable"},
-		{"compressed", patch(48, 1), "compressed instructions"},
-		{"hard float", patch(48, 4), "hardware float ABI"},
+		{"quad float", patch(48, 6), "quad-precision float ABI"},
+		{"rv64e", patch(48, 8), "RV64E"},
 		{"entry outside text", patch(24, 0, 0, 3), "entry point"},
 		{"segment past file", patch(64+8, 0xff, 0xff, 0), "past the end of the file"},
 		{"segment at null page", patch(64+16, 0, 0, 0), "outside the guest address space"},

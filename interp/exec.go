@@ -109,11 +109,11 @@ func (m *Machine) runFast(budget uint64, dispatch bool) (stop Stop, err error) {
 loop:
 	for n > 0 {
 		off := pc - lo
-		if off >= uint64(len(code))*4 {
+		if off >= uint64(len(code))*2 {
 			err = &Fault{Kind: FaultFetch, PC: pc, Addr: pc}
 			break
 		}
-		in := &code[off>>2]
+		in := &code[off>>1]
 		n--
 		var target uint64
 		switch in.Op {
@@ -176,22 +176,13 @@ loop:
 			target = pc + uint64(in.Imm)
 			goto transfer
 		case OpJAL:
+			// Offsets are even and pcs are even: the target is aligned.
 			target = pc + uint64(in.Imm)
-			if target&3 != 0 {
-				n++
-				err = &Fault{Kind: FaultMisaligned, PC: pc, Addr: target, Raw: in.Raw}
-				break loop
-			}
-			x[in.Rd&31] = pc + 4
+			x[in.Rd&31] = pc + in.Len()
 			goto transfer
 		case OpJALR:
 			target = (x[in.Rs1&31] + uint64(in.Imm)) &^ 1
-			if target&3 != 0 {
-				n++
-				err = &Fault{Kind: FaultMisaligned, PC: pc, Addr: target, Raw: in.Raw}
-				break loop
-			}
-			x[in.Rd&31] = pc + 4
+			x[in.Rd&31] = pc + in.Len()
 			goto transfer
 		case OpLUI:
 			x[in.Rd&31] = uint64(in.Imm)
@@ -293,7 +284,7 @@ loop:
 			// from it.
 			m.SyncText() // clears dropped pages in place: code stays valid
 			if dispatch {
-				pc += 4
+				pc += in.Len()
 				stop = StopFenceI
 				break loop
 			}
@@ -301,14 +292,26 @@ loop:
 			m.CPU.PC = pc
 			if m.syscall() {
 				stop = StopExit
-				pc += 4
+				pc += in.Len()
 				break loop
 			}
 		case OpEBREAK:
 			n++
 			err = &Fault{Kind: FaultBreakpoint, PC: pc, Raw: in.Raw}
 			break loop
-		default: // OpIllegal, or a text page not decoded yet
+		default: // OpIllegal, a text page not decoded yet, or A, F, D, CSR
+			if in.Op > OpEBREAK {
+				m.pending = budget - n - 1 // retired in this run before it (rdinstret)
+				err = m.execExt(*in, pc, nil)
+				m.pending = 0
+				if err != nil {
+					n++ // a faulting instruction does not retire
+					break loop
+				}
+				x[0] = 0
+				pc += in.Len()
+				continue
+			}
 			n++
 			if m.decodePage(off) {
 				continue // fetch again, decoded
@@ -321,20 +324,15 @@ loop:
 			break loop
 		}
 		x[0] = 0
-		pc += 4
+		pc += in.Len()
 		continue
 
 	transfer:
 		x[0] = 0
-		if target&3 != 0 {
-			n++ // only branches get here: jal and jalr checked their targets
-			err = &Fault{Kind: FaultMisaligned, PC: pc, Addr: target, Raw: in.Raw}
-			break
-		}
 		if dispatch {
 			var mark uint8
-			if t := target - lo; t < uint64(len(code))*4 {
-				mark = marks[t>>2]
+			if t := target - lo; t < uint64(len(code))*2 {
+				mark = marks[t>>1]
 			}
 			if Backward(pc, target) && mark&markQuiet == 0 {
 				pc = target

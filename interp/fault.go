@@ -15,13 +15,13 @@ const (
 	FaultLoad       FaultKind = iota // load from an address outside guest memory (SIGSEGV)
 	FaultStore                       // store to an address outside writable guest memory (SIGSEGV)
 	FaultFetch                       // jump to an address that holds no executable code (SIGSEGV)
-	FaultMisaligned                  // jump to an address that is not 4-byte aligned (SIGBUS)
-	FaultIllegal                     // instruction word that is not RV64IM (SIGILL)
+	FaultMisaligned                  // jump to an odd address, or an atomic access that is not naturally aligned (SIGBUS)
+	FaultIllegal                     // instruction that is not RV64GC, or a CSR it may not access (SIGILL)
 	FaultBreakpoint                  // ebreak (SIGTRAP)
 )
 
 var faultNames = [...]string{"bad load address", "bad store address", "bad jump target",
-	"misaligned jump target", "illegal instruction", "breakpoint"}
+	"misaligned address", "illegal instruction", "breakpoint"}
 
 // String names the fault kind, e.g. "bad store address".
 func (k FaultKind) String() string {
@@ -58,6 +58,9 @@ type Fault struct {
 func (f *Fault) Error() string {
 	switch f.Kind {
 	case FaultIllegal:
+		if f.Raw&3 != 3 {
+			return fmt.Sprintf("guest fault: illegal instruction 0x%04x at pc 0x%x", f.Raw, f.PC)
+		}
 		return fmt.Sprintf("guest fault: illegal instruction 0x%08x at pc 0x%x", f.Raw, f.PC)
 	case FaultBreakpoint:
 		return fmt.Sprintf("guest fault: breakpoint (ebreak) at pc 0x%x", f.PC)

@@ -8,16 +8,30 @@ import (
 
 // A CPU is the guest's architectural register state. Native code reads and
 // writes it in place (see package fragment), so its layout is fixed: X at
-// offset 0 (x0 always reads as zero), PC at offset 256.
+// offset 0 (x0 always reads as zero), PC at offset 256, F at 264, FCSR at
+// 520.
 type CPU struct {
 	X  [32]uint64
 	PC uint64
+	// F holds f0..f31 as 64-bit patterns. A single-precision value is
+	// NaN-boxed: its upper 32 bits are all ones; a single read from a
+	// register that is not boxed is the canonical NaN (ISA manual, "NaN
+	// Boxing of Narrower Values").
+	F [32]uint64
+	// FCSR is the floating-point control and status register: fflags
+	// (the accrued exception flags, bits 4:0: NV DZ OF UF NX) and frm
+	// (the dynamic rounding mode, bits 7:5); the other bits are zero.
+	FCSR uint64
 }
 
 // Config describes the process a guest program is started as.
 type Config struct {
 	// Args is argv; Args[0] is the program name. Empty means {"prog"}.
 	Args []string
+	// Path is the guest program's file name as the guest sees it: the
+	// string AT_EXECFN points to and what readlink("/proc/self/exe")
+	// returns (an absolute path there). Empty means Args[0].
+	Path string
 	// Env is envp, as "NAME=value" strings.
 	Env []string
 	// Stdin, Stdout and Stderr back file descriptors 0, 1 and 2. A nil
@@ -50,6 +64,18 @@ type Config struct {
 	Strace io.Writer
 }
 
+// ExecPath returns the program's file name: Path, or else Args[0], or
+// "prog".
+func (c *Config) ExecPath() string {
+	switch {
+	case c.Path != "":
+		return c.Path
+	case len(c.Args) > 0:
+		return c.Args[0]
+	}
+	return "prog"
+}
+
 // SyscallStats counts the system calls a guest made.
 type SyscallStats struct {
 	Calls   uint64            // all ecalls
@@ -66,8 +92,8 @@ type Machine struct {
 	// Mem is the guest address space.
 	Mem *Memory
 
-	// The predecoded text (text.go): code[i] decodes the word at
-	// codeLo+4*i once its page is decoded (decoded[i/1024]); marks[i]
+	// The predecoded text (text.go): code[i] decodes the instruction at
+	// codeLo+2*i once its page is decoded (decoded[i/2048]); marks[i]
 	// stops a dispatch run on a transfer to it. Both arrays live outside
 	// the Go heap (codeMem, marksMem).
 	code              []Inst
@@ -87,6 +113,10 @@ type Machine struct {
 	exited   bool
 	exitCode int
 	retired  uint64
+	pending  uint64 // instructions the fast loop retired but has not added to retired yet
+
+	resv      uint64 // the address lr reserved (execAtomic)
+	resvValid bool
 
 	hook     Hook
 	hookMask ClassMask
@@ -140,14 +170,14 @@ func (m *Machine) Syscalls() SyscallStats { return m.sys }
 func (m *Machine) Entry() uint64 { return m.entry }
 
 // InstAt returns the decoded instruction at guest address pc, and false if
-// pc holds no executable code (outside the text, or misaligned).
+// pc holds no executable code (outside the text, or odd).
 func (m *Machine) InstAt(pc uint64) (Inst, bool) {
 	off := pc - m.codeLo
-	if pc&3 != 0 || off >= 4*uint64(len(m.code)) || !m.isExec(pc) {
+	if pc&1 != 0 || off >= 2*uint64(len(m.code)) || !m.isExec(pc) {
 		return Inst{}, false
 	}
 	m.decodePage(off)
-	return m.code[off>>2], true
+	return m.code[off>>1], true
 }
 
 // Marks on text words, for dispatch runs.
@@ -162,12 +192,12 @@ const (
 // outside the text are ignored.
 func (m *Machine) Mark(pc uint64, on bool) {
 	off := pc - m.codeLo
-	if pc&3 == 0 && off < 4*uint64(len(m.code)) {
+	if pc&1 == 0 && off < 2*uint64(len(m.code)) {
 		if on {
-			m.marks[off>>2] |= markEntry
+			m.marks[off>>1] |= markEntry
 			m.marked = append(m.marked, pc)
 		} else {
-			m.marks[off>>2] &^= markEntry
+			m.marks[off>>1] &^= markEntry
 		}
 	}
 }
@@ -176,7 +206,7 @@ func (m *Machine) Mark(pc uint64, on bool) {
 // Quiet pcs stay quiet.
 func (m *Machine) ClearMarks() {
 	for _, pc := range m.marked {
-		m.marks[(pc-m.codeLo)>>2] &^= markEntry
+		m.marks[(pc-m.codeLo)>>1] &^= markEntry
 	}
 	m.marked = m.marked[:0]
 }
@@ -186,8 +216,8 @@ func (m *Machine) ClearMarks() {
 // interpreting on through it is cheaper than stopping. pcs outside the
 // text are ignored.
 func (m *Machine) Quiet(pc uint64) {
-	if off := pc - m.codeLo; pc&3 == 0 && off < 4*uint64(len(m.code)) {
-		m.marks[off>>2] |= markQuiet
+	if off := pc - m.codeLo; pc&1 == 0 && off < 2*uint64(len(m.code)) {
+		m.marks[off>>1] |= markQuiet
 	}
 }
 

@@ -106,17 +106,28 @@ func TestFaultsLeaveStateUnchanged(t *testing.T) {
 	}{
 		{"load null", interp.Inst{Op: interp.OpLD, Rd: 10, Rs1: 0, Imm: 8}, interp.FaultLoad},
 		{"store text", interp.Inst{Op: interp.OpSW, Rs1: 5, Rs2: 6}, interp.FaultStore},
-		{"jump misaligned", interp.Inst{Op: interp.OpJALR, Rd: 1, Rs1: 7}, interp.FaultMisaligned},
-		{"branch misaligned", interp.Inst{Op: interp.OpBEQ, Imm: 6}, interp.FaultMisaligned},
 		{"ebreak", interp.Inst{Op: interp.OpEBREAK}, interp.FaultBreakpoint},
+		// amoadd.w ra,a0,(t2): t2 is not 4-byte aligned.
+		{"amo misaligned", interp.Inst{Raw: 0x00a3a0af}, interp.FaultMisaligned},
+		// csrr ra,mstatus: a CSR user mode may not access.
+		{"csr privileged", interp.Inst{Raw: 0x300020f3}, interp.FaultIllegal},
+		// csrw cycle,a0: a read-only counter.
+		{"csr read-only", interp.Inst{Raw: 0xc0051073}, interp.FaultIllegal},
+		// fadd.d ft0,ft0,ft0 with the dynamic rounding mode while frm holds 5.
+		{"reserved frm", interp.Inst{Raw: 0x02007053}, interp.FaultIllegal},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			for _, fast := range []bool{false, true} {
-				m, err := interp.Load(rvtest.MakeELF([]uint32{rvtest.Encode(tc.in), 0}, nil, 4096), interp.Config{})
+				w := tc.in.Raw
+				if w == 0 {
+					w = rvtest.Encode(tc.in)
+				}
+				m, err := interp.Load(rvtest.MakeELF([]uint32{w, 0}, nil, 4096), interp.Config{})
 				if err != nil {
 					t.Fatal(err)
 				}
 				m.CPU.X[5], m.CPU.X[7], m.CPU.X[10], m.CPU.X[1] = rvtest.MakeELFText, rvtest.MakeELFText+6, 42, 43
+				m.CPU.FCSR = 5 << 5
 				if fast {
 					_, err = m.RunUntil(10, 0)
 				} else {

@@ -15,18 +15,23 @@ func (m *Machine) Step() (*Event, error) {
 	pc := m.CPU.PC
 	in, ok := m.InstAt(pc)
 	if !ok {
-		if pc&3 != 0 {
+		if pc&1 != 0 {
 			return nil, &Fault{Kind: FaultMisaligned, PC: pc, Addr: pc}
 		}
 		return nil, &Fault{Kind: FaultFetch, PC: pc, Addr: pc}
 	}
 	e := &m.ev
 	a, b := x[in.Rs1&31], x[in.Rs2&31]
-	*e = Event{PC: pc, Inst: in, Class: in.Op.Class(), Next: pc + 4, Src1: a, Src2: b, Seq: m.retired}
+	next := pc + in.Len()
+	*e = Event{PC: pc, Inst: in, Class: in.Op.Class(), Next: next, Src1: a, Src2: b, Seq: m.retired}
 	rd := &x[in.Rd&31]
 	switch cls := e.Class; {
 	case in.Op == OpIllegal:
 		return nil, &Fault{Kind: FaultIllegal, PC: pc, Raw: in.Raw}
+	case in.Op > OpEBREAK:
+		if err := m.execExt(in, pc, e); err != nil {
+			return nil, err
+		}
 	case in.Op == OpLUI:
 		*rd = uint64(in.Imm)
 		e.Value = *rd
@@ -38,18 +43,11 @@ func (m *Machine) Step() (*Event, error) {
 		if in.Op == OpJALR {
 			t = (a + uint64(in.Imm)) &^ 1
 		}
-		if t&3 != 0 {
-			return nil, &Fault{Kind: FaultMisaligned, PC: pc, Addr: t, Raw: in.Raw}
-		}
-		*rd = pc + 4
-		e.Next, e.Taken, e.Value = t, true, pc+4
+		*rd = next
+		e.Next, e.Taken, e.Value = t, true, next
 	case cls == ClassBranch:
 		if BranchTaken(in.Op, a, b) {
-			t := pc + uint64(in.Imm)
-			if t&3 != 0 {
-				return nil, &Fault{Kind: FaultMisaligned, PC: pc, Addr: t, Raw: in.Raw}
-			}
-			e.Next, e.Taken = t, true
+			e.Next, e.Taken = pc+uint64(in.Imm), true
 		}
 	case cls == ClassLoad:
 		addr := a + uint64(in.Imm)
@@ -105,14 +103,14 @@ func (m *Machine) Step() (*Event, error) {
 	case in.Op == OpECALL:
 		e.Src1, e.Src2 = x[17], x[10]
 		if m.syscall() {
-			e.Next = pc + 4
+			e.Next = next
 		}
 		e.Value = x[10]
 	case in.Op == OpEBREAK:
 		return nil, &Fault{Kind: FaultBreakpoint, PC: pc, Raw: in.Raw}
 	}
 	x[0] = 0
-	if in.Rd == 0 && e.Class != ClassStore && in.Op != OpECALL {
+	if in.Rd == 0 && e.Class != ClassStore && in.Op != OpECALL && !in.Op.IsFloat() {
 		e.Value = 0
 	}
 	m.CPU.PC = e.Next
@@ -136,8 +134,8 @@ func (m *Machine) runHooked(budget uint64, stops StopSet) (Stop, error) {
 		}
 		if stops&(StopOnBackward|StopOnMarked) != 0 && e.Taken {
 			var mark uint8
-			if off := e.Next - m.codeLo; off < 4*uint64(len(m.code)) {
-				mark = m.marks[off>>2]
+			if off := e.Next - m.codeLo; off < 2*uint64(len(m.code)) {
+				mark = m.marks[off>>1]
 			}
 			if stops&StopOnBackward != 0 && Backward(e.PC, e.Next) && mark&markQuiet == 0 {
 				return StopBackward, nil

@@ -83,6 +83,9 @@ func (m *Machine) syscall() bool {
 	if m.cfg.Strace != nil {
 		m.traceResult(call, x[17], r)
 	}
+	if m.exited { // a call that ended the process: a fatal signal, a deadlock
+		return true
+	}
 	x[10] = r
 	return false
 }

@@ -1,4 +1,4 @@
-// Predecoded text: the executable pages of the guest -> an Inst per word, decoded on first execution.
+// Predecoded text: the executable pages of the guest -> an Inst per halfword, decoded on first execution.
 
 package interp
 
@@ -9,7 +9,11 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// The text is decoded lazily, a page at a time, so that what loading
+// The text has one slot per halfword, since with compressed instructions
+// any even address can start one: slot i holds the instruction that
+// starts at codeLo+2*i, 2 or 4 bytes long (a 4-byte instruction also
+// has a slot, a different decoding, at its middle; it is used only if
+// control goes there). The text is decoded lazily, a page at a time, so that what loading
 // costs is bounded by the file, not by the sizes a header claims: the Inst
 // and mark arrays cover the whole executable range but are reserved
 // address space (pages committed when touched), and a page is decoded
@@ -46,7 +50,7 @@ func (m *Machine) initText(ranges []execRange) error {
 	for _, r := range ranges {
 		lo, hi = min(lo, r.lo), max(hi, r.hi)
 	}
-	n := (hi - lo) / 4
+	n := (hi - lo) / 2
 	var err error
 	if m.code, m.codeMem, err = mapArray[Inst](n); err != nil {
 		return err
@@ -56,11 +60,11 @@ func (m *Machine) initText(ranges []execRange) error {
 		return err
 	}
 	m.codeLo, m.execRanges = lo, ranges
-	m.decoded = make([]bool, (n+wordsPerPage-1)/wordsPerPage)
+	m.decoded = make([]bool, (n+slotsPerPage-1)/slotsPerPage)
 	return nil
 }
 
-const wordsPerPage = pageSize / 4
+const slotsPerPage = pageSize / 2
 
 // closeText releases the predecoded text.
 func (m *Machine) closeText() {
@@ -82,8 +86,8 @@ func (m *Machine) isExec(pc uint64) bool {
 	return false
 }
 
-// decodePage decodes the executable words of the text page holding code
-// offset off (pc - codeLo); it reports false if the page was decoded
+// decodePage decodes the executable halfwords of the text page holding
+// code offset off (pc - codeLo); it reports false if the page was decoded
 // already.
 func (m *Machine) decodePage(off uint64) bool {
 	p := off / pageSize
@@ -91,13 +95,29 @@ func (m *Machine) decodePage(off uint64) bool {
 		return false
 	}
 	m.decoded[p] = true
-	first := p * wordsPerPage
-	for i := first; i < first+wordsPerPage && i < uint64(len(m.code)); i++ {
-		if a := m.codeLo + 4*i; m.isExec(a) {
-			m.code[i] = Decode(m.Mem.load32(a))
+	first := p * slotsPerPage
+	for i := first; i < first+slotsPerPage && i < uint64(len(m.code)); i++ {
+		if a := m.codeLo + 2*i; m.isExec(a) {
+			m.code[i] = Decode(m.rawAt(a))
 		}
 	}
 	return true
+}
+
+// rawAt returns the instruction bits at executable address a as Decode
+// takes them: the 16-bit parcel, extended by the next parcel when the
+// low bits say the instruction is 32 bits long and that parcel is
+// executable too (otherwise only the first parcel: a 32-bit instruction
+// cut off by the end of the text decodes as illegal).
+func (m *Machine) rawAt(a uint64) uint32 {
+	h := uint32(m.Mem.load16(a))
+	if h&3 != 3 {
+		return h
+	}
+	if !m.isExec(a + 2) {
+		return h &^ 3 // a compressed encoding that is illegal: the all-zero quadrant 0 parcel
+	}
+	return h | uint32(m.Mem.load16(a+2))<<16
 }
 
 // SyncText makes the predecoded text agree with guest memory again after
@@ -118,9 +138,9 @@ func (m *Machine) SyncText() {
 			if !m.decoded[p] {
 				continue
 			}
-			page := m.code[off/4 : off/4+wordsPerPage]
+			page := m.code[off/2 : off/2+slotsPerPage]
 			for i := range page {
-				if page[i].Raw != m.Mem.load32(a+4*uint64(i)) {
+				if page[i].Raw != m.rawAt(a+2*uint64(i)) {
 					clear(page)
 					m.decoded[p] = false
 					m.changed = append(m.changed, a)

@@ -51,7 +51,7 @@ func (p *Program) BlockProfile(s SampleSet) (Profile, float64) {
 // executions of every instruction in [Lo, Hi).
 type Complete struct {
 	Lo, Hi uint64
-	Counts []uint64 // Counts[(pc-Lo)/4]
+	Counts []uint64 // Counts[(pc-Lo)/2]: instructions start at even addresses
 }
 
 // NewComplete returns a complete profiler for the procedures of p.
@@ -60,13 +60,13 @@ func NewComplete(p *Program) *Complete {
 	for _, q := range p.Procs {
 		hi = max(hi, q.Addr+q.Size)
 	}
-	return &Complete{Lo: lo, Hi: hi, Counts: make([]uint64, (hi-lo)/4)}
+	return &Complete{Lo: lo, Hi: hi, Counts: make([]uint64, (hi-lo+1)/2)}
 }
 
 // Event counts one retired instruction.
 func (c *Complete) Event(e *interp.Event) {
 	if e.PC-c.Lo < c.Hi-c.Lo {
-		c.Counts[(e.PC-c.Lo)/4]++
+		c.Counts[(e.PC-c.Lo)/2]++
 	}
 }
 
@@ -84,10 +84,9 @@ func (c *Complete) BlockProfile(p *Program) Profile {
 	prof := make(Profile, len(p.Blocks))
 	for i, b := range p.Blocks {
 		var m uint64
-		for k := range b.N {
-			a := b.Addr + 4*uint64(k)
+		for a := b.Addr; a < b.Addr+b.Size; a += 2 { // slots inside an instruction count 0
 			if a-c.Lo < c.Hi-c.Lo {
-				m += c.Counts[(a-c.Lo)/4]
+				m += c.Counts[(a-c.Lo)/2]
 			}
 		}
 		prof[i] = float64(m) / float64(b.N)

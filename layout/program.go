@@ -29,8 +29,9 @@ type Proc struct {
 // and left at its last.
 type Block struct {
 	Addr uint64
-	N    int // instructions (4 bytes each: RV64IM has no compressed forms)
-	Proc int // index in Program.Procs
+	N    int    // instructions
+	Size uint64 // bytes: N instructions of 2 (compressed) or 4 bytes each
+	Proc int    // index in Program.Procs
 	// Callees are the procedures its direct calls go to (jal with a link
 	// register, and jal x0 into another procedure: a tail call), one
 	// entry per call instruction.
@@ -138,34 +139,47 @@ func Analyze(image []byte) (*Program, error) {
 }
 
 // addBlocks splits procedure pi, whose code is text, into basic blocks.
-// Callees hold target addresses until Analyze resolves them.
+// Callees hold target addresses until Analyze resolves them. The text is
+// decoded in order, each instruction 2 or 4 bytes long; a branch target
+// that falls inside an instruction starts no block.
 func (p *Program) addBlocks(pi int, text []byte) {
 	proc := &p.Procs[pi]
-	n := len(text) / 4
-	insts := make([]interp.Inst, n)
-	leader := make([]bool, n+1)
+	type placed struct {
+		off uint64
+		in  interp.Inst
+	}
+	var insts []placed
+	leader := make([]bool, len(text)/2+1) // by halfword offset
 	leader[0] = true
-	for i := range insts {
-		w := uint32(text[4*i]) | uint32(text[4*i+1])<<8 | uint32(text[4*i+2])<<16 | uint32(text[4*i+3])<<24
+	for off := uint64(0); off+2 <= uint64(len(text)); {
+		w := uint32(text[off]) | uint32(text[off+1])<<8
+		if w&3 == 3 {
+			if off+4 > uint64(len(text)) {
+				break
+			}
+			w |= uint32(text[off+2])<<16 | uint32(text[off+3])<<24
+		}
 		in := interp.Decode(w)
-		insts[i] = in
-		pc := proc.Addr + 4*uint64(i)
+		insts = append(insts, placed{off, in})
+		pc := proc.Addr + off
+		next := off + in.Len()
 		switch {
 		case in.IsBranch() || in.Op == interp.OpJAL:
-			leader[i+1] = true
+			leader[next/2] = true
 			if t := pc + uint64(in.Imm); t >= proc.Addr && t < proc.Addr+proc.Size {
-				leader[(t-proc.Addr)/4] = true
+				leader[(t-proc.Addr)/2] = true
 			}
 		case in.Op == interp.OpJALR || in.Op == interp.OpECALL:
-			leader[i+1] = true
+			leader[next/2] = true
 		}
+		off = next
 	}
 	proc.Blocks[0] = len(p.Blocks)
-	for i := 0; i < n; {
-		b := Block{Addr: proc.Addr + 4*uint64(i), Proc: pi}
+	for i := 0; i < len(insts); {
+		b := Block{Addr: proc.Addr + insts[i].off, Proc: pi}
 		for {
-			in := insts[i]
-			pc := proc.Addr + 4*uint64(i)
+			in := insts[i].in
+			pc := proc.Addr + insts[i].off
 			t := pc + uint64(in.Imm)
 			switch {
 			case in.Op == interp.OpJAL && in.Rd != 0:
@@ -175,9 +189,10 @@ func (p *Program) addBlocks(pi int, text []byte) {
 			case in.Op == interp.OpJALR && in.Rd != 0:
 				b.Indirect++
 			}
+			b.Size += in.Len()
 			i++
 			b.N++
-			if i == n || leader[i] {
+			if i == len(insts) || leader[insts[i].off/2] {
 				break
 			}
 		}
@@ -198,7 +213,7 @@ func (p *Program) ProcAt(a uint64) int {
 // BlockAt returns the index of the basic block containing address a, or -1.
 func (p *Program) BlockAt(a uint64) int {
 	i := sort.Search(len(p.Blocks), func(i int) bool { return p.Blocks[i].Addr > a }) - 1
-	if i < 0 || a >= p.Blocks[i].Addr+4*uint64(p.Blocks[i].N) {
+	if i < 0 || a >= p.Blocks[i].Addr+p.Blocks[i].Size {
 		return -1
 	}
 	return i

@@ -15,7 +15,7 @@ import (
 func TestSamp2bbScaling(t *testing.T) {
 	p := &Program{
 		Procs:  []Proc{{Name: "loop", Addr: 0x1000, Size: 36, Blocks: [2]int{0, 2}}},
-		Blocks: []Block{{Addr: 0x1000, N: 3}, {Addr: 0x100c, N: 6}},
+		Blocks: []Block{{Addr: 0x1000, N: 3, Size: 12}, {Addr: 0x100c, N: 6, Size: 24}},
 	}
 	s := SampleSet{0x1004: 2, 0x1008: 1, 0x1010: 3, 0x101c: 2, 0x1020: 1, 0x2000: 4}
 	prof, outside := p.BlockProfile(s)
@@ -86,7 +86,7 @@ func TestAnalyzeCorpus(t *testing.T) {
 func TestFuncSampleSet(t *testing.T) {
 	p := &Program{
 		Procs:  []Proc{{Name: "loop", Addr: 0x1000, Size: 36, Blocks: [2]int{0, 2}}, {Name: "other", Addr: 0x1024, Size: 8, Blocks: [2]int{2, 3}}},
-		Blocks: []Block{{Addr: 0x1000, N: 3}, {Addr: 0x100c, N: 6}, {Addr: 0x1024, N: 2}},
+		Blocks: []Block{{Addr: 0x1000, N: 3, Size: 12}, {Addr: 0x100c, N: 6, Size: 24}, {Addr: 0x1024, N: 2, Size: 8}},
 	}
 	s, unmapped := p.FuncSampleSet(map[string]uint64{"loop": 18, "memcpy": 5, "?": 2})
 	if unmapped != 7 {

@@ -18,7 +18,7 @@ const (
 	EndCycle                     // control returned to the trace's own head
 	EndFragment                  // control reached the head of an existing fragment
 	EndMaxLen                    // the trace reached the length limit
-	EndStop                      // the next instruction is one native code does not run (ecall, ebreak, fence.i, illegal)
+	EndStop                      // the next instruction is one native code does not run (ecall, ebreak, fence.i, illegal, A/F/D/CSR)
 	NumEndReasons
 )
 
@@ -32,13 +32,17 @@ func (r EndReason) String() string {
 	return fmt.Sprintf("EndReason(%d)", uint8(r))
 }
 
-// stops reports whether native code leaves before executing in.
+// stops reports whether native code leaves before executing in: a
+// system instruction, an illegal one, or one beyond RV64IM (atomics,
+// floating point, CSR accesses: the fragment compiler knows only the
+// base ISA, so a trace ends before them and the interpreter runs them).
+// Compressed instructions are their expansions: they do not stop a trace.
 func stops(in interp.Inst) bool {
 	switch in.Op {
 	case interp.OpECALL, interp.OpEBREAK, interp.OpFENCEI, interp.OpIllegal:
 		return true
 	}
-	return false
+	return !in.Op.IsBase()
 }
 
 // Record executes the machine from its current pc, the trace head, and

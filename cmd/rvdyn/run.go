@@ -56,8 +56,9 @@ func runCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	specialize := fs.String("specialize", "", "dynamo mode: specialize fragments on the values loads (nearly) always return, behind guards, from a value profile kept by this stream compressor in the stratified paper's notation (e.g. H[P4]256, P2, R8), 'default' ("+rvdyn.DefaultValueProfile+") or 'perfect' (every load); empty: off (docs/internals.md)")
 	invariance := fs.Float64("specialize-invariance", 0.99, "with --specialize: the share of a load's profiled values the top value must have")
 	gcf := addGCFlags(fs)
+	envf := addEnvFlags(fs)
 	fs.Usage = func() {
-		fmt.Fprintf(stderr, "usage: rvdyn run [flags] [prog.elf [args...]]\n\nRuns a static RV64IM Linux ELF program; with no program, runs the embedded %q guest.\nThe exit status is the guest's; a guest fault gives 128+signal (139 bad address, 132 illegal instruction).\n\nflags:\n", corpus.Default)
+		fmt.Fprintf(stderr, "usage: rvdyn run [flags] [prog.elf [args...]]\n\nRuns a static RISC-V Linux ELF program (RV64GC or RV64IM, e.g. built with riscv64-linux-gnu-gcc -O2 -static); with no program, runs the embedded %q guest.\nThe guest's environment is rvdyn's, changed by -E and -U.\nThe exit status is the guest's; a guest fault gives 128+signal (139 bad address, 132 illegal instruction).\n\nflags:\n", corpus.Default)
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
@@ -103,7 +104,7 @@ func runCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 
 	opts := rvdyn.Options{Mode: m, NET: net.Options{Delay: net.DelayOf(*delay), MaxTraceLen: *maxTrace, Predict: pred},
 		Select: sel, Cache: codecache.Options{Size: *cacheSize}, Compiler: rvdyn.CompilerOptions{Mode: cmode, Queue: *compileQueue}, MaxInstructions: *maxInsts, Timeout: *timeout,
-		Config: interp.Config{Args: gargs, Stdin: stdin, Stdout: stdout, Stderr: stderr, MemSize: *memSize, StackSize: *stackSize, Root: *root}}
+		Config: interp.Config{Args: gargs, Env: envf.environ(hostEnviron()), Stdin: stdin, Stdout: stdout, Stderr: stderr, MemSize: *memSize, StackSize: *stackSize, Root: *root}}
 	if *strace {
 		opts.Strace = stderr
 	}

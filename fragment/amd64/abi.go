@@ -23,14 +23,16 @@ const rBudget = rR12
 const (
 	StateX      = 0   // CPU.X: guest registers x0..x31, 8 bytes each
 	StatePC     = 256 // CPU.PC: the guest pc, written by indirect exits
-	StateBudget = 264 // Budget: guest instructions native code may still retire
-	StateExit   = 272 // Exit: the ID of the exit stub taken
-	StateIBL    = 280 // IBL: host address of the indirect branch lookup table
+	StateF      = 264 // CPU.F: guest registers f0..f31, 8 bytes each
+	StateFCSR   = 520 // CPU.FCSR: fflags and frm
+	StateBudget = 528 // Budget: guest instructions native code may still retire
+	StateExit   = 536 // Exit: the ID of the exit stub taken
+	StateIBL    = 544 // IBL: host address of the indirect branch lookup table
 	// StateCountdown is Countdown: the relational profiler's sampling
 	// countdowns, 8 bytes each, indexed by ir.Inst.Off of an OpSample.
-	StateCountdown = 288
+	StateCountdown = 552
 	// StateNative is Native: the rpa.NativeState native queries use.
-	StateNative = 568
+	StateNative = 832
 )
 
 // Offsets in State of the rpa.NativeState fields native queries use.

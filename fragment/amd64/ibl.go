@@ -53,7 +53,7 @@ func IBLClear(table []uint64, fresh bool) {
 //
 //	stub: TESTL $3, AX ; JNE misaligned      ; let the interpreter fault
 //	      MOVQ host, X[r](R15) ...           ; write back dirty registers
-//	      MOVQ $pc+4, X[rd](R15)             ; the link register
+//	      MOVQ $pc+len, X[rd](R15)           ; the link register (pc + 2 or 4)
 //	      MOVQ X[h](R15), home ...           ; reload borrowed home registers
 //	      SUBQ $retired, R12 ; JLE out       ; poll point
 //	      CX = IBL + IBLIndex(AX) * 16       ; SHRQ, ANDL, SHLQ, ADDQ

@@ -222,7 +222,7 @@ func (c *compiler) writeRecord(in ir.Inst, nv *rpa.Native, taken bool) {
 				if taken {
 					konst(uint32(target))
 				} else {
-					konst(uint32(pc + 4))
+					konst(uint32(pc + inst.Len()))
 				}
 			}
 		default: // a store

@@ -34,7 +34,7 @@ func build(t *testing.T, src string) *Func {
 		}
 		i := len(f.Insts)
 		pc := uint64(0x1000 + 4*i)
-		in := Inst{PC: pc, Step: i, Exit: -1}
+		in := Inst{PC: pc, Step: i, Exit: -1, Len: 4}
 		if d, rest, ok := strings.Cut(line, " = "); ok {
 			in.Dst, line = regNum(t, d), rest
 		}

@@ -127,6 +127,7 @@ type Inst struct {
 	Exit int
 	PC   uint64 // guest pc of the instruction it came from
 	Step int    // index of the trace step it came from: instructions retired before it
+	Len  uint8  // length in bytes of the guest instruction it came from (2 or 4)
 	// Stack marks a load or store whose recorded address was in the
 	// stack: its bounds check tries the stack interval first.
 	Stack bool
@@ -260,7 +261,7 @@ func (in Inst) String() string {
 type ExitRec struct {
 	Exit
 	Link    uint8  // ExitIndirect: the jalr's rd, written by the stub
-	LinkVal uint64 // ExitIndirect: the value rd gets (pc+4)
+	LinkVal uint64 // ExitIndirect: the value rd gets (the jalr's pc + its length)
 	Alt     int    // ExitIndirect: the exit for a misaligned target, -1 otherwise
 }
 
@@ -363,7 +364,8 @@ func LowerSampled(t *interp.Trace, env Env, sample Sampler) *Func {
 	emit := func(in Inst) { f.Insts = append(f.Insts, in) }
 	for i, s := range t.Steps {
 		in, pc := s.Inst, s.PC
-		base := Inst{PC: pc, Step: i, Exit: -1}
+		next := pc + in.Len() // the fall-through
+		base := Inst{PC: pc, Step: i, Exit: -1, Len: uint8(in.Len())}
 		if sample != nil {
 			if k, nv, ok := sample(pc, in); ok {
 				x := base
@@ -388,26 +390,24 @@ func LowerSampled(t *interp.Trace, env Env, sample Sampler) *Func {
 		case op == interp.OpAUIPC:
 			mov(in.Rd, pc+uint64(in.Imm))
 		case op == interp.OpJAL:
-			mov(in.Rd, pc+4)
+			mov(in.Rd, next)
 		case op == interp.OpJALR:
 			x.Op, x.A, x.Off, x.B = op, R(in.Rs1), in.Imm, C(s.Next)
 			x.Exit = f.newExit(ExitIndirect, 0, pc, i+1)
 			alt := f.newExit(ExitInterp, pc, pc, i)
 			e := &f.Exits[x.Exit]
-			e.Link, e.LinkVal, e.Alt = in.Rd, pc+4, alt
+			e.Link, e.LinkVal, e.Alt = in.Rd, next, alt
 			emit(x)
-			mov(in.Rd, pc+4)
+			mov(in.Rd, next)
 		case in.IsBranch():
 			target := pc + uint64(in.Imm)
-			if target == pc+4 {
-				break // both directions continue at pc+4
+			if target == next {
+				break // both directions continue at the next instruction
 			}
 			x.A, x.B = R(in.Rs1), R(in.Rs2)
 			switch {
 			case s.Next == target: // recorded taken: leave when not taken
-				x.Op, x.Exit = negated[op], f.newExit(ExitBranch, pc+4, pc, i+1)
-			case target&3 != 0: // the interpreter reports the misaligned target
-				x.Op, x.Exit = op, f.newExit(ExitInterp, pc, pc, i)
+				x.Op, x.Exit = negated[op], f.newExit(ExitBranch, next, pc, i+1)
 			default:
 				x.Op, x.Exit = op, f.newExit(ExitBranch, target, pc, i+1)
 			}

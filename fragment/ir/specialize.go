@@ -20,7 +20,7 @@ type ValueOracle interface {
 
 // Specialize follows each load whose pc the oracle reports invariant by a
 // guard "exit if dst != value" whose exit continues at the next
-// instruction after the load retired (ExitBranch to pc+4, Retired Step+1):
+// instruction after the load retired (ExitBranch to the next pc, Retired Step+1):
 // when the value differs, the guest's state is exactly the interpreter's
 // after the load, and it goes on from there. Constant folding (which runs
 // after it) learns from the guard that dst holds the value on the
@@ -80,7 +80,7 @@ func Specialize(f *Func, vals ValueOracle) int {
 		}
 		insts = append(insts, in)
 		if g < len(guards) && guards[g].after == i {
-			exits = append(exits, ExitRec{Exit: Exit{Kind: ExitBranch, Target: in.PC + 4, From: in.PC, Retired: in.Step + 1, Spec: true}, Alt: -1})
+			exits = append(exits, ExitRec{Exit: Exit{Kind: ExitBranch, Target: in.PC + uint64(in.Len), From: in.PC, Retired: in.Step + 1, Spec: true}, Alt: -1})
 			insts = append(insts, Inst{Op: interp.OpBNE, A: R(in.Dst), B: C(guards[g].value), Exit: len(exits) - 1, PC: in.PC, Step: in.Step})
 			g++
 		}

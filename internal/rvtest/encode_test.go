@@ -13,7 +13,7 @@ import (
 // operands of every operation.
 func TestEncodeRoundTrip(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
-	for op := interp.OpLUI; op < interp.NumOps; op++ {
+	for op := interp.OpLUI; op.IsBase(); op++ { // the RV64IM operations Encode knows
 		for k := 0; k < 200; k++ {
 			in := RandomInst(rng, op)
 			w := Encode(in)

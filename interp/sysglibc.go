@@ -1,0 +1,192 @@
+// System calls glibc's and libstdc++'s start-up and runtime make (checked against qemu-riscv64 -strace): arguments -> results.
+
+package interp
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// More errno values.
+const (
+	eAGAIN     = 11
+	eTIMEDOUT  = 110
+	sigAbrt    = 6
+	futexWait  = 0
+	futexWake  = 1
+	futexWaitB = 9 // FUTEX_WAIT_BITSET
+	futexWakeB = 10
+)
+
+// ErrFutexDeadlock ends a run whose only thread waits on a futex with no
+// timeout: nothing could ever wake it (threads are not supported), where
+// Linux would block the process forever.
+var ErrFutexDeadlock = errors.New("guest waits on a futex with no timeout and no other thread to wake it")
+
+func init() {
+	for num, e := range map[uint64]sysEntry{
+		78:  {"readlinkat", "fspd", 'd', func(m *Machine, a *[6]uint64) uint64 { return m.sysReadlinkat(a[0], a[1], a[2], a[3]) }},
+		98:  {"futex", "pdddpd", 'd', func(m *Machine, a *[6]uint64) uint64 { return m.sysFutex(a[0], a[1], a[2], a[3]) }},
+		99:  {"set_robust_list", "pd", 'd', func(m *Machine, a *[6]uint64) uint64 { return neg(eNOSYS) }},
+		129: {"kill", "dd", 'd', func(m *Machine, a *[6]uint64) uint64 { return m.sysKill(a[0], a[1]) }},
+		130: {"tkill", "dd", 'd', func(m *Machine, a *[6]uint64) uint64 { return m.sysKill(a[0], a[1]) }},
+		131: {"tgkill", "ddd", 'd', func(m *Machine, a *[6]uint64) uint64 { return m.sysKill(a[1], a[2]) }},
+		132: {"sigaltstack", "pp", 'd', func(m *Machine, a *[6]uint64) uint64 { return m.sysSigaltstack(a[0], a[1]) }},
+		293: {"rseq", "pddd", 'd', func(m *Machine, a *[6]uint64) uint64 { return neg(eNOSYS) }},
+	} {
+		sysTable[num] = e
+	}
+}
+
+// exePath returns what readlink("/proc/self/exe") gives: the program
+// file's absolute path with symlinks resolved, as Linux and qemu-riscv64
+// report it, or Config.ExecPath if the file cannot be found (an embedded
+// guest).
+func (m *Machine) exePath() string {
+	p := m.cfg.ExecPath()
+	if abs, err := filepath.Abs(p); err == nil {
+		if real, err := filepath.EvalSymlinks(abs); err == nil {
+			return real
+		}
+		return abs
+	}
+	return p
+}
+
+// isSelfExe reports whether p names /proc/self/exe (or /proc/PID/exe of
+// this process).
+func isSelfExe(p string) bool {
+	rest, ok := strings.CutPrefix(p, "/proc/")
+	if !ok {
+		return false
+	}
+	who, ok := strings.CutSuffix(rest, "/exe")
+	return ok && (who == "self" || who == strconv.Itoa(os.Getpid()) || who == "thread-self")
+}
+
+// sysReadlinkat answers /proc/self/exe with the guest program's path (not
+// rvdyn's); other links are read from the file system.
+func (m *Machine) sysReadlinkat(dirfd, pathp, buf, size uint64) uint64 {
+	p, e := m.readPath(pathp)
+	if e != 0 {
+		return e
+	}
+	if int64(size) <= 0 {
+		return neg(eINVAL)
+	}
+	if !m.Mem.CanWrite(buf, size) {
+		return neg(eFAULT)
+	}
+	var target string
+	if isSelfExe(p) {
+		target = m.exePath()
+	} else {
+		r, e := m.fds.resolveParent(dirfd, p, neg(eINVAL), neg(eINVAL))
+		if e == 1 { // "." or ".." under a root: not a link
+			return neg(eINVAL)
+		}
+		if e != 0 {
+			return e
+		}
+		b := make([]byte, min(size, pathMax))
+		n, err := unix.Readlinkat(r.dir, r.name, b)
+		r.done()
+		if err != nil {
+			return errno(err)
+		}
+		target = string(b[:n])
+	}
+	n := copy(m.Mem.Bytes(buf, size), target)
+	return uint64(n)
+}
+
+// sysFutex serves the futex operations a single-threaded glibc program
+// makes: a wake finds no waiter (0); a wait whose word differs returns
+// EAGAIN, and one whose word matches sleeps out its timeout (ETIMEDOUT),
+// or with no timeout ends the run (ErrFutexDeadlock): no other thread
+// exists to wake it.
+func (m *Machine) sysFutex(uaddr, op, val, timeout uint64) uint64 {
+	switch op & 0x7f &^ 0x80 { // without FUTEX_PRIVATE_FLAG (128) and FUTEX_CLOCK_REALTIME (256)
+	case futexWake, futexWakeB:
+		if uaddr&3 != 0 {
+			return neg(eINVAL)
+		}
+		return 0
+	case futexWait, futexWaitB:
+		if uaddr&3 != 0 {
+			return neg(eINVAL)
+		}
+		if !m.Mem.CanRead(uaddr, 4) {
+			return neg(eFAULT)
+		}
+		if m.Mem.load32(uaddr) != uint32(val) {
+			return neg(eAGAIN)
+		}
+		if timeout == 0 {
+			m.hostErr = ErrFutexDeadlock
+			m.exited, m.exitCode = true, 134
+			return 0
+		}
+		d, e := m.readTimespec(timeout)
+		if e != 0 {
+			return e
+		}
+		if op&0x7f == futexWaitB { // an absolute time on CLOCK_MONOTONIC
+			d -= time.Since(processStart)
+		}
+		if d > 0 {
+			time.Sleep(d)
+		}
+		return neg(eTIMEDOUT)
+	}
+	return neg(eNOSYS)
+}
+
+// sysKill serves a signal the guest sends itself (kill, tkill, tgkill
+// with its own pid): raise() and abort() use it. A signal whose
+// disposition is to ignore it, or that is blocked, is dropped (returns
+// 0); otherwise, since handlers are not run, the guest ends as a Linux
+// process killed by the signal would, with exit status 128+sig. Another
+// pid is EPERM: the guest may signal only itself.
+func (m *Machine) sysKill(pid, sig uint64) uint64 {
+	if sig > 64 {
+		return neg(eINVAL)
+	}
+	if int64(pid) != int64(os.Getpid()) && pid != 0 {
+		return neg(1) // EPERM
+	}
+	if sig == 0 {
+		return 0
+	}
+	handler := m.sig.act[sig][0]
+	ignoredByDefault := sig == 17 || sig == 18 || sig == 23 || sig == 28 // SIGCHLD, SIGCONT, SIGURG, SIGWINCH
+	blocked := m.sig.mask&(1<<(sig-1)) != 0 && sig != 9 && sig != 19
+	if handler == 1 /* SIG_IGN */ || handler == 0 && ignoredByDefault || blocked {
+		return 0
+	}
+	m.exited, m.exitCode = true, 128+int(sig)
+	return 0
+}
+
+// sysSigaltstack records nothing (handlers never run): it reports the
+// alternate stack as disabled (SS_DISABLE) and accepts a new one.
+func (m *Machine) sysSigaltstack(ss, oss uint64) uint64 {
+	if ss != 0 && !m.Mem.CanRead(ss, 24) {
+		return neg(eFAULT)
+	}
+	if oss != 0 {
+		if !m.Mem.CanWrite(oss, 24) {
+			return neg(eFAULT)
+		}
+		m.Mem.store64(oss, 0)
+		m.Mem.store64(oss+8, 2) // ss_flags = SS_DISABLE
+		m.Mem.store64(oss+16, 0)
+	}
+	return 0
+}
