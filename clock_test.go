@@ -120,7 +120,7 @@ func TestRunClockSampledAcrossFlushes(t *testing.T) {
 		}
 		cs.Guest, cs.Flushed, cs.Host = got.Guest, cs.Flushed+got.Flushed, got.Host
 		for pc, n := range got.Guest {
-			if pc-complete.Lo < complete.Hi-complete.Lo && complete.Counts[(pc-complete.Lo)/4] == 0 {
+			if pc-complete.Lo < complete.Hi-complete.Lo && complete.Counts[(pc-complete.Lo)/2] == 0 {
 				t.Errorf("%v samples mapped to %#x, which the guest never executes", n, pc)
 			}
 			if prog.BlockAt(pc) < 0 {

@@ -15,7 +15,7 @@ const (
 	// values, shared by RISC-V and x86-64); others are dropped.
 	openFlags = unix.O_ACCMODE | unix.O_CREAT | unix.O_EXCL | unix.O_NOCTTY | unix.O_TRUNC |
 		unix.O_APPEND | unix.O_NONBLOCK | unix.O_DSYNC | unix.O_SYNC | unix.O_DIRECTORY |
-		unix.O_NOFOLLOW | unix.O_CLOEXEC | unix.O_LARGEFILE | unix.O_NOATIME
+		unix.O_NOFOLLOW | unix.O_CLOEXEC | unix.O_LARGEFILE | unix.O_NOATIME | unix.O_PATH
 	atSymlinkNofollow = 0x100
 	atRemovedir       = 0x200
 	atEmptyPath       = 0x1000

@@ -14,8 +14,9 @@ import (
 // section 3.4.1. Instruction classes are numbered in Table 1's order.
 type Class uint8
 
-// The classes. OpFLOAT never matches an RV64IM guest (there are no
-// floating-point instructions). The event classes are accepted by the
+// The classes. OpFLOAT matches the F and D computational instructions of
+// RV64GC guests (their loads and stores are OpLOAD and OpSTORE, as
+// Table 1 classes memory operations). The event classes are accepted by the
 // language and have PCT entries, but never fire in rvdyn: they need a
 // model of the TLBs and the L2 cache, which rvdyn does not have.
 const (
@@ -25,7 +26,7 @@ const (
 	OpSTORE                 // stores
 	OpALU                   // integer arithmetic and logic, lui, auipc
 	OpMULT                  // the M extension
-	OpFLOAT                 // floating point: never in RV64IM
+	OpFLOAT                 // floating point: F and D arithmetic, conversions, moves, compares
 	OpSYS                   // ecall, ebreak, fence, fence.i
 	EvITLBMISS              // instruction TLB miss (never fires in rvdyn)
 	EvDTLBMISS              // data TLB miss (never fires in rvdyn)
@@ -85,12 +86,14 @@ func FromInterp(c interp.Class) Class {
 		return OpMULT
 	case interp.ClassSys:
 		return OpSYS
+	case interp.ClassFloat:
+		return OpFLOAT
 	}
 	return OpALU
 }
 
 // ToInterp maps an instruction class to the interpreter class it selects;
-// ok is false for OpFLOAT and the event classes, which select nothing.
+// ok is false for the event classes, which select nothing.
 func (c Class) ToInterp() (ic interp.Class, ok bool) {
 	switch c {
 	case OpJMP:
@@ -107,6 +110,8 @@ func (c Class) ToInterp() (ic interp.Class, ok bool) {
 		return interp.ClassMul, true
 	case OpSYS:
 		return interp.ClassSys, true
+	case OpFLOAT:
+		return interp.ClassFloat, true
 	}
 	return 0, false
 }

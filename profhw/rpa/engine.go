@@ -175,7 +175,7 @@ func (s *entryState) gap() uint64 {
 }
 
 // ClassMask returns the interpreter classes the engine must see: those
-// with an active PCT entry. OpFLOAT and the event classes map to none.
+// with an active PCT entry. The event classes map to none.
 func (g *Engine) ClassMask() interp.ClassMask {
 	var m interp.ClassMask
 	for i := range g.ents {

@@ -62,7 +62,7 @@ func OperandsOf(e *interp.Event, tag uint8) Operands {
 		o.Op2, o.Op3, o.Res1, o.Res2 = e.Src1, e.Addr, e.Value, e.Addr
 	case interp.ClassStore:
 		o.Op1, o.Op2, o.Op3, o.Res2 = e.Value, e.Src1, e.Addr, e.Addr
-	case interp.ClassALU, interp.ClassMul:
+	case interp.ClassALU, interp.ClassMul, interp.ClassFloat:
 		o.Op1, o.Op2, o.Res1 = e.Src1, e.Src2, e.Value
 		switch {
 		case in.Op == interp.OpLUI:

@@ -1,0 +1,181 @@
+// RV64GC differential tests: programs built with the standard Linux toolchain (testdata/rv64gc) and csmith's random programs -> the same output in every mode and under qemu-riscv64.
+
+package rvdyn_test
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+
+	"rvdyn"
+	"rvdyn/interp"
+)
+
+// TestRV64GCPrograms runs each RV64GC program of testdata/rv64gc (glibc, static:
+// floating point in every rounding mode, atomics, C++ exceptions and
+// iostreams, abort) under the interpreter and under every optimizer
+// configuration of the differential test, and compares output, exit
+// status, instruction count and final registers with the interpreter's
+// and with the expected output, which qemu-riscv64 gave (rechecked here
+// when it is installed).
+func TestRV64GCPrograms(t *testing.T) {
+	elfs, _ := filepath.Glob("testdata/rv64gc/*.elf")
+	if len(elfs) < 5 {
+		t.Fatalf("only %d programs in testdata/rv64gc", len(elfs))
+	}
+	cfgs := dynamoConfigs(t)
+	for _, path := range elfs {
+		name := strings.TrimSuffix(filepath.Base(path), ".elf")
+		t.Run(name, func(t *testing.T) {
+			image, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want, err := os.ReadFile(strings.TrimSuffix(path, ".elf") + ".out")
+			if err != nil {
+				t.Fatal(err)
+			}
+			args := []string{"./" + name + ".elf"}
+			ref := run(t, image, rvdyn.Options{Mode: rvdyn.ModeInterp, Config: interp.Config{Args: args}})
+			if ref.err != nil {
+				t.Fatalf("interp: %v", ref.err)
+			}
+			if got := fmt.Sprintf("%sexit %d\n", ref.stdout, ref.code); got != string(want) {
+				t.Errorf("interp differs from qemu-riscv64's output (testdata/rv64gc/%s.out):\n got: %q\nwant: %q", name, got, want)
+			}
+			for cname, opts := range cfgs {
+				opts.Mode, opts.Args = rvdyn.ModeDynamo, args
+				got := run(t, image, opts)
+				if got.err != nil || got.code != ref.code || got.stdout != ref.stdout {
+					t.Errorf("dynamo %s: exit %d (%v), output differs: %v", cname, got.code, got.err, got.stdout != ref.stdout)
+				}
+				if got.insts != ref.insts || got.cpu != ref.cpu {
+					t.Errorf("dynamo %s: %d instructions (interp %d), registers equal: %v", cname, got.insts, ref.insts, got.cpu == ref.cpu)
+				}
+			}
+			if _, err := exec.LookPath("qemu-riscv64"); err != nil {
+				t.Log("qemu-riscv64 not installed: the expected output is not rechecked")
+				return
+			}
+			cmd := exec.Command("qemu-riscv64", args[0])
+			cmd.Dir, cmd.Env = "testdata/rv64gc", []string{}
+			out, _ := cmd.Output()
+			if got := fmt.Sprintf("%sexit %d\n", out, shellStatus(cmd.ProcessState)); got != string(want) {
+				t.Errorf("qemu-riscv64 now gives %q, testdata/rv64gc/%s.out says %q (rebuild with make -C testdata/rv64gc)", got, name, want)
+			}
+		})
+	}
+}
+
+// shellStatus is a finished process's status as a shell reports it:
+// 128+N for a death by signal N.
+func shellStatus(ps *os.ProcessState) int {
+	if ws, ok := ps.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+		return 128 + int(ws.Signal())
+	}
+	return ps.ExitCode()
+}
+
+// csmithSeeds are the random programs TestCsmith checks: each is built
+// with both toolchains, and the seeds whose program qemu-riscv64 cannot
+// finish quickly are skipped.
+var csmithSeeds = []uint64{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12}
+
+// TestCsmith builds csmith's random C programs (a generator nobody here
+// wrote) with riscv64-linux-gnu-gcc (RV64GC, glibc) and with the
+// bare-metal toolchain and picolibc (RV64IM, our runtime), and requires
+// qemu-riscv64, the interpreter and the optimizer to print the same
+// checksum and exit status. It is skipped, with a message, where csmith,
+// a cross compiler or qemu-riscv64 is missing; .ci/run installs them.
+func TestCsmith(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: csmith programs take seconds each to build")
+	}
+	tc := needCsmith(t)
+	for _, seed := range csmithSeeds {
+		t.Run(fmt.Sprint(seed), func(t *testing.T) { checkCsmith(t, tc, seed) })
+	}
+}
+
+// FuzzCsmith is TestCsmith with seeds drawn by the fuzzer: `.ci/fuzz 1h .`
+// checks new random programs for as long as it runs.
+func FuzzCsmith(f *testing.F) {
+	f.Add(uint64(1))
+	f.Fuzz(func(t *testing.T, seed uint64) {
+		checkCsmith(t, needCsmith(t), seed)
+	})
+}
+
+// A csmithTools is where the tools the csmith tests need are.
+type csmithTools struct {
+	dir string // a scratch directory
+}
+
+func needCsmith(t *testing.T) csmithTools {
+	t.Helper()
+	for _, tool := range []string{"csmith", "riscv64-linux-gnu-gcc", "riscv64-unknown-elf-gcc", "qemu-riscv64"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			t.Skipf("%s not installed: skipping the csmith programs", tool)
+		}
+	}
+	if _, err := os.Stat("/usr/include/csmith/csmith.h"); err != nil {
+		t.Skip("libcsmith-dev not installed: skipping the csmith programs")
+	}
+	if _, err := os.Stat(picolibc); err != nil {
+		t.Skip("picolibc-riscv64-unknown-elf not installed: skipping the csmith programs")
+	}
+	return csmithTools{dir: t.TempDir()}
+}
+
+const picolibc = "/usr/lib/picolibc/riscv64-unknown-elf"
+
+// checkCsmith generates the program of one seed, builds both flavors and
+// compares the three runs of each.
+func checkCsmith(t *testing.T, tc csmithTools, seed uint64) {
+	src := filepath.Join(tc.dir, fmt.Sprintf("p%d.c", seed))
+	gen, err := exec.Command("csmith", "--seed", fmt.Sprint(seed)).Output()
+	if err != nil {
+		t.Fatalf("csmith --seed %d: %v", seed, err)
+	}
+	if err := os.WriteFile(src, gen, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	guests, _ := filepath.Abs("bench/guests")
+	flavors := map[string][]string{
+		"rv64gc": {"riscv64-linux-gnu-gcc", "-O1", "-static", "-w", "-I/usr/include/csmith", src},
+		"rv64im": {"riscv64-unknown-elf-gcc", "-march=rv64im", "-mabi=lp64", "-O1", "-static", "-w",
+			"-ftls-model=local-exec", "-nostdlib", "-nostartfiles", "-T", guests + "/rt/guest.ld",
+			"-isystem", picolibc + "/include", "-I/usr/include/csmith",
+			guests + "/rt/crt0.S", guests + "/rt/sys.c", src,
+			"-Wl,--start-group", picolibc + "/lib/rv64im/lp64/libc.a", "-lgcc", "-Wl,--end-group"},
+	}
+	for flavor, cc := range flavors {
+		elfPath := filepath.Join(tc.dir, fmt.Sprintf("p%d.%s", seed, flavor))
+		if out, err := exec.Command(cc[0], append(cc[1:], "-o", elfPath)...).CombinedOutput(); err != nil {
+			t.Fatalf("%s: %v\n%s", flavor, err, out)
+		}
+		cmd := exec.Command("timeout", "10", "qemu-riscv64", elfPath)
+		qout, _ := cmd.Output()
+		qcode := shellStatus(cmd.ProcessState)
+		if qcode == 124 {
+			t.Logf("%s seed %d: qemu-riscv64 did not finish in 10 s; skipped", flavor, seed)
+			continue
+		}
+		image, err := os.ReadFile(elfPath)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, mode := range []rvdyn.Mode{rvdyn.ModeInterp, rvdyn.ModeDynamo} {
+			got := run(t, image, rvdyn.Options{Mode: mode, MaxInstructions: 20e9, Config: interp.Config{Args: []string{"p"}}})
+			if got.err != nil || got.code != qcode || !bytes.Equal([]byte(got.stdout), qout) {
+				t.Errorf("%s seed %d, %v: exit %d (%v), output %q; qemu-riscv64: exit %d, output %q",
+					flavor, seed, mode, got.code, got.err, got.stdout, qcode, qout)
+			}
+		}
+	}
+}
