@@ -161,22 +161,51 @@ func Le32(a, b uint32) (bool, Flags) { return f32.lt(uint64(a), uint64(b), true)
 // Class32 is fclass.s: the mask described at Class64.
 func Class32(a uint32) uint64 { return f32.class(uint64(a)) }
 
+// The conversions' fast-path bounds for singles (see fastW64).
+const (
+	fastW32 = 127 + 30
+	fastL32 = 127 + 62
+)
+
 // F32ToI32 is fcvt.w.s (see F64ToI32); the result is sign-extended.
-func F32ToI32(a uint32, rm RM) (uint64, Flags) { return f32.toInt(uint64(a), rm, kindW) }
+func F32ToI32(a uint32, rm RM) (uint64, Flags) {
+	if exp32(a) < fastW32 {
+		return hostToInt(float64(math.Float32frombits(a)), rm)
+	}
+	return f32.toInt(uint64(a), rm, kindW)
+}
 
 // F32ToU32 is fcvt.wu.s (see F64ToU32); the result is sign-extended from
 // bit 31.
-func F32ToU32(a uint32, rm RM) (uint64, Flags) { return f32.toInt(uint64(a), rm, kindWU) }
+func F32ToU32(a uint32, rm RM) (uint64, Flags) {
+	if a < fastW32<<23 {
+		return hostToInt(float64(math.Float32frombits(a)), rm)
+	}
+	return f32.toInt(uint64(a), rm, kindWU)
+}
 
 // F32ToI64 is fcvt.l.s (see F64ToI64).
-func F32ToI64(a uint32, rm RM) (uint64, Flags) { return f32.toInt(uint64(a), rm, kindL) }
+func F32ToI64(a uint32, rm RM) (uint64, Flags) {
+	if exp32(a) < fastL32 {
+		return hostToInt(float64(math.Float32frombits(a)), rm)
+	}
+	return f32.toInt(uint64(a), rm, kindL)
+}
 
 // F32ToU64 is fcvt.lu.s (see F64ToU64).
-func F32ToU64(a uint32, rm RM) (uint64, Flags) { return f32.toInt(uint64(a), rm, kindLU) }
+func F32ToU64(a uint32, rm RM) (uint64, Flags) {
+	if a < fastL32<<23 {
+		return hostToInt(float64(math.Float32frombits(a)), rm)
+	}
+	return f32.toInt(uint64(a), rm, kindLU)
+}
 
 // I32ToF32 is fcvt.s.w: x rounded under rm (inexact beyond 2^24).
 func I32ToF32(x int32, rm RM) (uint32, Flags) {
-	if x < 0 {
+	switch {
+	case -1<<24 <= x && x <= 1<<24: // exact
+		return math.Float32bits(float32(x)), 0
+	case x < 0:
 		return from64to32(f32.fromInt(true, uint64(-int64(x)), rm))
 	}
 	return from64to32(f32.fromInt(false, uint64(x), rm))
@@ -184,12 +213,18 @@ func I32ToF32(x int32, rm RM) (uint32, Flags) {
 
 // U32ToF32 is fcvt.s.wu: x rounded under rm.
 func U32ToF32(x uint32, rm RM) (uint32, Flags) {
+	if x <= 1<<24 {
+		return math.Float32bits(float32(x)), 0
+	}
 	return from64to32(f32.fromInt(false, uint64(x), rm))
 }
 
 // I64ToF32 is fcvt.s.l: x rounded under rm.
 func I64ToF32(x int64, rm RM) (uint32, Flags) {
-	if x < 0 {
+	switch {
+	case -1<<24 <= x && x <= 1<<24:
+		return math.Float32bits(float32(x)), 0
+	case x < 0:
 		return from64to32(f32.fromInt(true, -uint64(x), rm))
 	}
 	return from64to32(f32.fromInt(false, uint64(x), rm))
@@ -197,6 +232,9 @@ func I64ToF32(x int64, rm RM) (uint32, Flags) {
 
 // U64ToF32 is fcvt.s.lu: x rounded under rm.
 func U64ToF32(x uint64, rm RM) (uint32, Flags) {
+	if x <= 1<<24 {
+		return math.Float32bits(float32(x)), 0
+	}
 	return from64to32(f32.fromInt(false, x, rm))
 }
 

@@ -186,26 +186,77 @@ func Le64(a, b uint64) (bool, Flags) { return f64.lt(a, b, true) }
 // subnormal, 6 positive normal, 7 +inf, 8 signalling NaN, 9 quiet NaN.
 func Class64(a uint64) uint64 { return f64.class(a) }
 
+// hostToInt rounds x to an integer under rm with the host's exact
+// rounding functions, for |x| < 2^62 where the result cannot leave the
+// range of any conversion that accepted x: the conversions' fast path.
+func hostToInt(x float64, rm RM) (uint64, Flags) {
+	var y float64
+	switch rm {
+	case RNE:
+		y = math.RoundToEven(x)
+	case RTZ:
+		y = math.Trunc(x)
+	case RDN:
+		y = math.Floor(x)
+	case RUP:
+		y = math.Ceil(x)
+	default:
+		y = math.Round(x) // ties away from zero
+	}
+	if y != x {
+		return uint64(int64(y)), NX
+	}
+	return uint64(int64(y)), 0
+}
+
+// The fast paths of the conversions to integers take operands of
+// magnitude below 2^30 (W forms) or 2^62 (L forms) — nonnegative ones
+// for the unsigned kinds — where rounding cannot leave the range.
+const (
+	fastW64 = 1023 + 30
+	fastL64 = 1023 + 62
+)
+
 // F64ToI32 is fcvt.w.d: a rounded to an int32 under rm, returned
 // sign-extended to 64 bits. NaN and values above the range give
 // 0x7fffffff, values below it -2^31; those raise NV and not NX. An
 // in-range inexact conversion raises NX.
-func F64ToI32(a uint64, rm RM) (uint64, Flags) { return f64.toInt(a, rm, kindW) }
+func F64ToI32(a uint64, rm RM) (uint64, Flags) {
+	if exp64(a) < fastW64 {
+		return hostToInt(math.Float64frombits(a), rm)
+	}
+	return f64.toInt(a, rm, kindW)
+}
 
 // F64ToU32 is fcvt.wu.d: a rounded to a uint32 under rm, returned (as
 // the ISA writes rd) sign-extended from bit 31. NaN and values above the
 // range give 0xffffffff (so all ones), negative values that round to a
 // nonzero integer give 0; those raise NV only. -0.5 under RTZ is 0 with
 // NX only.
-func F64ToU32(a uint64, rm RM) (uint64, Flags) { return f64.toInt(a, rm, kindWU) }
+func F64ToU32(a uint64, rm RM) (uint64, Flags) {
+	if a < fastW64<<52 {
+		return hostToInt(math.Float64frombits(a), rm)
+	}
+	return f64.toInt(a, rm, kindWU)
+}
 
 // F64ToI64 is fcvt.l.d: a rounded to an int64 under rm, saturating like
 // F64ToI32 at 2^63-1 and -2^63.
-func F64ToI64(a uint64, rm RM) (uint64, Flags) { return f64.toInt(a, rm, kindL) }
+func F64ToI64(a uint64, rm RM) (uint64, Flags) {
+	if exp64(a) < fastL64 {
+		return hostToInt(math.Float64frombits(a), rm)
+	}
+	return f64.toInt(a, rm, kindL)
+}
 
 // F64ToU64 is fcvt.lu.d: a rounded to a uint64 under rm, saturating like
 // F64ToU32 at 2^64-1 and 0.
-func F64ToU64(a uint64, rm RM) (uint64, Flags) { return f64.toInt(a, rm, kindLU) }
+func F64ToU64(a uint64, rm RM) (uint64, Flags) {
+	if a < fastL64<<52 {
+		return hostToInt(math.Float64frombits(a), rm)
+	}
+	return f64.toInt(a, rm, kindLU)
+}
 
 // I32ToF64 is fcvt.d.w: always exact, so rm is only for symmetry.
 func I32ToF64(x int32, rm RM) (uint64, Flags) {
@@ -219,6 +270,9 @@ func U32ToF64(x uint32, rm RM) (uint64, Flags) {
 
 // I64ToF64 is fcvt.d.l: x rounded under rm, NX when |x| > 2^53 needs it.
 func I64ToF64(x int64, rm RM) (uint64, Flags) {
+	if -1<<53 <= x && x <= 1<<53 { // exact
+		return math.Float64bits(float64(x)), 0
+	}
 	if x < 0 {
 		return f64.fromInt(true, -uint64(x), rm)
 	}
@@ -226,7 +280,12 @@ func I64ToF64(x int64, rm RM) (uint64, Flags) {
 }
 
 // U64ToF64 is fcvt.d.lu: x rounded under rm.
-func U64ToF64(x uint64, rm RM) (uint64, Flags) { return f64.fromInt(false, x, rm) }
+func U64ToF64(x uint64, rm RM) (uint64, Flags) {
+	if x <= 1<<53 {
+		return math.Float64bits(float64(x)), 0
+	}
+	return f64.fromInt(false, x, rm)
+}
 
 // F32ToF64 is fcvt.d.s: exact; a NaN becomes the canonical NaN, with NV
 // if it was signalling.
