@@ -108,7 +108,7 @@ func MulAdd32(a, b, c uint32, negProd, negAdd bool, rm RM) (uint32, Flags) {
 		if negAdd {
 			z = -z
 		}
-		p := x * y // exact
+		p := x * y // exact, so fusing p + z into an FMA changes nothing
 		s := p + z
 		if finite(s) {
 			// p + z = s + e exactly. Rounding s to odd (a nonzero e

@@ -23,8 +23,9 @@ func productResidualExact64(x, y uint64) bool {
 }
 
 // twoSumErr returns the rounding error of s = x+y (Knuth's TwoSum): the
-// double e with x + y = s + e exactly. Without FMA contraction: Go only
-// fuses x*y+z, and there is no product here.
+// double e with x + y = s + e exactly, barring overflow. Go may fuse
+// x*y+z into one FMA, which would break an error-free transformation, but
+// there is no product here to fuse.
 func twoSumErr(x, y, s float64) float64 {
 	bb := s - x
 	return (x - (s - bb)) + (y - bb)
