@@ -26,14 +26,10 @@ func Add32(a, b uint32, rm RM) (uint32, Flags) {
 		x, y := math.Float32frombits(a), math.Float32frombits(b)
 		s := x + y
 		if r := math.Float32bits(s); exp32(r) != 0xff {
-			bb := s - x
-			e := (x - (s - bb)) + (y - bb) // TwoSum in float32
-			if e == 0 {
+			if s-x == y && s-y == x { // see sumExact
 				return r, 0
 			}
-			if e-e == 0 {
-				return r, NX
-			}
+			return r, NX
 		}
 	}
 	r, fl := f32.add(uint64(a), uint64(b), rm)
@@ -149,14 +145,38 @@ func Max32(a, b uint32) (uint32, Flags) {
 	return uint32(r), fl
 }
 
+func nan32(x uint32) bool { return x&^(1<<31) > 0x7f800000 }
+
+// key32 is key64 for singles.
+func key32(x uint32) int32 {
+	m, s := int32(x&^(1<<31)), int32(x)>>31
+	return (m ^ s) - s
+}
+
 // Eq32 is feq.s (see Eq64).
-func Eq32(a, b uint32) (bool, Flags) { return f32.eq(uint64(a), uint64(b)) }
+func Eq32(a, b uint32) (bool, Flags) {
+	if nan32(a) || nan32(b) {
+		_, fl := f32.nanResult(false, uint64(a), uint64(b))
+		return false, fl
+	}
+	return key32(a) == key32(b), 0
+}
 
 // Lt32 is flt.s (see Lt64).
-func Lt32(a, b uint32) (bool, Flags) { return f32.lt(uint64(a), uint64(b), false) }
+func Lt32(a, b uint32) (bool, Flags) {
+	if nan32(a) || nan32(b) {
+		return false, NV
+	}
+	return key32(a) < key32(b), 0
+}
 
 // Le32 is fle.s (see Le64).
-func Le32(a, b uint32) (bool, Flags) { return f32.lt(uint64(a), uint64(b), true) }
+func Le32(a, b uint32) (bool, Flags) {
+	if nan32(a) || nan32(b) {
+		return false, NV
+	}
+	return key32(a) <= key32(b), 0
+}
 
 // Class32 is fclass.s: the mask described at Class64.
 func Class32(a uint32) uint64 { return f32.class(uint64(a)) }

@@ -31,6 +31,12 @@ func twoSumErr(x, y, s float64) float64 {
 	return (x - (s - bb)) + (y - bb)
 }
 
+// sumExact reports whether s = RN(x+y) is exact. Subtracting the larger
+// operand from s is exact (Dekker's Fast2Sum lemma), so it gives back the
+// smaller one exactly when no rounding happened; testing both orders
+// spares finding out which is larger, and costs less than TwoSum.
+func sumExact(x, y, s float64) bool { return s-x == y && s-y == x }
+
 // finite reports whether v is neither infinite nor NaN.
 func finite(v float64) bool { return v-v == 0 }
 
@@ -42,13 +48,10 @@ func Add64(a, b uint64, rm RM) (uint64, Flags) {
 		x, y := math.Float64frombits(a), math.Float64frombits(b)
 		s := x + y
 		if r := math.Float64bits(s); exp64(r) != 0x7ff { // no NaN, infinity or overflow
-			e := twoSumErr(x, y, s)
-			if e == 0 {
+			if sumExact(x, y, s) {
 				return r, 0
 			}
-			if finite(e) {
-				return r, NX
-			}
+			return r, NX
 		}
 	}
 	return f64.add(a, b, rm)
@@ -172,15 +175,41 @@ func Min64(a, b uint64) (uint64, Flags) { return f64.minMax(a, b, false) }
 // Max64 is fmax.d (IEEE 754-2019 maximumNumber), the mirror of Min64.
 func Max64(a, b uint64) (uint64, Flags) { return f64.minMax(a, b, true) }
 
+// nan64 reports whether x is a NaN.
+func nan64(x uint64) bool { return x&^(1<<63) > 0x7ff0000000000000 }
+
+// key64 maps a double that is not a NaN to an int64 of the same order,
+// both zeros to 0: the magnitude, negated for a negative sign.
+func key64(x uint64) int64 {
+	m, s := int64(x&^(1<<63)), int64(x)>>63
+	return (m ^ s) - s
+}
+
 // Eq64 is feq.d: a quiet comparison, false for NaNs, NV only for a
 // signalling NaN; +0 equals -0.
-func Eq64(a, b uint64) (bool, Flags) { return f64.eq(a, b) }
+func Eq64(a, b uint64) (bool, Flags) {
+	if nan64(a) || nan64(b) {
+		_, fl := f64.nanResult(false, a, b)
+		return false, fl
+	}
+	return key64(a) == key64(b), 0
+}
 
 // Lt64 is flt.d: a signalling comparison, false with NV for any NaN.
-func Lt64(a, b uint64) (bool, Flags) { return f64.lt(a, b, false) }
+func Lt64(a, b uint64) (bool, Flags) {
+	if nan64(a) || nan64(b) {
+		return false, NV
+	}
+	return key64(a) < key64(b), 0
+}
 
 // Le64 is fle.d: a signalling comparison, false with NV for any NaN.
-func Le64(a, b uint64) (bool, Flags) { return f64.lt(a, b, true) }
+func Le64(a, b uint64) (bool, Flags) {
+	if nan64(a) || nan64(b) {
+		return false, NV
+	}
+	return key64(a) <= key64(b), 0
+}
 
 // Class64 is fclass.d: a 10-bit mask with exactly one bit set, bit 0
 // -inf, 1 negative normal, 2 negative subnormal, 3 -0, 4 +0, 5 positive
