@@ -1,4 +1,4 @@
-// Comparisons, fmin/fmax and fclass for either format: operand bit patterns -> result and flags.
+// fmin/fmax and fclass for either format: operand bit patterns -> result and flags (the comparisons, which are hotter, are written per format).
 
 package fpu
 
@@ -10,26 +10,6 @@ func (f *format) key(x uint64) int64 {
 		return -m
 	}
 	return m
-}
-
-// eq is feq: quiet, so only a signalling NaN raises NV.
-func (f *format) eq(a, b uint64) (bool, Flags) {
-	if f.isNaN(a) || f.isNaN(b) {
-		_, fl := f.nanResult(false, a, b)
-		return false, fl
-	}
-	return f.key(a) == f.key(b), 0
-}
-
-// lt is flt and, with orEqual, fle: signalling, so any NaN raises NV.
-func (f *format) lt(a, b uint64, orEqual bool) (bool, Flags) {
-	if f.isNaN(a) || f.isNaN(b) {
-		return false, NV
-	}
-	if orEqual {
-		return f.key(a) <= f.key(b), 0
-	}
-	return f.key(a) < f.key(b), 0
 }
 
 // minMax is fmin (max false) and fmax (max true) as IEEE 754-2019

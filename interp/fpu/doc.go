@@ -24,15 +24,16 @@
 //     version 2.2 onwards): -0 < +0, and a NaN loses to a number.
 //
 // Results are computed exactly: an operation is reduced to a sign, an
-// exponent and a 64-bit significand whose lowest bit is sticky (or, for
-// the fused multiply-add, a 128-bit one), and one rounding routine
-// (format.round) turns that into a bit pattern and flags for any mode.
-// For the common case — round to nearest even, finite operands, a normal
-// result — each operation first tries the host's correctly rounded
-// arithmetic and an error-free transformation (TwoSum, or a residual from
-// math.FMA) to learn whether the result was inexact; whenever that cannot
-// be decided cheaply it falls back to the exact path, so both paths give
-// identical answers.
+// exponent and a 64-bit significand whose lowest bit is sticky (a 128-bit
+// one inside the fused multiply-add), and one rounding routine turns that
+// into a bit pattern and flags for any mode. For the common case — round
+// to nearest even, finite operands, a normal result — each arithmetic
+// operation first tries the host's correctly rounded arithmetic and an
+// error-free transformation (TwoSum, or a residual from math.FMA) to
+// learn whether the result was inexact; conversions of small values use
+// the host's exact rounding to integers in every mode. Whenever a fast
+// path cannot decide cheaply it falls back to the exact path, so both
+// give identical answers (the tests check that they do).
 //
 // This package imports nothing from rvdyn: it is a leaf that the
 // interpreter (package interp) and constant folding can share.

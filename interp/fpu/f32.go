@@ -26,14 +26,10 @@ func Add32(a, b uint32, rm RM) (uint32, Flags) {
 		x, y := math.Float32frombits(a), math.Float32frombits(b)
 		s := x + y
 		if r := math.Float32bits(s); exp32(r) != 0xff {
-			bb := s - x
-			e := (x - (s - bb)) + (y - bb) // TwoSum in float32
-			if e == 0 {
+			if s-x == y && s-y == x { // see sumExact
 				return r, 0
 			}
-			if e-e == 0 {
-				return r, NX
-			}
+			return r, NX
 		}
 	}
 	r, fl := f32.add(uint64(a), uint64(b), rm)
@@ -108,7 +104,7 @@ func MulAdd32(a, b, c uint32, negProd, negAdd bool, rm RM) (uint32, Flags) {
 		if negAdd {
 			z = -z
 		}
-		p := x * y // exact
+		p := x * y // exact, so fusing p + z into an FMA changes nothing
 		s := p + z
 		if finite(s) {
 			// p + z = s + e exactly. Rounding s to odd (a nonzero e
@@ -149,34 +145,87 @@ func Max32(a, b uint32) (uint32, Flags) {
 	return uint32(r), fl
 }
 
+func nan32(x uint32) bool { return x&^(1<<31) > 0x7f800000 }
+
+// key32 is key64 for singles.
+func key32(x uint32) int32 {
+	m, s := int32(x&^(1<<31)), int32(x)>>31
+	return (m ^ s) - s
+}
+
 // Eq32 is feq.s (see Eq64).
-func Eq32(a, b uint32) (bool, Flags) { return f32.eq(uint64(a), uint64(b)) }
+func Eq32(a, b uint32) (bool, Flags) {
+	if nan32(a) || nan32(b) {
+		_, fl := f32.nanResult(false, uint64(a), uint64(b))
+		return false, fl
+	}
+	return key32(a) == key32(b), 0
+}
 
 // Lt32 is flt.s (see Lt64).
-func Lt32(a, b uint32) (bool, Flags) { return f32.lt(uint64(a), uint64(b), false) }
+func Lt32(a, b uint32) (bool, Flags) {
+	if nan32(a) || nan32(b) {
+		return false, NV
+	}
+	return key32(a) < key32(b), 0
+}
 
 // Le32 is fle.s (see Le64).
-func Le32(a, b uint32) (bool, Flags) { return f32.lt(uint64(a), uint64(b), true) }
+func Le32(a, b uint32) (bool, Flags) {
+	if nan32(a) || nan32(b) {
+		return false, NV
+	}
+	return key32(a) <= key32(b), 0
+}
 
 // Class32 is fclass.s: the mask described at Class64.
 func Class32(a uint32) uint64 { return f32.class(uint64(a)) }
 
+// The conversions' fast-path bounds for singles (see fastW64).
+const (
+	fastW32 = 127 + 30
+	fastL32 = 127 + 62
+)
+
 // F32ToI32 is fcvt.w.s (see F64ToI32); the result is sign-extended.
-func F32ToI32(a uint32, rm RM) (uint64, Flags) { return f32.toInt(uint64(a), rm, kindW) }
+func F32ToI32(a uint32, rm RM) (uint64, Flags) {
+	if exp32(a) < fastW32 {
+		return hostToInt(float64(math.Float32frombits(a)), rm)
+	}
+	return f32.toInt(uint64(a), rm, kindW)
+}
 
 // F32ToU32 is fcvt.wu.s (see F64ToU32); the result is sign-extended from
 // bit 31.
-func F32ToU32(a uint32, rm RM) (uint64, Flags) { return f32.toInt(uint64(a), rm, kindWU) }
+func F32ToU32(a uint32, rm RM) (uint64, Flags) {
+	if a < fastW32<<23 {
+		return hostToInt(float64(math.Float32frombits(a)), rm)
+	}
+	return f32.toInt(uint64(a), rm, kindWU)
+}
 
 // F32ToI64 is fcvt.l.s (see F64ToI64).
-func F32ToI64(a uint32, rm RM) (uint64, Flags) { return f32.toInt(uint64(a), rm, kindL) }
+func F32ToI64(a uint32, rm RM) (uint64, Flags) {
+	if exp32(a) < fastL32 {
+		return hostToInt(float64(math.Float32frombits(a)), rm)
+	}
+	return f32.toInt(uint64(a), rm, kindL)
+}
 
 // F32ToU64 is fcvt.lu.s (see F64ToU64).
-func F32ToU64(a uint32, rm RM) (uint64, Flags) { return f32.toInt(uint64(a), rm, kindLU) }
+func F32ToU64(a uint32, rm RM) (uint64, Flags) {
+	if a < fastL32<<23 {
+		return hostToInt(float64(math.Float32frombits(a)), rm)
+	}
+	return f32.toInt(uint64(a), rm, kindLU)
+}
 
 // I32ToF32 is fcvt.s.w: x rounded under rm (inexact beyond 2^24).
 func I32ToF32(x int32, rm RM) (uint32, Flags) {
-	if x < 0 {
+	switch {
+	case -1<<24 <= x && x <= 1<<24: // exact
+		return math.Float32bits(float32(x)), 0
+	case x < 0:
 		return from64to32(f32.fromInt(true, uint64(-int64(x)), rm))
 	}
 	return from64to32(f32.fromInt(false, uint64(x), rm))
@@ -184,12 +233,18 @@ func I32ToF32(x int32, rm RM) (uint32, Flags) {
 
 // U32ToF32 is fcvt.s.wu: x rounded under rm.
 func U32ToF32(x uint32, rm RM) (uint32, Flags) {
+	if x <= 1<<24 {
+		return math.Float32bits(float32(x)), 0
+	}
 	return from64to32(f32.fromInt(false, uint64(x), rm))
 }
 
 // I64ToF32 is fcvt.s.l: x rounded under rm.
 func I64ToF32(x int64, rm RM) (uint32, Flags) {
-	if x < 0 {
+	switch {
+	case -1<<24 <= x && x <= 1<<24:
+		return math.Float32bits(float32(x)), 0
+	case x < 0:
 		return from64to32(f32.fromInt(true, -uint64(x), rm))
 	}
 	return from64to32(f32.fromInt(false, uint64(x), rm))
@@ -197,6 +252,9 @@ func I64ToF32(x int64, rm RM) (uint32, Flags) {
 
 // U64ToF32 is fcvt.s.lu: x rounded under rm.
 func U64ToF32(x uint64, rm RM) (uint32, Flags) {
+	if x <= 1<<24 {
+		return math.Float32bits(float32(x)), 0
+	}
 	return from64to32(f32.fromInt(false, x, rm))
 }
 

@@ -23,12 +23,19 @@ func productResidualExact64(x, y uint64) bool {
 }
 
 // twoSumErr returns the rounding error of s = x+y (Knuth's TwoSum): the
-// double e with x + y = s + e exactly. Without FMA contraction: Go only
-// fuses x*y+z, and there is no product here.
+// double e with x + y = s + e exactly, barring overflow. Go may fuse
+// x*y+z into one FMA, which would break an error-free transformation, but
+// there is no product here to fuse.
 func twoSumErr(x, y, s float64) float64 {
 	bb := s - x
 	return (x - (s - bb)) + (y - bb)
 }
+
+// sumExact reports whether s = RN(x+y) is exact. Subtracting the larger
+// operand from s is exact (Dekker's Fast2Sum lemma), so it gives back the
+// smaller one exactly when no rounding happened; testing both orders
+// spares finding out which is larger, and costs less than TwoSum.
+func sumExact(x, y, s float64) bool { return s-x == y && s-y == x }
 
 // finite reports whether v is neither infinite nor NaN.
 func finite(v float64) bool { return v-v == 0 }
@@ -41,13 +48,10 @@ func Add64(a, b uint64, rm RM) (uint64, Flags) {
 		x, y := math.Float64frombits(a), math.Float64frombits(b)
 		s := x + y
 		if r := math.Float64bits(s); exp64(r) != 0x7ff { // no NaN, infinity or overflow
-			e := twoSumErr(x, y, s)
-			if e == 0 {
+			if sumExact(x, y, s) {
 				return r, 0
 			}
-			if finite(e) {
-				return r, NX
-			}
+			return r, NX
 		}
 	}
 	return f64.add(a, b, rm)
@@ -171,41 +175,118 @@ func Min64(a, b uint64) (uint64, Flags) { return f64.minMax(a, b, false) }
 // Max64 is fmax.d (IEEE 754-2019 maximumNumber), the mirror of Min64.
 func Max64(a, b uint64) (uint64, Flags) { return f64.minMax(a, b, true) }
 
+// nan64 reports whether x is a NaN.
+func nan64(x uint64) bool { return x&^(1<<63) > 0x7ff0000000000000 }
+
+// key64 maps a double that is not a NaN to an int64 of the same order,
+// both zeros to 0: the magnitude, negated for a negative sign.
+func key64(x uint64) int64 {
+	m, s := int64(x&^(1<<63)), int64(x)>>63
+	return (m ^ s) - s
+}
+
 // Eq64 is feq.d: a quiet comparison, false for NaNs, NV only for a
 // signalling NaN; +0 equals -0.
-func Eq64(a, b uint64) (bool, Flags) { return f64.eq(a, b) }
+func Eq64(a, b uint64) (bool, Flags) {
+	if nan64(a) || nan64(b) {
+		_, fl := f64.nanResult(false, a, b)
+		return false, fl
+	}
+	return key64(a) == key64(b), 0
+}
 
 // Lt64 is flt.d: a signalling comparison, false with NV for any NaN.
-func Lt64(a, b uint64) (bool, Flags) { return f64.lt(a, b, false) }
+func Lt64(a, b uint64) (bool, Flags) {
+	if nan64(a) || nan64(b) {
+		return false, NV
+	}
+	return key64(a) < key64(b), 0
+}
 
 // Le64 is fle.d: a signalling comparison, false with NV for any NaN.
-func Le64(a, b uint64) (bool, Flags) { return f64.lt(a, b, true) }
+func Le64(a, b uint64) (bool, Flags) {
+	if nan64(a) || nan64(b) {
+		return false, NV
+	}
+	return key64(a) <= key64(b), 0
+}
 
 // Class64 is fclass.d: a 10-bit mask with exactly one bit set, bit 0
 // -inf, 1 negative normal, 2 negative subnormal, 3 -0, 4 +0, 5 positive
 // subnormal, 6 positive normal, 7 +inf, 8 signalling NaN, 9 quiet NaN.
 func Class64(a uint64) uint64 { return f64.class(a) }
 
+// hostToInt rounds x to an integer under rm with the host's exact
+// rounding functions, for |x| < 2^62 where the result cannot leave the
+// range of any conversion that accepted x: the conversions' fast path.
+func hostToInt(x float64, rm RM) (uint64, Flags) {
+	var y float64
+	switch rm {
+	case RNE:
+		y = math.RoundToEven(x)
+	case RTZ:
+		y = math.Trunc(x)
+	case RDN:
+		y = math.Floor(x)
+	case RUP:
+		y = math.Ceil(x)
+	default:
+		y = math.Round(x) // ties away from zero
+	}
+	if y != x {
+		return uint64(int64(y)), NX
+	}
+	return uint64(int64(y)), 0
+}
+
+// The fast paths of the conversions to integers take operands of
+// magnitude below 2^30 (W forms) or 2^62 (L forms) — nonnegative ones
+// for the unsigned kinds — where rounding cannot leave the range.
+const (
+	fastW64 = 1023 + 30
+	fastL64 = 1023 + 62
+)
+
 // F64ToI32 is fcvt.w.d: a rounded to an int32 under rm, returned
 // sign-extended to 64 bits. NaN and values above the range give
 // 0x7fffffff, values below it -2^31; those raise NV and not NX. An
 // in-range inexact conversion raises NX.
-func F64ToI32(a uint64, rm RM) (uint64, Flags) { return f64.toInt(a, rm, kindW) }
+func F64ToI32(a uint64, rm RM) (uint64, Flags) {
+	if exp64(a) < fastW64 {
+		return hostToInt(math.Float64frombits(a), rm)
+	}
+	return f64.toInt(a, rm, kindW)
+}
 
 // F64ToU32 is fcvt.wu.d: a rounded to a uint32 under rm, returned (as
 // the ISA writes rd) sign-extended from bit 31. NaN and values above the
 // range give 0xffffffff (so all ones), negative values that round to a
 // nonzero integer give 0; those raise NV only. -0.5 under RTZ is 0 with
 // NX only.
-func F64ToU32(a uint64, rm RM) (uint64, Flags) { return f64.toInt(a, rm, kindWU) }
+func F64ToU32(a uint64, rm RM) (uint64, Flags) {
+	if a < fastW64<<52 {
+		return hostToInt(math.Float64frombits(a), rm)
+	}
+	return f64.toInt(a, rm, kindWU)
+}
 
 // F64ToI64 is fcvt.l.d: a rounded to an int64 under rm, saturating like
 // F64ToI32 at 2^63-1 and -2^63.
-func F64ToI64(a uint64, rm RM) (uint64, Flags) { return f64.toInt(a, rm, kindL) }
+func F64ToI64(a uint64, rm RM) (uint64, Flags) {
+	if exp64(a) < fastL64 {
+		return hostToInt(math.Float64frombits(a), rm)
+	}
+	return f64.toInt(a, rm, kindL)
+}
 
 // F64ToU64 is fcvt.lu.d: a rounded to a uint64 under rm, saturating like
 // F64ToU32 at 2^64-1 and 0.
-func F64ToU64(a uint64, rm RM) (uint64, Flags) { return f64.toInt(a, rm, kindLU) }
+func F64ToU64(a uint64, rm RM) (uint64, Flags) {
+	if a < fastL64<<52 {
+		return hostToInt(math.Float64frombits(a), rm)
+	}
+	return f64.toInt(a, rm, kindLU)
+}
 
 // I32ToF64 is fcvt.d.w: always exact, so rm is only for symmetry.
 func I32ToF64(x int32, rm RM) (uint64, Flags) {
@@ -219,6 +300,9 @@ func U32ToF64(x uint32, rm RM) (uint64, Flags) {
 
 // I64ToF64 is fcvt.d.l: x rounded under rm, NX when |x| > 2^53 needs it.
 func I64ToF64(x int64, rm RM) (uint64, Flags) {
+	if -1<<53 <= x && x <= 1<<53 { // exact
+		return math.Float64bits(float64(x)), 0
+	}
 	if x < 0 {
 		return f64.fromInt(true, -uint64(x), rm)
 	}
@@ -226,7 +310,12 @@ func I64ToF64(x int64, rm RM) (uint64, Flags) {
 }
 
 // U64ToF64 is fcvt.d.lu: x rounded under rm.
-func U64ToF64(x uint64, rm RM) (uint64, Flags) { return f64.fromInt(false, x, rm) }
+func U64ToF64(x uint64, rm RM) (uint64, Flags) {
+	if x <= 1<<53 {
+		return math.Float64bits(float64(x)), 0
+	}
+	return f64.fromInt(false, x, rm)
+}
 
 // F32ToF64 is fcvt.d.s: exact; a NaN becomes the canonical NaN, with NV
 // if it was signalling.

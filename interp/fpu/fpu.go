@@ -9,8 +9,9 @@ import (
 
 // An RM is a RISC-V rounding mode, as encoded in an instruction's rm field
 // and in the frm CSR. Only the five static modes are valid arguments; the
-// caller resolves the dynamic mode (7) from frm and rejects 5 and 6. The
-// zero value is RNE.
+// caller resolves the dynamic mode (7) from frm and rejects 5 and 6 (as
+// illegal instructions). Other values give unspecified results but never
+// panic. The zero value is RNE.
 type RM uint8
 
 // The rounding modes, in their ISA encoding.
