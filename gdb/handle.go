@@ -163,12 +163,16 @@ func (s *stub) handleV(arg string) (string, bool, error) {
 	case arg == "Cont?":
 		return "vCont;c;C;s;S", false, nil
 	case strings.HasPrefix(arg, "Cont;"):
-		action := strings.SplitN(arg[len("Cont;"):], ";", 2)[0]
+		// The first action is the one for our thread; an empty one
+		// ("vCont;" or "vCont;:1") is malformed.
+		action, _, _ := strings.Cut(arg[len("Cont;"):], ";")
 		action, _, _ = strings.Cut(action, ":")
-		switch action[0] {
-		case 's', 'S':
+		switch {
+		case action == "":
+			return "E16", false, nil
+		case action[0] == 's' || action[0] == 'S':
 			return s.resume("", s.t.Step)
-		case 'c', 'C':
+		case action[0] == 'c' || action[0] == 'C':
 			return s.resume("", s.cont)
 		}
 		return "E16", false, nil

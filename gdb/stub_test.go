@@ -156,3 +156,52 @@ func TestInterrupt(t *testing.T) {
 	}
 	b.Close()
 }
+
+// session starts Serve on one end of a pipe over target t and returns a
+// function that sends a request packet and returns the reply's payload.
+func session(t *testing.T, tg Target) (ask func(req string) string, conn net.Conn) {
+	t.Helper()
+	a, b := net.Pipe()
+	t.Cleanup(func() { b.Close() })
+	go Serve(a, tg)
+	r := bufio.NewReader(b)
+	ask = func(req string) string {
+		t.Helper()
+		fmt.Fprint(b, packet(req))
+		return reply(t, r, b)
+	}
+	return ask, b
+}
+
+// reply reads an acknowledgement and one reply packet, and acknowledges it.
+func reply(t *testing.T, r *bufio.Reader, w net.Conn) string {
+	t.Helper()
+	if c, err := r.ReadByte(); c != '+' {
+		t.Fatalf("no ack (%q, %v)", c, err)
+	}
+	if c, _ := r.ReadByte(); c != '$' {
+		t.Fatalf("reply does not start with $")
+	}
+	body, _ := r.ReadString('#')
+	r.Discard(2)
+	fmt.Fprint(w, "+")
+	return strings.TrimSuffix(body, "#")
+}
+
+// TestMalformedVCont: a vCont without an action (which once indexed an
+// empty string and ended the process) is an error reply, and the
+// session goes on.
+func TestMalformedVCont(t *testing.T) {
+	for _, req := range []string{"vCont;", "vCont;:1", "vCont;;s", "vCont;x", "vCont;:"} {
+		t.Run(req, func(t *testing.T) {
+			ft := &fakeTarget{bps: map[uint64]bool{}}
+			ask, _ := session(t, ft)
+			if got := ask(req); got != "E16" {
+				t.Errorf("%s: %q, want E16", req, got)
+			}
+			if got := ask("?"); got != "S05" || ft.steps != 0 {
+				t.Errorf("after %s: %q, %d steps", req, got, ft.steps)
+			}
+		})
+	}
+}
