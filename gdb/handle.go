@@ -9,7 +9,8 @@ import (
 	"strings"
 )
 
-// maxMem bounds one memory read or write, in bytes (PacketSize/2).
+// maxMem bounds one memory read or write, in bytes (about MaxPacket/2:
+// each byte is two hex digits).
 const maxMem = 0x800
 
 // targetXML is the target description: gdb's own riscv 64-bit CPU
@@ -187,7 +188,7 @@ func (s *stub) handleV(arg string) (string, bool, error) {
 func (s *stub) query(p string) string {
 	switch {
 	case strings.HasPrefix(p, "qSupported"):
-		return fmt.Sprintf("PacketSize=%x;qXfer:features:read+;QStartNoAckMode+;vContSupported+", 2*maxMem+64)
+		return fmt.Sprintf("PacketSize=%x;qXfer:features:read+;QStartNoAckMode+;vContSupported+", MaxPacket)
 	case p == "QStartNoAckMode":
 		s.noAck = true
 		return "OK"

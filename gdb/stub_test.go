@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"fmt"
 	"net"
+	"runtime"
 	"strings"
 	"testing"
 )
@@ -203,5 +204,38 @@ func TestMalformedVCont(t *testing.T) {
 				t.Errorf("after %s: %q, %d steps", req, got, ft.steps)
 			}
 		})
+	}
+}
+
+// TestPacketTooLong: a packet longer than PacketSize is read to its end
+// without being kept and answered E07; what the stub allocates meanwhile
+// stays far below the packet's size, and the session goes on.
+func TestPacketTooLong(t *testing.T) {
+	ft := &fakeTarget{bps: map[uint64]bool{}}
+	ask, b := session(t, ft)
+	if got := ask("qSupported"); !strings.HasPrefix(got, fmt.Sprintf("PacketSize=%x;", MaxPacket)) {
+		t.Fatalf("qSupported: %q", got)
+	}
+	r := bufio.NewReader(b)
+	for _, size := range []int{MaxPacket + 1, 32 << 20} {
+		pkt := []byte(packet("M1000,1:" + strings.Repeat("0", size-8)))
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		go b.Write(pkt)
+		got := reply(t, r, b)
+		runtime.ReadMemStats(&after)
+		if got != "E07" {
+			t.Errorf("%d-byte packet: %q, want E07", size, got)
+		}
+		if grew := after.TotalAlloc - before.TotalAlloc; grew > 4<<20 {
+			t.Errorf("%d-byte packet: %d bytes allocated while reading it", size, grew)
+		}
+	}
+	if got := ask("M1000,1:ff"); got != "OK" || ft.mem[0] != 0xff {
+		t.Errorf("after the long packets: %q, memory %x", got, ft.mem[0])
+	}
+	body := "M1000,1:" + strings.Repeat("0", MaxPacket-8) // exactly MaxPacket: accepted
+	if got := ask(body); got != "E16" {
+		t.Errorf("a %d-byte packet: %q, want E16 (a bad length, but read)", len(body), got)
 	}
 }
