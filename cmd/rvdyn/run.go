@@ -46,7 +46,7 @@ func runCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	stats := fs.Bool("stats", false, "print run statistics to stderr when the guest ends")
 	statsJSON := fs.String("stats-json", "", "write run statistics as one JSON object to this file")
 	listing := fs.String("listing", "", "write every compiled fragment (guest trace and x86-64 code) to this file")
-	query := fs.String("query", "", "relational profiler queries, a file or the text itself (docs/rpa.md), in either mode; prints each queue's per-pc table and the RPA stats to stderr")
+	query := fs.String("query", "", "relational profiler queries (docs/rpa.md), in either mode: the query text itself, or @FILE to read it from FILE; prints each queue's per-pc table and the RPA stats to stderr")
 	querySeed := fs.Uint64("query-seed", 1, "seed for the queries' random sampling (every N, filter N)")
 	root := fs.String("root", "", "confine the guest's file system calls to this directory, which it sees as / ('..' and symlinks cannot leave it); default: host paths, as qemu-riscv64")
 	strace := fs.Bool("strace", false, "print each system call, its arguments and result, to stderr (as qemu-riscv64 -strace)")
@@ -155,7 +155,7 @@ func runCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		defer statsFile.Close()
 	}
 	var qr *queryRun
-	if *query != "" {
+	if flagSet(fs, "query") { // --query "" is an error, not no query
 		if opts.GC.Mode == gcassist.ModeRPA {
 			opts.Collector = gcassist.New(opts.GC)
 		}
@@ -207,4 +207,11 @@ func runCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		}
 	}
 	return code
+}
+
+// flagSet reports whether the flag name was given on the command line.
+func flagSet(fs *flag.FlagSet, name string) bool {
+	set := false
+	fs.Visit(func(f *flag.Flag) { set = set || f.Name == name })
+	return set
 }
