@@ -41,8 +41,8 @@ func (m *Machine) initFiles() error {
 	t := &m.fds
 	t.files = []*gfile{
 		{host: -1, r: m.cfg.Stdin, refs: 1},
-		{host: -1, w: m.cfg.Stdout, refs: 1},
-		{host: -1, w: m.cfg.Stderr, refs: 1},
+		{host: -1, w: orDiscard(m.cfg.Stdout), refs: 1},
+		{host: -1, w: orDiscard(m.cfg.Stderr), refs: 1},
 	}
 	if m.cfg.Root != "" {
 		fd, err := unix.Open(m.cfg.Root, unix.O_PATH|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
@@ -52,6 +52,15 @@ func (m *Machine) initFiles() error {
 		t.root, t.rootFd = m.cfg.Root, fd
 	}
 	return nil
+}
+
+// orDiscard is w, or io.Discard for nil (Config: a nil Stdout or
+// Stderr discards what the guest writes).
+func orDiscard(w io.Writer) io.Writer {
+	if w == nil {
+		return io.Discard
+	}
+	return w
 }
 
 // closeFiles closes every host fd the guest left open, and the root.
