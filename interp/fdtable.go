@@ -36,6 +36,14 @@ const maxFds = 1024
 // atFdcwd is AT_FDCWD as the guest passes it (a 64-bit register holding -100).
 const atFdcwd = ^uint64(99)
 
+// isCwd reports whether a directory fd argument is AT_FDCWD. The kernel
+// reads fd arguments as C ints, the low 32 bits of the register.
+func isCwd(dirfd uint64) bool { return int32(dirfd) == -100 }
+
+// fdArg is an fd argument as the kernel reads it: an int (or unsigned
+// int), the low 32 bits of the register, so 0x100000001 is fd 1.
+func fdArg(fd uint64) uint64 { return uint64(uint32(fd)) }
+
 // initFiles sets up fds 0, 1 and 2 and opens the root directory.
 func (m *Machine) initFiles() error {
 	t := &m.fds
@@ -75,9 +83,10 @@ func (m *Machine) closeFiles() {
 	}
 }
 
-// get returns the file open at guest fd, or nil.
+// get returns the file open at guest fd (an fd argument: see fdArg), or
+// nil.
 func (t *fdTable) get(fd uint64) *gfile {
-	if fd < uint64(len(t.files)) {
+	if fd = fdArg(fd); fd < uint64(len(t.files)) {
 		return t.files[fd]
 	}
 	return nil
@@ -106,7 +115,7 @@ func (t *fdTable) drop(fd uint64) bool {
 	if f == nil {
 		return false
 	}
-	t.files[fd] = nil
+	t.files[fdArg(fd)] = nil
 	if f.refs--; f.refs == 0 && f.host >= 0 {
 		unix.Close(f.host)
 	}
@@ -155,7 +164,7 @@ func (t *fdTable) guestPath(dirfd uint64, p string) (string, uint64) {
 	if strings.HasPrefix(p, "/") {
 		return p, 0
 	}
-	if dirfd == atFdcwd {
+	if isCwd(dirfd) {
 		return "/" + p, 0 // the guest's working directory is the root
 	}
 	f := t.get(dirfd)
@@ -177,7 +186,7 @@ func (t *fdTable) guestPath(dirfd uint64, p string) (string, uint64) {
 func (t *fdTable) open(dirfd uint64, p string, flags int, mode uint32) (int, string, uint64) {
 	if t.root == "" {
 		dir := unix.AT_FDCWD
-		if dirfd != atFdcwd && !strings.HasPrefix(p, "/") {
+		if !isCwd(dirfd) && !strings.HasPrefix(p, "/") {
 			f := t.get(dirfd)
 			if f == nil {
 				return -1, "", neg(eBADF)
@@ -197,7 +206,7 @@ func (t *fdTable) open(dirfd uint64, p string, flags int, mode uint32) (int, str
 		return -1, "", e
 	}
 	how := unix.OpenHow{Flags: uint64(flags | unix.O_CLOEXEC), Resolve: unix.RESOLVE_IN_ROOT | unix.RESOLVE_NO_MAGICLINKS}
-	if flags&(unix.O_CREAT|unix.O_TMPFILE) != 0 {
+	if creates(flags) { // openat2 refuses a mode otherwise
 		how.Mode = uint64(mode & 0o7777)
 	}
 	fd, err := unix.Openat2(t.rootFd, gp, &how)
@@ -205,6 +214,13 @@ func (t *fdTable) open(dirfd uint64, p string, flags int, mode uint32) (int, str
 		return -1, "", errno(err)
 	}
 	return fd, gp, 0
+}
+
+// creates reports whether open flags create a file (O_CREAT, or
+// O_TMPFILE, whose bits include O_DIRECTORY's): only then is the mode
+// used.
+func creates(flags int) bool {
+	return flags&unix.O_CREAT != 0 || flags&unix.O_TMPFILE == unix.O_TMPFILE
 }
 
 // resolveParent readies guest path p (relative to guest dirfd) for a host
@@ -218,7 +234,7 @@ func (t *fdTable) resolveParent(dirfd uint64, p string, dot, dotdot uint64) (res
 		return resolved{}, neg(eNOENT)
 	}
 	if t.root == "" {
-		if dirfd == atFdcwd || strings.HasPrefix(p, "/") {
+		if isCwd(dirfd) || strings.HasPrefix(p, "/") {
 			return resolved{dir: unix.AT_FDCWD, name: p}, 0
 		}
 		f := t.get(dirfd)

@@ -122,6 +122,19 @@ func (m *Machine) sysPrlimit64(pid, res, newp, oldp uint64) uint64 {
 	return 0
 }
 
+// sysGetrlimit is prlimit64 for this process without a new limit, except
+// that the result must go somewhere: a NULL pointer is -EFAULT, where
+// prlimit64 accepts it.
+func (m *Machine) sysGetrlimit(res, p uint64) uint64 {
+	if res >= rlimNlimits {
+		return neg(eINVAL)
+	}
+	if !m.Mem.CanWrite(p, 16) {
+		return neg(eFAULT)
+	}
+	return m.sysPrlimit64(0, res, 0, p)
+}
+
 // readTimespec reads a struct timespec, -EFAULT or -EINVAL.
 func (m *Machine) readTimespec(a uint64) (time.Duration, uint64) {
 	if !m.Mem.CanRead(a, 16) {
