@@ -20,6 +20,38 @@ type gfile struct {
 	w     io.Writer // standard output or error
 	gpath string    // the guest path it was opened by (directories: for openat under a root)
 	refs  int
+	// nonblock: the guest asked for O_NONBLOCK (openat, fcntl), so a
+	// transfer never waits. Standard streams are always blocking.
+	nonblock bool
+	kind     fileKind // cached by mayBlock
+}
+
+// A fileKind says whether a read or write of a file may have to wait.
+type fileKind uint8
+
+const (
+	kindUnknown fileKind = iota // not looked at yet
+	kindNever                   // a regular file, a directory, a block device
+	kindChar                    // a character device: a terminal may wait, /dev/null does not
+	kindPipe                    // a pipe, a FIFO or a socket
+)
+
+// blockKind says whether a transfer on host fd h (f's) may have to wait
+// for another process, and how (cached in f).
+func (f *gfile) blockKind(h int) fileKind {
+	if f.kind == kindUnknown {
+		f.kind = kindNever
+		var st unix.Stat_t
+		if unix.Fstat(h, &st) == nil {
+			switch st.Mode & unix.S_IFMT {
+			case unix.S_IFIFO, unix.S_IFSOCK:
+				f.kind = kindPipe
+			case unix.S_IFCHR:
+				f.kind = kindChar
+			}
+		}
+	}
+	return f.kind
 }
 
 // fdTable maps guest fds (small integers, lowest free first, as Linux
@@ -71,8 +103,10 @@ func orDiscard(w io.Writer) io.Writer {
 	return w
 }
 
-// closeFiles closes every host fd the guest left open, and the root.
+// closeFiles closes every host fd the guest left open, the root, and
+// the signal wake-up (signal.go).
 func (m *Machine) closeFiles() {
+	m.closeSignals()
 	t := &m.fds
 	for i := range t.files {
 		t.drop(uint64(i))

@@ -59,7 +59,7 @@ func (m *Machine) sysOpenat(dirfd, pathp, flags, mode uint64) uint64 {
 	if fl&unix.O_TMPFILE == unix.O_TMPFILE {
 		gp = "" // an unnamed file in that directory, not the directory
 	}
-	r := m.fds.install(&gfile{host: fd, gpath: gp}, 0)
+	r := m.fds.install(&gfile{host: fd, gpath: gp, nonblock: fl&unix.O_NONBLOCK != 0}, 0)
 	if int64(r) < 0 {
 		unix.Close(fd)
 	}
@@ -81,9 +81,24 @@ const taskSize = 1 << 38
 // transfer moves b between file f and guest memory, at offset off (-1: at
 // the file position), and returns the count or -errno. An empty b makes
 // the checks the kernel makes before any transfer (the file's mode,
-// whether it can seek) and returns 0 if they pass.
+// whether it can seek) and returns 0 if they pass. A transfer that may
+// have to wait for another process waits so that a signal can end it
+// (waitIO); a write to a pipe nobody reads raises SIGPIPE.
 func (m *Machine) transfer(f *gfile, b []byte, off int64, write bool) uint64 {
+	r := m.transfer1(f, b, off, write)
+	if write && r == neg(ePIPE) {
+		m.raise(sigPipe)
+	}
+	return r
+}
+
+func (m *Machine) transfer1(f *gfile, b []byte, off int64, write bool) uint64 {
 	if f.host >= 0 {
+		if len(b) > 0 && off < 0 && !f.nonblock {
+			if k := f.blockKind(f.host); k != kindNever {
+				return m.waitIO(f.host, b, write, k)
+			}
+		}
 		return hostTransfer(f.host, b, off, write)
 	}
 	if write && f.w == nil || !write && f.w != nil {
@@ -100,6 +115,11 @@ func (m *Machine) transfer(f *gfile, b []byte, off int64, write bool) uint64 {
 	}
 	if len(b) == 0 {
 		return 0
+	}
+	if h := f.stdFd(); h >= 0 {
+		if k := f.blockKind(h); k != kindNever {
+			return m.waitIO(h, b, write, k) // the host file itself, not the *os.File
+		}
 	}
 	var k int
 	var err error
@@ -135,6 +155,58 @@ func hostTransfer(fd int, b []byte, off int64, write bool) uint64 {
 		return errno(err)
 	}
 	return uint64(k)
+}
+
+// pipeBuf is PIPE_BUF: once poll says a pipe has room, a write of this
+// much does not wait.
+const pipeBuf = 4096
+
+// waitIO is a read or write on host fd h, of kind k, that may have to
+// wait for another process (a pipe, a FIFO, a socket, a terminal). It
+// waits in poll beside the signal eventfd (Machine.wait), so that a
+// signal that ends the guest ends the wait. To a pipe or a socket it
+// writes at most pipeBuf bytes at a time, as more could wait again; a
+// write returns when all of b is written, as a blocking write does.
+// EAGAIN (a host fd that is non-blocking although the guest did not ask
+// for it, such as a standard stream Go polls) waits again. When the guest
+// is ended during the wait, the result is -EINTR, which no one sees.
+func (m *Machine) waitIO(h int, b []byte, write bool, k fileKind) uint64 {
+	if !write {
+		for {
+			if !m.wait(h, unix.POLLIN) {
+				return neg(eINTR)
+			}
+			n, err := unix.Read(h, b)
+			switch {
+			case err == unix.EAGAIN || err == unix.EINTR:
+				continue
+			case err != nil:
+				return errno(err)
+			}
+			return uint64(n)
+		}
+	}
+	done := 0
+	for done < len(b) {
+		if !m.wait(h, unix.POLLOUT) {
+			return neg(eINTR)
+		}
+		end := len(b)
+		if k == kindPipe {
+			end = min(end, done+pipeBuf)
+		}
+		n, err := unix.Write(h, b[done:end])
+		switch {
+		case err == unix.EAGAIN || err == unix.EINTR:
+			continue
+		case err != nil && done > 0:
+			return uint64(done)
+		case err != nil:
+			return errno(err)
+		}
+		done += n
+	}
+	return uint64(done)
 }
 
 // maxRW is Linux's MAX_RW_COUNT: the most one read or write transfers.
@@ -508,6 +580,7 @@ func (m *Machine) sysFcntl(fd, cmd, arg uint64) uint64 {
 			if _, err := unix.FcntlInt(uintptr(f.host), unix.F_SETFL, int(arg)&(unix.O_APPEND|unix.O_NONBLOCK)); err != nil {
 				return errno(err)
 			}
+			f.nonblock = arg&unix.O_NONBLOCK != 0
 		}
 		return 0
 	}

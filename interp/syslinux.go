@@ -18,6 +18,7 @@ const (
 	eMFILE       = 24
 	eRANGE       = 34
 	eNAMETOOLONG = 36
+	ePIPE        = 32
 	eNOTEMPTY    = 39
 )
 
