@@ -11,6 +11,8 @@ import (
 	"io"
 	"os"
 	"strings"
+	"syscall"
+	"time"
 
 	"rvdyn"
 	"rvdyn/bench/corpus"
@@ -18,6 +20,8 @@ import (
 	"rvdyn/gcassist"
 	"rvdyn/interp"
 	"rvdyn/net"
+
+	"golang.org/x/sys/unix"
 )
 
 // Exit statuses of rvdyn itself (a guest's own status passes through).
@@ -173,10 +177,20 @@ func runCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	defer vm.Close()
 	run := vm.Run
+	var backstop *time.Timer
 	if *gdbAddr != "" {
 		run = func() (int, error) { return serveGDB(vm, *gdbAddr, stderr) }
+	} else if *timeout > 0 {
+		// (Under gdb the guest may wait at the prompt past the
+		// deadline; the timeout ends it at the next continue.)
+		backstop = timeoutBackstop(*timeout, stderr)
 	}
+	stopForwarding := forwardSignals(vm)
 	code, runErr := run()
+	stopForwarding()
+	if backstop != nil {
+		backstop.Stop()
+	}
 	var fault *interp.Fault
 	switch {
 	case errors.As(runErr, &fault):
@@ -190,6 +204,8 @@ func runCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	case runErr != nil:
 		fmt.Fprintf(stderr, "rvdyn: %v\n", runErr)
 		code = 1
+	case vm.Machine().Killed() != 0:
+		fmt.Fprintf(stderr, "rvdyn: the guest was killed by %s\n", unix.SignalName(syscall.Signal(vm.Machine().Killed())))
 	}
 	if qr != nil {
 		if err := qr.finish(vm.Machine(), stderr, *queryJSON); err != nil {
