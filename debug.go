@@ -51,9 +51,7 @@ func (vm *VM) Debugger() (*Debugger, error) {
 		return nil, fmt.Errorf("rvdyn: VM already ran")
 	}
 	vm.ran = true
-	if vm.opts.Timeout > 0 {
-		vm.deadline = time.Now().Add(vm.opts.Timeout)
-	}
+	vm.armTimeout() // the timeout counts from now, stopped at the prompt or not
 	return &Debugger{vm: vm, bps: make(map[uint64]uint32)}, nil
 }
 
@@ -213,7 +211,7 @@ func (d *Debugger) Continue() DebugStop {
 		err = vm.dispatch()
 	}
 	vm.ctr.wall += time.Since(start)
-	if vm.interrupt.Swap(false) && errors.Is(err, ErrTimeout) && !vm.m.Exited() {
+	if vm.interrupt.Swap(false) && errors.Is(err, ErrTimeout) && !vm.timedOut.Load() && !vm.m.Exited() {
 		return DebugStop{Signal: 2}
 	}
 	return d.stop(err)
@@ -221,6 +219,9 @@ func (d *Debugger) Continue() DebugStop {
 
 func (d *Debugger) stop(err error) DebugStop {
 	m := d.vm.m
+	if err = d.vm.timeoutErr(err); errors.Is(err, ErrTimeout) {
+		return DebugStop{Signal: 9, Err: err} // the run is over
+	}
 	if m.Exited() {
 		d.vm.ctr.exitCode = m.ExitCode()
 		return DebugStop{Exited: true, ExitCode: m.ExitCode()}

@@ -1,10 +1,13 @@
 package rvdyn_test
 
 import (
+	"errors"
 	"os"
 	"testing"
+	"time"
 
 	"rvdyn"
+	"rvdyn/internal/rvtest"
 	"rvdyn/interp"
 )
 
@@ -89,6 +92,41 @@ func TestDebuggerInterrupt(t *testing.T) {
 		}
 		if s := d.Step(); s.Signal != 5 {
 			t.Errorf("%v: step after the interrupt: %+v", mode, s)
+		}
+	}
+}
+
+// TestDebuggerTimeout: the timeout ends a Continue whose guest is blocked
+// in a read of an empty pipe, in both modes, as a SIGKILL stop with
+// ErrTimeout, not as the exit of a guest killed by a signal.
+func TestDebuggerTimeout(t *testing.T) {
+	// loop: read(0, data, 16)
+	image := rvtest.MakeELF(words(
+		I{Op: interp.OpADDI, Rd: 10},
+		I{Op: interp.OpLUI, Rd: 11, Imm: 0x20000},
+		I{Op: interp.OpADDI, Rd: 12, Imm: 16},
+		I{Op: interp.OpADDI, Rd: 17, Imm: interp.SysRead},
+		I{Op: interp.OpECALL},
+		I{Op: interp.OpJAL, Imm: -20},
+	), nil, 4096)
+	for _, mode := range []rvdyn.Mode{rvdyn.ModeDynamo, rvdyn.ModeInterp} {
+		r, w, err := os.Pipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer r.Close()
+		defer w.Close()
+		vm, err := rvdyn.New(image, rvdyn.Options{Mode: mode, Timeout: 50 * time.Millisecond, Config: interp.Config{Stdin: r}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer vm.Close()
+		d, err := vm.Debugger()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if s := d.Continue(); s.Exited || s.Signal != 9 || !errors.Is(s.Err, rvdyn.ErrTimeout) {
+			t.Errorf("%v: %+v, want a SIGKILL stop with ErrTimeout", mode, s)
 		}
 	}
 }

@@ -46,6 +46,9 @@ func (vm *VM) dispatch() error {
 		if vm.expired() {
 			return ErrTimeout
 		}
+		if m.Exited() {
+			return nil // killed by a signal expired delivered
+		}
 		window := pol.WindowStart()
 		d := pol.Tick(m.Retired(), vm.ctr.traces, vm.ctr.cacheInstructions, vm.ctr.capacityFlushes)
 		if vm.phaseGone != nil && pol.WindowStart() != window {

@@ -138,7 +138,9 @@ const picolibc = "/usr/lib/picolibc/riscv64-unknown-elf"
 // compares the three runs of each.
 func checkCsmith(t *testing.T, tc csmithTools, seed uint64) {
 	src := filepath.Join(tc.dir, fmt.Sprintf("p%d.c", seed))
-	gen, err := exec.Command("csmith", "--seed", fmt.Sprint(seed)).Output()
+	cmd := exec.Command("csmith", "--seed", fmt.Sprint(seed))
+	cmd.Dir = tc.dir // csmith writes platform.info into its working directory
+	gen, err := cmd.Output()
 	if err != nil {
 		t.Fatalf("csmith --seed %d: %v", seed, err)
 	}

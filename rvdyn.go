@@ -136,7 +136,12 @@ type Options struct {
 	// retired instructions (0: no limit).
 	MaxInstructions uint64
 	// Timeout stops the guest with ErrTimeout once it has run this long
-	// (0: no limit). It is checked about every million instructions.
+	// in wall-clock time (0: no limit), whatever it is doing: native code
+	// and the interpreter stop at their next return to the dispatcher
+	// (within one slice of instructions, milliseconds), and a system call
+	// waiting on the host (a read of an empty pipe, a sleep) returns at
+	// once: at the deadline the guest is sent SIGKILL (see
+	// interp.Machine.Signal).
 	Timeout time.Duration
 	// Listing, if set, receives every fragment compiled: its trace and
 	// its machine code (fragment.WriteListing).
@@ -241,8 +246,8 @@ type VM struct {
 	onFlush func()
 
 	interrupt atomic.Bool // a debugger asks the run to stop (see expired)
-	deadline  time.Time   // zero: no timeout
-	nextCheck uint64      // retired count at which to look at the clock again
+	timedOut  atomic.Bool // Options.Timeout has passed (see armTimeout)
+	timer     *time.Timer // the timeout's, nil if none
 	gc        *gcRun      // the host collector, nil if the guest collects (gc.go)
 
 	async   asyncCompiler // the service-thread compiler's dispatcher side (compilequeue.go)
@@ -253,19 +258,52 @@ type VM struct {
 // guest exits.
 var ErrTimeout = errors.New("time limit reached")
 
-// expired reports whether the timeout has passed, or a debugger asked the
-// run to stop (Debugger.Interrupt); it reads the clock only every 2^20
-// retired instructions.
+// expired is the dispatcher's look, between slices, at what other
+// goroutines ask of the run: it reports whether the timeout has passed or
+// a debugger asked the run to stop (Debugger.Interrupt), and acts on the
+// signals posted to the guest (Signal), which may end it.
 func (vm *VM) expired() bool {
-	if vm.interrupt.Load() {
+	if vm.interrupt.Load() || vm.timedOut.Load() {
 		return true
 	}
-	if vm.deadline.IsZero() || vm.m.Retired() < vm.nextCheck {
-		return false
-	}
-	vm.nextCheck = vm.m.Retired() + 1<<20
-	return time.Now().After(vm.deadline)
+	vm.m.DeliverSignals()
+	return false
 }
+
+// armTimeout starts the wall clock of Options.Timeout: when it runs out,
+// the run is marked timed out (expired then ends it between slices) and
+// the guest is sent SIGKILL, which ends a system call waiting on the
+// host, or the guest at its next system call.
+func (vm *VM) armTimeout() {
+	if vm.opts.Timeout <= 0 {
+		return
+	}
+	m := vm.m
+	vm.timer = time.AfterFunc(vm.opts.Timeout, func() {
+		vm.timedOut.Store(true)
+		m.Signal(interp.SigKill)
+	})
+}
+
+// timeoutErr is the error of a run that ended with err: ErrTimeout if the
+// timeout ended it, whether the dispatcher saw it between slices or the
+// guest was killed by the timeout's SIGKILL in a system call.
+func (vm *VM) timeoutErr(err error) error {
+	if err == nil && vm.timedOut.Load() && vm.m.Killed() == interp.SigKill {
+		return ErrTimeout
+	}
+	return err
+}
+
+// Signal posts signal sig to the guest, from any goroutine, until Close:
+// the guest acts on it as Linux would with the guest's own signal actions
+// (interp.Machine.Signal): at its next system call, at once in a system
+// call waiting on the host, or at the dispatcher's next look between
+// slices. With the default action of terminating (SIGUSR1, SIGTERM, ...)
+// the guest ends as killed by it, and Run returns 128+sig with a nil
+// error; an ignored or blocked signal, or one whose handler rvdyn cannot
+// run, does not end it.
+func (vm *VM) Signal(sig int) { vm.m.Signal(sig) }
 
 // interpret runs the guest in the interpreter alone until it exits or a
 // limit is reached.
@@ -283,7 +321,7 @@ func (vm *VM) interpret() error {
 		if _, err := m.RunUntil(n, 0); err != nil {
 			return err
 		}
-		if vm.expired() {
+		if vm.expired() && !m.Exited() {
 			return ErrTimeout
 		}
 	}
@@ -385,6 +423,9 @@ func (vm *VM) Machine() *interp.Machine { return vm.m }
 
 // Close releases guest memory and the code cache.
 func (vm *VM) Close() error {
+	if vm.timer != nil {
+		vm.timer.Stop()
+	}
 	err := vm.stopGC()
 	if vm.scheme != nil {
 		vm.scheme.close()
@@ -401,10 +442,10 @@ func (vm *VM) Close() error {
 }
 
 // Run runs the guest to its end and returns its exit status. The error is
-// nil when the guest exited, a *interp.Fault when it faulted (the status
-// is then 128+signal, as a shell reports a killed process),
-// interp.ErrLimit when MaxInstructions ran out, or ErrTimeout. Run may be
-// called once.
+// nil when the guest exited (or was killed by a signal: see Signal), a
+// *interp.Fault when it faulted (the status is then 128+signal, as a
+// shell reports a killed process), interp.ErrLimit when MaxInstructions
+// ran out, or ErrTimeout. Run may be called once.
 func (vm *VM) Run() (int, error) {
 	if vm.ran {
 		return 0, fmt.Errorf("rvdyn: VM already ran")
@@ -412,15 +453,17 @@ func (vm *VM) Run() (int, error) {
 	vm.ran = true
 	start := time.Now()
 	vm.started = start
-	if vm.opts.Timeout > 0 {
-		vm.deadline = start.Add(vm.opts.Timeout)
-	}
+	vm.armTimeout()
 	var err error
 	if vm.opts.Mode == ModeInterp {
 		err = vm.interpret()
 	} else {
 		err = vm.dispatch()
 	}
+	if vm.timer != nil {
+		vm.timer.Stop()
+	}
+	err = vm.timeoutErr(err)
 	vm.ctr.wall = time.Since(start)
 	if vm.metrics != nil {
 		vm.metrics.score(vm)

@@ -9,7 +9,8 @@ import (
 	"strings"
 )
 
-// maxMem bounds one memory read or write, in bytes (PacketSize/2).
+// maxMem bounds one memory read or write, in bytes (about MaxPacket/2:
+// each byte is two hex digits).
 const maxMem = 0x800
 
 // targetXML is the target description: gdb's own riscv 64-bit CPU
@@ -163,12 +164,16 @@ func (s *stub) handleV(arg string) (string, bool, error) {
 	case arg == "Cont?":
 		return "vCont;c;C;s;S", false, nil
 	case strings.HasPrefix(arg, "Cont;"):
-		action := strings.SplitN(arg[len("Cont;"):], ";", 2)[0]
+		// The first action is the one for our thread; an empty one
+		// ("vCont;" or "vCont;:1") is malformed.
+		action, _, _ := strings.Cut(arg[len("Cont;"):], ";")
 		action, _, _ = strings.Cut(action, ":")
-		switch action[0] {
-		case 's', 'S':
+		switch {
+		case action == "":
+			return "E16", false, nil
+		case action[0] == 's' || action[0] == 'S':
 			return s.resume("", s.t.Step)
-		case 'c', 'C':
+		case action[0] == 'c' || action[0] == 'C':
 			return s.resume("", s.cont)
 		}
 		return "E16", false, nil
@@ -183,7 +188,7 @@ func (s *stub) handleV(arg string) (string, bool, error) {
 func (s *stub) query(p string) string {
 	switch {
 	case strings.HasPrefix(p, "qSupported"):
-		return fmt.Sprintf("PacketSize=%x;qXfer:features:read+;QStartNoAckMode+;vContSupported+", 2*maxMem+64)
+		return fmt.Sprintf("PacketSize=%x;qXfer:features:read+;QStartNoAckMode+;vContSupported+", MaxPacket)
 	case p == "QStartNoAckMode":
 		s.noAck = true
 		return "OK"

@@ -82,6 +82,12 @@ func Serve(rw io.ReadWriter, t Target) error {
 	s.conn, _ = rw.(deadliner)
 	for {
 		pkt, err := s.read()
+		if errors.Is(err, errTooLong) {
+			if err := s.send("E07"); err != nil { // E2BIG
+				return err
+			}
+			continue
+		}
 		if err != nil {
 			if errors.Is(err, io.EOF) {
 				return nil
@@ -115,8 +121,20 @@ type stub struct {
 	killed bool
 }
 
+// MaxPacket is the longest packet payload the stub accepts, in bytes
+// (between '$' and '#', escapes included), as qSupported's PacketSize
+// tells gdb: room for a memory write of maxMem bytes in hex, which is
+// the largest request gdb then sends.
+const MaxPacket = 2*maxMem + 64
+
+// errTooLong is read's answer to a packet longer than MaxPacket.
+var errTooLong = errors.New("packet longer than PacketSize")
+
 // read returns the next packet's payload ("$payload#cs"), acknowledging
-// it; a bad checksum is answered '-' and the packet read again.
+// it; a bad checksum is answered '-' and the packet read again. A payload
+// longer than MaxPacket is read to its end without being kept (memory
+// stays bounded whatever the client sends), acknowledged, and returned as
+// errTooLong, for an error reply.
 func (s *stub) read() (string, error) {
 	for {
 		c, err := s.r.ReadByte()
@@ -130,18 +148,31 @@ func (s *stub) read() (string, error) {
 		default: // '+', '-' and noise between packets
 			continue
 		}
-		body, err := s.r.ReadString('#')
-		if err != nil {
-			return "", err
+		var body []byte
+		var sum byte
+		long := false
+		for {
+			c, err := s.r.ReadByte()
+			if err != nil {
+				return "", err
+			}
+			if c == '#' {
+				break
+			}
+			sum += c
+			if len(body) == MaxPacket {
+				long = true
+				continue
+			}
+			body = append(body, c)
 		}
-		body = body[:len(body)-1]
 		var cs [2]byte
 		if _, err := io.ReadFull(s.r, cs[:]); err != nil {
 			return "", err
 		}
 		want, err := strconv.ParseUint(string(cs[:]), 16, 8)
 		if !s.noAck {
-			if err != nil || byte(want) != checksum(body) {
+			if err != nil || byte(want) != sum {
 				s.w.Write([]byte("-"))
 				continue
 			}
@@ -149,7 +180,10 @@ func (s *stub) read() (string, error) {
 				return "", err
 			}
 		}
-		return unescape(body), nil
+		if long {
+			return "", errTooLong
+		}
+		return unescape(string(body)), nil
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"fmt"
 	"net"
+	"runtime"
 	"strings"
 	"testing"
 )
@@ -155,4 +156,86 @@ func TestInterrupt(t *testing.T) {
 		t.Errorf("after the interrupt the session answers %q", got)
 	}
 	b.Close()
+}
+
+// session starts Serve on one end of a pipe over target t and returns a
+// function that sends a request packet and returns the reply's payload.
+func session(t *testing.T, tg Target) (ask func(req string) string, conn net.Conn) {
+	t.Helper()
+	a, b := net.Pipe()
+	t.Cleanup(func() { b.Close() })
+	go Serve(a, tg)
+	r := bufio.NewReader(b)
+	ask = func(req string) string {
+		t.Helper()
+		fmt.Fprint(b, packet(req))
+		return reply(t, r, b)
+	}
+	return ask, b
+}
+
+// reply reads an acknowledgement and one reply packet, and acknowledges it.
+func reply(t *testing.T, r *bufio.Reader, w net.Conn) string {
+	t.Helper()
+	if c, err := r.ReadByte(); c != '+' {
+		t.Fatalf("no ack (%q, %v)", c, err)
+	}
+	if c, _ := r.ReadByte(); c != '$' {
+		t.Fatalf("reply does not start with $")
+	}
+	body, _ := r.ReadString('#')
+	r.Discard(2)
+	fmt.Fprint(w, "+")
+	return strings.TrimSuffix(body, "#")
+}
+
+// TestMalformedVCont: a vCont without an action (which once indexed an
+// empty string and ended the process) is an error reply, and the
+// session goes on.
+func TestMalformedVCont(t *testing.T) {
+	for _, req := range []string{"vCont;", "vCont;:1", "vCont;;s", "vCont;x", "vCont;:"} {
+		t.Run(req, func(t *testing.T) {
+			ft := &fakeTarget{bps: map[uint64]bool{}}
+			ask, _ := session(t, ft)
+			if got := ask(req); got != "E16" {
+				t.Errorf("%s: %q, want E16", req, got)
+			}
+			if got := ask("?"); got != "S05" || ft.steps != 0 {
+				t.Errorf("after %s: %q, %d steps", req, got, ft.steps)
+			}
+		})
+	}
+}
+
+// TestPacketTooLong: a packet longer than PacketSize is read to its end
+// without being kept and answered E07; what the stub allocates meanwhile
+// stays far below the packet's size, and the session goes on.
+func TestPacketTooLong(t *testing.T) {
+	ft := &fakeTarget{bps: map[uint64]bool{}}
+	ask, b := session(t, ft)
+	if got := ask("qSupported"); !strings.HasPrefix(got, fmt.Sprintf("PacketSize=%x;", MaxPacket)) {
+		t.Fatalf("qSupported: %q", got)
+	}
+	r := bufio.NewReader(b)
+	for _, size := range []int{MaxPacket + 1, 32 << 20} {
+		pkt := []byte(packet("M1000,1:" + strings.Repeat("0", size-8)))
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		go b.Write(pkt)
+		got := reply(t, r, b)
+		runtime.ReadMemStats(&after)
+		if got != "E07" {
+			t.Errorf("%d-byte packet: %q, want E07", size, got)
+		}
+		if grew := after.TotalAlloc - before.TotalAlloc; grew > 4<<20 {
+			t.Errorf("%d-byte packet: %d bytes allocated while reading it", size, grew)
+		}
+	}
+	if got := ask("M1000,1:ff"); got != "OK" || ft.mem[0] != 0xff {
+		t.Errorf("after the long packets: %q, memory %x", got, ft.mem[0])
+	}
+	body := "M1000,1:" + strings.Repeat("0", MaxPacket-8) // exactly MaxPacket: accepted
+	if got := ask(body); got != "E16" {
+		t.Errorf("a %d-byte packet: %q, want E16 (a bad length, but read)", len(body), got)
+	}
 }

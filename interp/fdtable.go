@@ -20,6 +20,38 @@ type gfile struct {
 	w     io.Writer // standard output or error
 	gpath string    // the guest path it was opened by (directories: for openat under a root)
 	refs  int
+	// nonblock: the guest asked for O_NONBLOCK (openat, fcntl), so a
+	// transfer never waits. Standard streams are always blocking.
+	nonblock bool
+	kind     fileKind // cached by mayBlock
+}
+
+// A fileKind says whether a read or write of a file may have to wait.
+type fileKind uint8
+
+const (
+	kindUnknown fileKind = iota // not looked at yet
+	kindNever                   // a regular file, a directory, a block device
+	kindChar                    // a character device: a terminal may wait, /dev/null does not
+	kindPipe                    // a pipe, a FIFO or a socket
+)
+
+// blockKind says whether a transfer on host fd h (f's) may have to wait
+// for another process, and how (cached in f).
+func (f *gfile) blockKind(h int) fileKind {
+	if f.kind == kindUnknown {
+		f.kind = kindNever
+		var st unix.Stat_t
+		if unix.Fstat(h, &st) == nil {
+			switch st.Mode & unix.S_IFMT {
+			case unix.S_IFIFO, unix.S_IFSOCK:
+				f.kind = kindPipe
+			case unix.S_IFCHR:
+				f.kind = kindChar
+			}
+		}
+	}
+	return f.kind
 }
 
 // fdTable maps guest fds (small integers, lowest free first, as Linux
@@ -36,13 +68,21 @@ const maxFds = 1024
 // atFdcwd is AT_FDCWD as the guest passes it (a 64-bit register holding -100).
 const atFdcwd = ^uint64(99)
 
+// isCwd reports whether a directory fd argument is AT_FDCWD. The kernel
+// reads fd arguments as C ints, the low 32 bits of the register.
+func isCwd(dirfd uint64) bool { return int32(dirfd) == -100 }
+
+// fdArg is an fd argument as the kernel reads it: an int (or unsigned
+// int), the low 32 bits of the register, so 0x100000001 is fd 1.
+func fdArg(fd uint64) uint64 { return uint64(uint32(fd)) }
+
 // initFiles sets up fds 0, 1 and 2 and opens the root directory.
 func (m *Machine) initFiles() error {
 	t := &m.fds
 	t.files = []*gfile{
 		{host: -1, r: m.cfg.Stdin, refs: 1},
-		{host: -1, w: m.cfg.Stdout, refs: 1},
-		{host: -1, w: m.cfg.Stderr, refs: 1},
+		{host: -1, w: orDiscard(m.cfg.Stdout), refs: 1},
+		{host: -1, w: orDiscard(m.cfg.Stderr), refs: 1},
 	}
 	if m.cfg.Root != "" {
 		fd, err := unix.Open(m.cfg.Root, unix.O_PATH|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
@@ -54,8 +94,19 @@ func (m *Machine) initFiles() error {
 	return nil
 }
 
-// closeFiles closes every host fd the guest left open, and the root.
+// orDiscard is w, or io.Discard for nil (Config: a nil Stdout or
+// Stderr discards what the guest writes).
+func orDiscard(w io.Writer) io.Writer {
+	if w == nil {
+		return io.Discard
+	}
+	return w
+}
+
+// closeFiles closes every host fd the guest left open, the root, and
+// the signal wake-up (signal.go).
 func (m *Machine) closeFiles() {
+	m.closeSignals()
 	t := &m.fds
 	for i := range t.files {
 		t.drop(uint64(i))
@@ -66,9 +117,10 @@ func (m *Machine) closeFiles() {
 	}
 }
 
-// get returns the file open at guest fd, or nil.
+// get returns the file open at guest fd (an fd argument: see fdArg), or
+// nil.
 func (t *fdTable) get(fd uint64) *gfile {
-	if fd < uint64(len(t.files)) {
+	if fd = fdArg(fd); fd < uint64(len(t.files)) {
 		return t.files[fd]
 	}
 	return nil
@@ -97,7 +149,7 @@ func (t *fdTable) drop(fd uint64) bool {
 	if f == nil {
 		return false
 	}
-	t.files[fd] = nil
+	t.files[fdArg(fd)] = nil
 	if f.refs--; f.refs == 0 && f.host >= 0 {
 		unix.Close(f.host)
 	}
@@ -146,7 +198,7 @@ func (t *fdTable) guestPath(dirfd uint64, p string) (string, uint64) {
 	if strings.HasPrefix(p, "/") {
 		return p, 0
 	}
-	if dirfd == atFdcwd {
+	if isCwd(dirfd) {
 		return "/" + p, 0 // the guest's working directory is the root
 	}
 	f := t.get(dirfd)
@@ -168,7 +220,7 @@ func (t *fdTable) guestPath(dirfd uint64, p string) (string, uint64) {
 func (t *fdTable) open(dirfd uint64, p string, flags int, mode uint32) (int, string, uint64) {
 	if t.root == "" {
 		dir := unix.AT_FDCWD
-		if dirfd != atFdcwd && !strings.HasPrefix(p, "/") {
+		if !isCwd(dirfd) && !strings.HasPrefix(p, "/") {
 			f := t.get(dirfd)
 			if f == nil {
 				return -1, "", neg(eBADF)
@@ -188,7 +240,7 @@ func (t *fdTable) open(dirfd uint64, p string, flags int, mode uint32) (int, str
 		return -1, "", e
 	}
 	how := unix.OpenHow{Flags: uint64(flags | unix.O_CLOEXEC), Resolve: unix.RESOLVE_IN_ROOT | unix.RESOLVE_NO_MAGICLINKS}
-	if flags&(unix.O_CREAT|unix.O_TMPFILE) != 0 {
+	if creates(flags) { // openat2 refuses a mode otherwise
 		how.Mode = uint64(mode & 0o7777)
 	}
 	fd, err := unix.Openat2(t.rootFd, gp, &how)
@@ -196,6 +248,13 @@ func (t *fdTable) open(dirfd uint64, p string, flags int, mode uint32) (int, str
 		return -1, "", errno(err)
 	}
 	return fd, gp, 0
+}
+
+// creates reports whether open flags create a file (O_CREAT, or
+// O_TMPFILE, whose bits include O_DIRECTORY's): only then is the mode
+// used.
+func creates(flags int) bool {
+	return flags&unix.O_CREAT != 0 || flags&unix.O_TMPFILE == unix.O_TMPFILE
 }
 
 // resolveParent readies guest path p (relative to guest dirfd) for a host
@@ -209,7 +268,7 @@ func (t *fdTable) resolveParent(dirfd uint64, p string, dot, dotdot uint64) (res
 		return resolved{}, neg(eNOENT)
 	}
 	if t.root == "" {
-		if dirfd == atFdcwd || strings.HasPrefix(p, "/") {
+		if isCwd(dirfd) || strings.HasPrefix(p, "/") {
 			return resolved{dir: unix.AT_FDCWD, name: p}, 0
 		}
 		f := t.get(dirfd)

@@ -26,7 +26,7 @@ func (m *Machine) traceCall(num uint64, a *[6]uint64) string {
 		b.WriteByte('(')
 	}
 	for i, k := range []byte(e.args) {
-		if k == 'o' && e.name == "openat" && a[2]&(unix.O_CREAT|unix.O_TMPFILE) == 0 {
+		if k == 'o' && e.name == "openat" && !creates(int(a[2])) {
 			break // the mode means nothing without O_CREAT: qemu leaves it out
 		}
 		if i > 0 {
@@ -75,7 +75,7 @@ func (m *Machine) formatArg(kind byte, v uint64) string {
 		}
 		return fmt.Sprintf("0x%x", v)
 	case 'f':
-		if v == atFdcwd {
+		if isCwd(v) {
 			return "AT_FDCWD"
 		}
 		return strconv.FormatInt(int64(v), 10)
@@ -98,7 +98,7 @@ func (m *Machine) formatArg(kind byte, v uint64) string {
 var openFlagNames = []flagName{
 	{unix.O_CREAT, "O_CREAT"}, {unix.O_EXCL, "O_EXCL"}, {unix.O_NOCTTY, "O_NOCTTY"},
 	{unix.O_TRUNC, "O_TRUNC"}, {unix.O_APPEND, "O_APPEND"}, {unix.O_NONBLOCK, "O_NONBLOCK"},
-	{unix.O_DIRECTORY, "O_DIRECTORY"}, {unix.O_NOFOLLOW, "O_NOFOLLOW"}, {unix.O_CLOEXEC, "O_CLOEXEC"},
+	{unix.O_TMPFILE, "O_TMPFILE"}, {unix.O_DIRECTORY, "O_DIRECTORY"}, {unix.O_NOFOLLOW, "O_NOFOLLOW"}, {unix.O_CLOEXEC, "O_CLOEXEC"},
 	{unix.O_LARGEFILE, "O_LARGEFILE"},
 }
 
@@ -119,7 +119,7 @@ func flagString(v uint64, names []flagName, none string) string {
 	}
 	var parts []string
 	for _, f := range names {
-		if v&f.bit != 0 {
+		if v&f.bit == f.bit { // all its bits: O_TMPFILE has two
 			parts = append(parts, f.name)
 			v &^= f.bit
 		}

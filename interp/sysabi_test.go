@@ -165,3 +165,14 @@ func TestLargeTransfer(t *testing.T) {
 		t.Errorf("pread64 of %d bytes: %d", n, int64(r))
 	}
 }
+
+// TestNilStreamsDiscard: with a nil Stdout or Stderr (Config) the guest's
+// writes there succeed and go nowhere, as documented, not -EBADF.
+func TestNilStreamsDiscard(t *testing.T) {
+	for _, fd := range []uint64{1, 2} {
+		m := ecallMachine(t, interp.Config{})
+		if r := call(t, m, interp.SysWrite, fd, rvtest.MakeELFData, 4); r != 4 {
+			t.Errorf("write(%d) with a nil stream: %d, want 4", fd, int64(r))
+		}
+	}
+}

@@ -30,6 +30,7 @@ const (
 
 // Linux errno values, returned negated in a0.
 const (
+	eINTR   = 4
 	eBADF   = 9
 	eNOMEM  = 12
 	eFAULT  = 14
@@ -55,6 +56,9 @@ func (m *Machine) syscall() bool {
 	if m.cfg.Strace != nil {
 		call = m.traceCall(x[17], &a)
 	}
+	if m.sig.pending.Load() != 0 && m.deliver() {
+		return true // killed by a signal posted before the call
+	}
 	var r uint64
 	switch num := x[17]; num {
 	case SysExit, SysExitGroup:
@@ -79,6 +83,12 @@ func (m *Machine) syscall() bool {
 		}
 		m.sys.Unknown[num]++
 		r = neg(eNOSYS)
+	}
+	if m.sig.pending.Load() != 0 {
+		m.deliver() // on the call's return, as Linux delivers
+	}
+	if m.exited {
+		return true // killed by a signal during the call or on its return
 	}
 	if m.cfg.Strace != nil {
 		m.traceResult(call, x[17], r)

@@ -15,7 +15,7 @@ const (
 	// values, shared by RISC-V and x86-64); others are dropped.
 	openFlags = unix.O_ACCMODE | unix.O_CREAT | unix.O_EXCL | unix.O_NOCTTY | unix.O_TRUNC |
 		unix.O_APPEND | unix.O_NONBLOCK | unix.O_DSYNC | unix.O_SYNC | unix.O_DIRECTORY |
-		unix.O_NOFOLLOW | unix.O_CLOEXEC | unix.O_LARGEFILE | unix.O_NOATIME | unix.O_PATH
+		unix.O_NOFOLLOW | unix.O_CLOEXEC | unix.O_LARGEFILE | unix.O_NOATIME | unix.O_TMPFILE | unix.O_PATH
 	atSymlinkNofollow = 0x100
 	atRemovedir       = 0x200
 	atEmptyPath       = 0x1000
@@ -51,11 +51,15 @@ func (m *Machine) sysOpenat(dirfd, pathp, flags, mode uint64) uint64 {
 	if p == "" {
 		return neg(eNOENT)
 	}
-	fd, gp, e := m.fds.open(dirfd, p, int(flags)&openFlags, uint32(mode))
+	fl := int(flags) & openFlags
+	fd, gp, e := m.fds.open(dirfd, p, fl, uint32(mode))
 	if e != 0 {
 		return e
 	}
-	r := m.fds.install(&gfile{host: fd, gpath: gp}, 0)
+	if fl&unix.O_TMPFILE == unix.O_TMPFILE {
+		gp = "" // an unnamed file in that directory, not the directory
+	}
+	r := m.fds.install(&gfile{host: fd, gpath: gp, nonblock: fl&unix.O_NONBLOCK != 0}, 0)
 	if int64(r) < 0 {
 		unix.Close(fd)
 	}
@@ -69,31 +73,83 @@ func (m *Machine) sysClose(fd uint64) uint64 {
 	return 0
 }
 
-// fileRead reads into guest memory [buf, buf+n), already checked; off < 0:
-// at the file position.
-func fileRead(f *gfile, b []byte, off int64) uint64 {
-	if f.host < 0 {
-		if f.w != nil {
-			return neg(eBADF)
+// taskSize is the top of the smallest RISC-V Linux user address space
+// (Sv39, 2^38 bytes): the kernel's access_ok refuses a buffer that ends
+// above it even when the transfer is empty.
+const taskSize = 1 << 38
+
+// transfer moves b between file f and guest memory, at offset off (-1: at
+// the file position), and returns the count or -errno. An empty b makes
+// the checks the kernel makes before any transfer (the file's mode,
+// whether it can seek) and returns 0 if they pass. A transfer that may
+// have to wait for another process waits so that a signal can end it
+// (waitIO); a write to a pipe nobody reads raises SIGPIPE.
+func (m *Machine) transfer(f *gfile, b []byte, off int64, write bool) uint64 {
+	r := m.transfer1(f, b, off, write)
+	if write && r == neg(ePIPE) {
+		m.raise(sigPipe)
+	}
+	return r
+}
+
+func (m *Machine) transfer1(f *gfile, b []byte, off int64, write bool) uint64 {
+	if f.host >= 0 {
+		if len(b) > 0 && off < 0 && !f.nonblock {
+			if k := f.blockKind(f.host); k != kindNever {
+				return m.waitIO(f.host, b, write, k)
+			}
 		}
-		if off >= 0 {
-			return neg(eSPIPE)
+		return hostTransfer(f.host, b, off, write)
+	}
+	if write && f.w == nil || !write && f.w != nil {
+		return neg(eBADF) // a standard stream open the other way
+	}
+	if off >= 0 {
+		// Positioned I/O on a standard stream is the host file's
+		// answer: data from a regular file, -ESPIPE from a pipe or a
+		// terminal.
+		if h := f.stdFd(); h >= 0 {
+			return hostTransfer(h, b, off, write)
 		}
-		if f.r == nil || len(b) == 0 {
-			return 0
+		return neg(eSPIPE) // a stream that is not a host file
+	}
+	if len(b) == 0 {
+		return 0
+	}
+	if h := f.stdFd(); h >= 0 {
+		if k := f.blockKind(h); k != kindNever {
+			return m.waitIO(h, b, write, k) // the host file itself, not the *os.File
 		}
-		k, err := f.r.Read(b)
-		if k == 0 && err != nil && err != io.EOF {
-			return neg(eIO)
-		}
-		return uint64(k)
 	}
 	var k int
 	var err error
-	if off >= 0 {
-		k, err = unix.Pread(f.host, b, off)
-	} else {
-		k, err = unix.Read(f.host, b)
+	if write {
+		k, err = f.w.Write(b)
+	} else if f.r != nil {
+		k, err = f.r.Read(b)
+		if err == io.EOF {
+			err = nil
+		}
+	}
+	if k == 0 && err != nil {
+		return neg(eIO)
+	}
+	return uint64(k)
+}
+
+// hostTransfer is transfer on a host fd.
+func hostTransfer(fd int, b []byte, off int64, write bool) uint64 {
+	var k int
+	var err error
+	switch {
+	case write && off >= 0:
+		k, err = unix.Pwrite(fd, b, off)
+	case write:
+		k, err = unix.Write(fd, b)
+	case off >= 0:
+		k, err = unix.Pread(fd, b, off)
+	default:
+		k, err = unix.Read(fd, b)
 	}
 	if err != nil {
 		return errno(err)
@@ -101,41 +157,65 @@ func fileRead(f *gfile, b []byte, off int64) uint64 {
 	return uint64(k)
 }
 
-func fileWrite(f *gfile, b []byte, off int64) uint64 {
-	if f.host < 0 {
-		if f.w == nil {
-			return neg(eBADF)
+// pipeBuf is PIPE_BUF: once poll says a pipe has room, a write of this
+// much does not wait.
+const pipeBuf = 4096
+
+// waitIO is a read or write on host fd h, of kind k, that may have to
+// wait for another process (a pipe, a FIFO, a socket, a terminal). It
+// waits in poll beside the signal eventfd (Machine.wait), so that a
+// signal that ends the guest ends the wait. To a pipe or a socket it
+// writes at most pipeBuf bytes at a time, as more could wait again; a
+// write returns when all of b is written, as a blocking write does.
+// EAGAIN (a host fd that is non-blocking although the guest did not ask
+// for it, such as a standard stream Go polls) waits again. When the guest
+// is ended during the wait, the result is -EINTR, which no one sees.
+func (m *Machine) waitIO(h int, b []byte, write bool, k fileKind) uint64 {
+	if !write {
+		for {
+			if !m.wait(h, unix.POLLIN) {
+				return neg(eINTR)
+			}
+			n, err := unix.Read(h, b)
+			switch {
+			case err == unix.EAGAIN || err == unix.EINTR:
+				continue
+			case err != nil:
+				return errno(err)
+			}
+			return uint64(n)
 		}
-		if off >= 0 {
-			return neg(eSPIPE)
-		}
-		if len(b) == 0 {
-			return 0
-		}
-		k, err := f.w.Write(b)
-		if k == 0 && err != nil {
-			return neg(eIO)
-		}
-		return uint64(k)
 	}
-	var k int
-	var err error
-	if off >= 0 {
-		k, err = unix.Pwrite(f.host, b, off)
-	} else {
-		k, err = unix.Write(f.host, b)
+	done := 0
+	for done < len(b) {
+		if !m.wait(h, unix.POLLOUT) {
+			return neg(eINTR)
+		}
+		end := len(b)
+		if k == kindPipe {
+			end = min(end, done+pipeBuf)
+		}
+		n, err := unix.Write(h, b[done:end])
+		switch {
+		case err == unix.EAGAIN || err == unix.EINTR:
+			continue
+		case err != nil && done > 0:
+			return uint64(done)
+		case err != nil:
+			return errno(err)
+		}
+		done += n
 	}
-	if err != nil {
-		return errno(err)
-	}
-	return uint64(k)
+	return uint64(done)
 }
 
 // maxRW is Linux's MAX_RW_COUNT: the most one read or write transfers.
 const maxRW = 0x7ffff000
 
 // rw is read, write, pread64 and pwrite64: fd and buffer checked, then the
-// transfer, straight between the file and guest memory.
+// transfer, straight between the file and guest memory. As in the kernel,
+// the file is checked before the buffer, and an empty transfer passes the
+// file's checks but needs no memory behind its pointer.
 func (m *Machine) rw(fd, buf, n uint64, off int64, write bool) uint64 {
 	f := m.fds.get(fd)
 	if f == nil {
@@ -144,32 +224,44 @@ func (m *Machine) rw(fd, buf, n uint64, off int64, write bool) uint64 {
 	if off < -1 {
 		return neg(eINVAL)
 	}
-	if n == 0 {
-		return 0
-	}
 	n = min(n, maxRW)
-	if write {
-		if !m.Mem.CanRead(buf, n) {
-			return neg(eFAULT)
-		}
-		return fileWrite(f, m.Mem.Bytes(buf, n), off)
+	var ok bool
+	switch {
+	case n == 0:
+		ok = buf <= taskSize
+	case write:
+		ok = m.Mem.CanRead(buf, n)
+	default:
+		ok = m.Mem.CanWrite(buf, n)
 	}
-	if !m.Mem.CanWrite(buf, n) {
+	if !ok {
+		if r := m.transfer(f, nil, off, write); int64(r) < 0 {
+			return r
+		}
 		return neg(eFAULT)
 	}
-	return fileRead(f, m.Mem.Bytes(buf, n), off)
+	var b []byte
+	if n > 0 {
+		b = m.Mem.Bytes(buf, n)
+	}
+	return m.transfer(f, b, off, write)
 }
 
 // rwv is readv, writev (and their positioned forms): each iovec in turn,
 // stopping at a short transfer; an error after some bytes moved returns
 // the count.
 func (m *Machine) rwv(fd, iov, cnt uint64, off int64, write bool) uint64 {
-	if m.fds.get(fd) == nil {
-		return neg(eBADF)
-	}
+	f := m.fds.get(fd)
 	switch {
+	case f == nil:
+		return neg(eBADF)
 	case cnt > 1024: // UIO_MAXIOV
 		return neg(eINVAL)
+	case cnt == 0: // no vector to read: writev(fd, NULL, 0) is 0
+		if off < -1 {
+			return neg(eINVAL)
+		}
+		return m.transfer(f, nil, off, write)
 	case !m.Mem.CanRead(iov, 16*cnt):
 		return neg(eFAULT)
 	}
@@ -294,7 +386,7 @@ func (m *Machine) sysNewfstatat(dirfd, pathp, st, flags uint64) uint64 {
 		return neg(eINVAL)
 	}
 	if p == "" && flags&atEmptyPath != 0 {
-		if dirfd == atFdcwd {
+		if isCwd(dirfd) {
 			p = "."
 		} else {
 			f := m.fds.get(dirfd)
@@ -438,7 +530,8 @@ func (m *Machine) sysDup3(old, newfd, flags uint64) uint64 {
 	if f == nil {
 		return neg(eBADF)
 	}
-	if flags&^unix.O_CLOEXEC != 0 || old == newfd {
+	newfd = fdArg(newfd)
+	if flags&^unix.O_CLOEXEC != 0 || fdArg(old) == newfd {
 		return neg(eINVAL)
 	}
 	if newfd >= maxFds {
@@ -464,10 +557,10 @@ func (m *Machine) sysFcntl(fd, cmd, arg uint64) uint64 {
 	}
 	switch cmd {
 	case fDupfd, fDupfdCloexec:
-		if arg >= maxFds {
+		if int32(arg) < 0 || int32(arg) >= maxFds { // an int argument
 			return neg(eINVAL)
 		}
-		return m.fds.install(f, arg)
+		return m.fds.install(f, fdArg(arg))
 	case fGetfd, fSetfd:
 		return 0 // close-on-exec is meaningless without exec
 	case fGetfl:
@@ -487,6 +580,7 @@ func (m *Machine) sysFcntl(fd, cmd, arg uint64) uint64 {
 			if _, err := unix.FcntlInt(uintptr(f.host), unix.F_SETFL, int(arg)&(unix.O_APPEND|unix.O_NONBLOCK)); err != nil {
 				return errno(err)
 			}
+			f.nonblock = arg&unix.O_NONBLOCK != 0
 		}
 		return 0
 	}

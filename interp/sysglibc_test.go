@@ -11,14 +11,6 @@ import (
 	"rvdyn/interp"
 )
 
-// putString writes s, NUL-terminated, at the start of the data segment and
-// returns its address.
-func putString(m *interp.Machine, s string) uint64 {
-	a := uint64(rvtest.MakeELFData)
-	copy(m.Mem.Bytes(a, uint64(len(s)+1)), s+"\x00")
-	return a
-}
-
 const atFdcwd = ^uint64(99) // AT_FDCWD, -100
 
 func TestOpenPathCannotRead(t *testing.T) {

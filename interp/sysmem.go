@@ -135,28 +135,39 @@ func (m *Machine) findFree(n uint64) uint64 {
 	return 0
 }
 
+// sysMmap makes its checks in the kernel's order (arch/riscv sys_mmap,
+// ksys_mmap_pgoff, do_mmap): the offset, the fd, the length (a length
+// that cannot fit is -ENOMEM, as there is no room for it), the mapping
+// type, then what the file allows.
 func (m *Machine) sysMmap(addr, length, prot, flags, fd, off uint64) uint64 {
 	if m.mm.top == 0 {
 		m.mm.top = m.brkLimit
 	}
-	n := pageUp(length)
-	switch {
-	case length == 0 || n < length || n > m.mm.top:
+	if off%pageSize != 0 {
 		return neg(eINVAL)
-	case flags&(mapShared|mapPrivate) == 0 || flags&(mapShared|mapPrivate) == mapShared|mapPrivate:
-		return neg(eINVAL)
-	case off%pageSize != 0:
-		return neg(eINVAL)
-	case prot&protExec != 0:
-		return neg(eACCES)
 	}
 	var file *gfile
 	if flags&mapAnonymous == 0 {
 		if file = m.fds.get(fd); file == nil {
 			return neg(eBADF)
 		}
-		if file.host < 0 {
-			return neg(eACCES)
+	}
+	n := pageUp(length)
+	switch {
+	case length == 0:
+		return neg(eINVAL)
+	case n < length || n > m.mm.top:
+		return neg(eNOMEM)
+	case flags&(mapShared|mapPrivate) == 0 || flags&(mapShared|mapPrivate) == mapShared|mapPrivate:
+		return neg(eINVAL)
+	case prot&protExec != 0:
+		return neg(eACCES)
+	}
+	var host int // the file to copy from, or -1
+	if file != nil {
+		var e uint64
+		if host, e = mappable(file); e != 0 {
+			return e
 		}
 		if flags&mapShared != 0 {
 			return neg(eNODEV) // a shared file mapping needs the host's pages: not offered
@@ -184,11 +195,11 @@ func (m *Machine) sysMmap(addr, length, prot, flags, fd, off uint64) uint64 {
 		}
 	}
 	m.mapAdd(at, at+n)
-	if file != nil {
+	if file != nil && host >= 0 {
 		// A private file mapping is a copy of the file: read it in.
 		b := m.Mem.Bytes(at, length)
 		for done := 0; done < len(b); {
-			k, err := unix.Pread(file.host, b[done:], int64(off)+int64(done))
+			k, err := unix.Pread(host, b[done:], int64(off)+int64(done))
 			if err != nil {
 				m.mapRemove(at, at+n)
 				return errno(err)
@@ -200,6 +211,36 @@ func (m *Machine) sysMmap(addr, length, prot, flags, fd, off uint64) uint64 {
 		}
 	}
 	return at
+}
+
+// mappable says what a private mapping of file f is: a copy of a host
+// regular file (its fd), zeros (/dev/zero, fd -1), or -errno as the
+// kernel answers: -EACCES if f is not open for reading, -ENODEV for what
+// has no mmap (a directory, a pipe, a terminal, most devices, and a
+// standard stream that is not a host file).
+func mappable(f *gfile) (int, uint64) {
+	h := f.hostFd()
+	if h < 0 {
+		return -1, neg(eNODEV)
+	}
+	fl, err := unix.FcntlInt(uintptr(h), unix.F_GETFL, 0)
+	if err != nil {
+		return -1, errno(err)
+	}
+	if fl&unix.O_ACCMODE == unix.O_WRONLY {
+		return -1, neg(eACCES)
+	}
+	var st unix.Stat_t
+	if err := unix.Fstat(h, &st); err != nil {
+		return -1, errno(err)
+	}
+	switch {
+	case st.Mode&unix.S_IFMT == unix.S_IFREG:
+		return h, 0
+	case st.Mode&unix.S_IFMT == unix.S_IFCHR && st.Rdev == unix.Mkdev(1, 5): // /dev/zero
+		return -1, 0
+	}
+	return -1, neg(eNODEV)
 }
 
 func (m *Machine) sysMunmap(addr, length uint64) uint64 {
@@ -235,8 +276,8 @@ func (m *Machine) sysMremap(old, oldLen, newLen, flags, newAddr uint64) uint64 {
 	switch {
 	case old%pageSize != 0 || flags&^(mremapMaymove|mremapFixed) != 0 || flags&mremapFixed != 0 && flags&mremapMaymove == 0:
 		return neg(eINVAL)
-	case newLen == 0 || nn < newLen || on < oldLen:
-		return neg(eINVAL)
+	case newLen == 0 || nn < newLen || on < oldLen || old+on < old || nn > taskSize:
+		return neg(eINVAL) // a length that wraps, or no address space has
 	case flags&mremapFixed != 0:
 		return neg(eINVAL) // moving to a chosen address is not offered
 	case on == 0 || !m.mapped(old, old+on):

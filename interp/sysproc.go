@@ -9,18 +9,25 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// sigState is what rt_sigaction and rt_sigprocmask record. Signals are
-// never delivered to the guest (there is no signal frame yet): handlers
-// are accepted and reported back, and a guest fault ends the run as an
-// unhandled signal would.
+// sigState is what rt_sigaction and rt_sigprocmask record, and the
+// signals posted to the guest (signal.go). No handler ever runs (there
+// is no signal frame yet): handlers are accepted and reported back; a
+// posted signal whose action is the default one ends the guest as the
+// kernel would, and a guest fault ends the run as an unhandled signal
+// would.
 type sigState struct {
 	act  [65][3]uint64 // handler, flags, mask (the RISC-V struct sigaction)
 	mask uint64
+	signalState
 }
 
-// initOS prepares the kernel-side state: the fd table and the mmap area.
+// initOS prepares the kernel-side state: the fd table, the mmap area and
+// the signal wake-up.
 func (m *Machine) initOS() error {
 	m.mm.top = m.brkLimit
+	if err := m.initSignals(); err != nil {
+		return err
+	}
 	return m.initFiles()
 }
 
@@ -122,6 +129,19 @@ func (m *Machine) sysPrlimit64(pid, res, newp, oldp uint64) uint64 {
 	return 0
 }
 
+// sysGetrlimit is prlimit64 for this process without a new limit, except
+// that the result must go somewhere: a NULL pointer is -EFAULT, where
+// prlimit64 accepts it.
+func (m *Machine) sysGetrlimit(res, p uint64) uint64 {
+	if res >= rlimNlimits {
+		return neg(eINVAL)
+	}
+	if !m.Mem.CanWrite(p, 16) {
+		return neg(eFAULT)
+	}
+	return m.sysPrlimit64(0, res, 0, p)
+}
+
 // readTimespec reads a struct timespec, -EFAULT or -EINVAL.
 func (m *Machine) readTimespec(a uint64) (time.Duration, uint64) {
 	if !m.Mem.CanRead(a, 16) {
@@ -138,13 +158,14 @@ func (m *Machine) readTimespec(a uint64) (time.Duration, uint64) {
 	return time.Duration(sec)*time.Second + time.Duration(nsec), 0
 }
 
-// sysNanosleep sleeps; it is never interrupted, so rem is left alone.
+// sysNanosleep sleeps. Only a signal that ends the guest cuts it short
+// (no handler ever runs to interrupt it), so rem is left alone.
 func (m *Machine) sysNanosleep(req, rem uint64) uint64 {
 	d, e := m.readTimespec(req)
 	if e != 0 {
 		return e
 	}
-	time.Sleep(d)
+	m.sleep(d)
 	return 0
 }
 
@@ -168,7 +189,7 @@ func (m *Machine) sysClockNanosleep(clk, flags, req, rem uint64) uint64 {
 		return neg(eINVAL)
 	}
 	if d > 0 {
-		time.Sleep(d)
+		m.sleep(d)
 	}
 	return 0
 }

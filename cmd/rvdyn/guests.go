@@ -3,10 +3,12 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
+	"syscall"
 
 	"rvdyn/bench/corpus"
 	"rvdyn/interp"
@@ -66,7 +68,23 @@ func readProgram(path string, memSize uint64) ([]byte, error) {
 	if memSize == 0 {
 		memSize = interp.DefaultMemSize
 	}
-	f, err := os.Open(path)
+	return readRegular(path, int64(memSize), fmt.Sprintf("the guest address space (--mem-size %d)", memSize))
+}
+
+// errNotRegular and errTooLarge are readRegular's refusals.
+var (
+	errNotRegular = errors.New("not a regular file")
+	errTooLarge   = errors.New("too large")
+)
+
+// readRegular reads the regular file at path if it holds at most max
+// bytes (limit says what max is, for the message). Anything else is
+// refused before a byte is read, with one line that names the path
+// (wrapping errNotRegular or errTooLarge): reading a device or a pipe need
+// not end. The file is opened without blocking, as open(2) of a FIFO would
+// otherwise wait for a writer.
+func readRegular(path string, max int64, limit string) ([]byte, error) {
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if err != nil {
 		return nil, err
 	}
@@ -76,9 +94,26 @@ func readProgram(path string, memSize uint64) ([]byte, error) {
 	case err != nil:
 		return nil, err
 	case !fi.Mode().IsRegular():
-		return nil, fmt.Errorf("%s: not a regular file", path)
-	case uint64(fi.Size()) > memSize:
-		return nil, fmt.Errorf("%s: %d bytes, larger than the guest address space (--mem-size %d)", path, fi.Size(), memSize)
+		return nil, fmt.Errorf("%s: %w", path, errNotRegular)
+	case fi.Size() > max:
+		return nil, &tooLarge{path, fi.Size(), limit}
 	}
-	return io.ReadAll(io.LimitReader(f, int64(memSize)+1))
+	b, err := io.ReadAll(io.LimitReader(f, max+1))
+	if err == nil && int64(len(b)) > max { // it grew since the stat
+		return nil, &tooLarge{path, int64(len(b)), limit}
+	}
+	return b, err
 }
+
+// tooLarge is readRegular's refusal of a file larger than it may read.
+type tooLarge struct {
+	path  string
+	size  int64
+	limit string
+}
+
+func (e *tooLarge) Error() string {
+	return fmt.Sprintf("%s: %d bytes, larger than %s", e.path, e.size, e.limit)
+}
+
+func (e *tooLarge) Unwrap() error { return errTooLarge }

@@ -17,15 +17,17 @@ import (
 	"rvdyn/profhw/rpa"
 )
 
-const rpaUsage = `usage: rvdyn rpa asm [-o IMAGE] FILE|'TEXT'   assemble a query program; print its PCT and query instructions
-       rvdyn rpa disasm IMAGE|FILE             disassemble a binary image (or a source file) the same way
+const rpaUsage = `usage: rvdyn rpa asm [-o IMAGE] 'TEXT'|@FILE  assemble a query program; print its PCT and query instructions
+       rvdyn rpa disasm IMAGE|@FILE            disassemble a binary image (or a source file) the same way
        rvdyn rpa edge [flags]                  edge profiling accuracy (Figure 2a) at several sampling rates
        rvdyn rpa overhead [flags]              main-thread time in dynamo mode with the edge query (and query d) vs without
 
 Queries are the relational profiling architecture's assembly language
 (docs/rpa.md), e.g.
   for opBRANCH * every 256 collect pc misc; send 1 stop;
-'rvdyn run [--mode=interp] --query FILE|TEXT' runs a guest with queries installed.
+'rvdyn run [--mode=interp] --query 'TEXT'|@FILE' runs a guest with queries
+installed. A query argument is the query text itself; @FILE reads it from
+FILE (a regular file, at most 64 KiB).
 
 flags of edge and overhead:
 `
@@ -50,17 +52,34 @@ func rpaCmd(args []string, stdout, stderr io.Writer) int {
 	return exitUsage
 }
 
-// readQuery returns query text from a file, or arg itself when no such
-// file exists and arg looks like a query (it contains a ';').
+// maxQueryFile bounds a query file (@FILE): a query program has at most
+// 64 query instructions, far less text than this even with comments.
+const maxQueryFile = 64 << 10
+
+// errEmptyQuery is the refusal of a query argument with no query in it.
+var errEmptyQuery = errors.New("empty query")
+
+// readQuery returns the query text an argument gives. One rule, so that
+// no text is ever mistaken for a file name or the other way round:
+// "@FILE" reads FILE (a regular file of at most maxQueryFile bytes),
+// anything else is the query text itself. An empty argument (or an empty
+// file) is errEmptyQuery; every error is one line.
 func readQuery(arg string) (string, error) {
-	b, err := os.ReadFile(arg)
-	if err == nil {
-		return string(b), nil
+	text := arg
+	if name, ok := strings.CutPrefix(arg, "@"); ok {
+		if name == "" {
+			return "", errors.New("@ without a file name")
+		}
+		b, err := readRegular(name, maxQueryFile, "the 64 KiB a query file may hold")
+		if err != nil {
+			return "", err
+		}
+		text = string(b)
 	}
-	if errors.Is(err, os.ErrNotExist) && strings.Contains(arg, ";") {
-		return arg, nil
+	if strings.TrimSpace(text) == "" {
+		return "", errEmptyQuery
 	}
-	return "", err
+	return text, nil
 }
 
 func rpaAsmCmd(sub string, args []string, stdout, stderr io.Writer) int {
@@ -77,17 +96,23 @@ func rpaAsmCmd(sub string, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprint(stderr, rpaUsage)
 		return exitUsage
 	}
+	// asm takes a query argument (text, or @FILE); disasm a file, a
+	// binary image or query text.
+	arg := fs.Arg(0)
+	if sub == "disasm" && !strings.HasPrefix(arg, "@") {
+		arg = "@" + arg
+	}
+	text, err := readQuery(arg)
+	if err != nil {
+		fmt.Fprintf(stderr, "rvdyn: %v\n", err)
+		return exitUsage
+	}
 	var p *rpa.Program
-	b, err := os.ReadFile(fs.Arg(0))
-	switch {
-	case err == nil && sub == "disasm" && strings.HasPrefix(string(b), "RPA1"):
+	if sub == "disasm" && strings.HasPrefix(text, "RPA1") {
 		p = &rpa.Program{}
-		err = p.UnmarshalBinary(b)
-	default:
-		var text string
-		if text, err = readQuery(fs.Arg(0)); err == nil {
-			p, err = rpa.Assemble(text)
-		}
+		err = p.UnmarshalBinary([]byte(text))
+	} else {
+		p, err = rpa.Assemble(text)
 	}
 	if err != nil {
 		fmt.Fprintf(stderr, "rvdyn: %v\n", err)

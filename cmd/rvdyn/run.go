@@ -11,6 +11,8 @@ import (
 	"io"
 	"os"
 	"strings"
+	"syscall"
+	"time"
 
 	"rvdyn"
 	"rvdyn/bench/corpus"
@@ -18,6 +20,8 @@ import (
 	"rvdyn/gcassist"
 	"rvdyn/interp"
 	"rvdyn/net"
+
+	"golang.org/x/sys/unix"
 )
 
 // Exit statuses of rvdyn itself (a guest's own status passes through).
@@ -46,7 +50,7 @@ func runCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	stats := fs.Bool("stats", false, "print run statistics to stderr when the guest ends")
 	statsJSON := fs.String("stats-json", "", "write run statistics as one JSON object to this file")
 	listing := fs.String("listing", "", "write every compiled fragment (guest trace and x86-64 code) to this file")
-	query := fs.String("query", "", "relational profiler queries, a file or the text itself (docs/rpa.md), in either mode; prints each queue's per-pc table and the RPA stats to stderr")
+	query := fs.String("query", "", "relational profiler queries (docs/rpa.md), in either mode: the query text itself, or @FILE to read it from FILE; prints each queue's per-pc table and the RPA stats to stderr")
 	querySeed := fs.Uint64("query-seed", 1, "seed for the queries' random sampling (every N, filter N)")
 	root := fs.String("root", "", "confine the guest's file system calls to this directory, which it sees as / ('..' and symlinks cannot leave it); default: host paths, as qemu-riscv64")
 	strace := fs.Bool("strace", false, "print each system call, its arguments and result, to stderr (as qemu-riscv64 -strace)")
@@ -156,7 +160,7 @@ func runCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		defer statsFile.Close()
 	}
 	var qr *queryRun
-	if *query != "" {
+	if flagSet(fs, "query") { // --query "" is an error, not no query
 		if opts.GC.Mode == gcassist.ModeRPA {
 			opts.Collector = gcassist.New(opts.GC)
 		}
@@ -174,10 +178,20 @@ func runCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	defer vm.Close()
 	run := vm.Run
+	var backstop *time.Timer
 	if *gdbAddr != "" {
 		run = func() (int, error) { return serveGDB(vm, *gdbAddr, stderr) }
+	} else if *timeout > 0 {
+		// (Under gdb the guest may wait at the prompt past the
+		// deadline; the timeout ends it at the next continue.)
+		backstop = timeoutBackstop(*timeout, stderr)
 	}
+	stopForwarding := forwardSignals(vm)
 	code, runErr := run()
+	stopForwarding()
+	if backstop != nil {
+		backstop.Stop()
+	}
 	var fault *interp.Fault
 	switch {
 	case errors.As(runErr, &fault):
@@ -191,6 +205,8 @@ func runCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	case runErr != nil:
 		fmt.Fprintf(stderr, "rvdyn: %v\n", runErr)
 		code = 1
+	case vm.Machine().Killed() != 0:
+		fmt.Fprintf(stderr, "rvdyn: the guest was killed by %s\n", unix.SignalName(syscall.Signal(vm.Machine().Killed())))
 	}
 	if qr != nil {
 		if err := qr.finish(vm.Machine(), stderr, *queryJSON); err != nil {
@@ -208,4 +224,11 @@ func runCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		}
 	}
 	return code
+}
+
+// flagSet reports whether the flag name was given on the command line.
+func flagSet(fs *flag.FlagSet, name string) bool {
+	set := false
+	fs.Visit(func(f *flag.Flag) { set = set || f.Name == name })
+	return set
 }

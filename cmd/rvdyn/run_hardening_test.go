@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 
 	"rvdyn/internal/rvtest"
@@ -95,5 +96,68 @@ func TestRunStatsJSONNeverChangesStatus(t *testing.T) {
 	code, stdout, stderr = runMain(t, "run", "--stats-json=/dev/full", p)
 	if code != 3 || stdout != "hi\n" || !strings.Contains(stderr, "--stats-json") {
 		t.Errorf("failing write: exit %d, stdout %q, stderr %q; want the guest's 3 and the error reported", code, stdout, stderr)
+	}
+}
+
+// TestRunQueryInput: a --query argument is the query text, @FILE reads a
+// regular file of at most 64 KiB; every bad argument (empty, a device, a
+// FIFO, a directory, a missing or oversized file, malformed text) gets
+// one line and status 2 before the guest runs, and a long text is never
+// taken for a file name.
+func TestRunQueryInput(t *testing.T) {
+	const q = "for opBRANCH * always collect pc misc; send 1 stop;"
+	dir := t.TempDir()
+	file := func(name, content string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	good, empty := file("q.rpa", q), file("empty.rpa", "\n")
+	big := file("big.rpa", "# "+strings.Repeat("x", 64<<10)+"\n"+q)
+	fifo := filepath.Join(dir, "fifo")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	long := "# " + strings.Repeat("a comment longer than a file name may be ", 10) + "\n" + q
+	prog := writeELF(t, hello)
+	for _, tc := range []struct {
+		name, arg string
+		msg       string // "" for a run to the guest's end
+	}{
+		{"text", q, ""},
+		{"long text", long, ""},
+		{"file", "@" + good, ""},
+		{"empty", "", "--query: empty query"},
+		{"blank", " \n\t", "--query: empty query"},
+		{"empty file", "@" + empty, "--query: empty query"},
+		{"at alone", "@", "--query: @ without a file name"},
+		{"device", "@/dev/zero", "/dev/zero: not a regular file"},
+		{"fifo", "@" + fifo, "fifo: not a regular file"},
+		{"directory", "@" + dir, "not a regular file"},
+		{"missing", "@" + filepath.Join(dir, "none"), "no such file or directory"},
+		{"too large", "@" + big, "larger than the 64 KiB a query file may hold"},
+		{"a path is text", "/dev/zero", "--query: rpa: line 1, column 1"},
+		{"malformed", "for opSTORE 5 always collect pc; send 1;", "line 1, column 13: expected a profile tag"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			code, out, stderr := runMain(t, "run", "--mode=interp", "--query", tc.arg, prog)
+			if tc.msg == "" {
+				if code != 3 || len(out) != 3 || !strings.Contains(stderr, "rpa: records selected") {
+					t.Errorf("exit %d, output %q, stderr %q; want the guest's 3 and the RPA report", code, out, stderr)
+				}
+				return
+			}
+			if code != 2 || out != "" || !strings.Contains(stderr, tc.msg) || strings.Count(stderr, "\n") != 1 {
+				t.Errorf("exit %d, output %q, stderr %q; want 2 and one line with %q", code, out, stderr, tc.msg)
+			}
+		})
+	}
+	if code, _, stderr := runMain(t, "rpa", "asm", "@/dev/zero"); code != 2 || !strings.Contains(stderr, "not a regular file") {
+		t.Errorf("rpa asm @/dev/zero: exit %d, %q", code, stderr)
+	}
+	if code, out, _ := runMain(t, "rpa", "asm", "@"+good); code != 0 || !strings.Contains(out, "opBRANCH") {
+		t.Errorf("rpa asm @FILE: exit %d, %q", code, out)
 	}
 }

@@ -1,0 +1,221 @@
+// Signals for the guest: a signal posted from any goroutine (rvdyn's timeout, a host signal forwarded to the guest) or raised by a system call (SIGPIPE) -> the guest ended as the kernel ends a process whose action for it is the default, or the signal dropped.
+
+package interp
+
+import (
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// Signal numbers the interpreter acts on itself (asm-generic).
+const (
+	SigKill = 9  // SIGKILL: always ends the guest (rvdyn's --timeout sends it)
+	SigUsr1 = 10 // SIGUSR1
+	SigUsr2 = 12 // SIGUSR2
+	sigPipe = 13
+)
+
+// signalState is the half of the guest's signal state (sigState) that
+// other goroutines touch: what has been posted, and the eventfd that
+// wakes a system call blocked on the host so that it can look.
+type signalState struct {
+	pending atomic.Uint64 // posted, not yet acted on: bit sig-1
+	mu      sync.Mutex    // guards wake against Close
+	wake    int           // eventfd, valid while wakeOK
+	wakeOK  bool
+	killed  int    // the signal that ended the guest, 0 if none
+	dropped uint64 // signals dropped because the guest has a handler for them
+}
+
+// sigAction is what the kernel does with a signal whose action is the
+// default (signal(7)).
+type sigAction uint8
+
+const (
+	actTerm   sigAction = iota // terminate (with or without a core dump)
+	actIgnore                  // SIGCHLD, SIGURG, SIGWINCH
+	actStop                    // SIGSTOP, SIGTSTP, SIGTTIN, SIGTTOU, and SIGCONT
+)
+
+func defaultAction(sig int) sigAction {
+	switch sig {
+	case 17, 23, 28:
+		return actIgnore
+	case 18, 19, 20, 21, 22:
+		return actStop
+	}
+	return actTerm
+}
+
+// initSignals opens the eventfd that wakes blocked system calls.
+func (m *Machine) initSignals() error {
+	fd, err := unix.Eventfd(0, unix.EFD_CLOEXEC|unix.EFD_NONBLOCK)
+	if err != nil {
+		return &LoadError{Reason: "eventfd", Err: err}
+	}
+	s := &m.sig.signalState
+	s.mu.Lock()
+	s.wake, s.wakeOK = fd, true
+	s.mu.Unlock()
+	return nil
+}
+
+// closeSignals closes the eventfd; Signal does nothing afterwards.
+func (m *Machine) closeSignals() {
+	s := &m.sig.signalState
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.wakeOK {
+		unix.Close(s.wake)
+		s.wakeOK = false
+	}
+}
+
+// Signal posts signal sig (1..64) to the guest. It may be called from any
+// goroutine, also while the guest runs, until Close. The guest acts on it
+// as Linux would with the guest's own signal actions, but only where the
+// action is the kernel's: at the guest's next system call (a system call
+// blocked waiting on the host, for input, for room in a pipe or in a
+// sleep, returns at once), or when the caller calls DeliverSignals
+// between runs. SIGKILL, and a signal whose action is the default one of
+// terminating (SIGTERM, SIGUSR1, SIGUSR2, SIGALRM, ...), end the guest as
+// killed by it (Killed; ExitCode is 128+sig, as a shell reports it). A
+// signal the guest ignores, or whose default action is to be ignored or
+// to stop or continue the process (rvdyn does neither), is dropped. A
+// blocked signal waits until the guest unblocks it. A signal for which
+// the guest installed a handler is dropped too, and counted
+// (SignalsDropped): rvdyn builds no signal frames, so no handler ever
+// runs.
+func (m *Machine) Signal(sig int) {
+	if sig < 1 || sig > 64 {
+		return
+	}
+	s := &m.sig.signalState
+	s.pending.Or(1 << (sig - 1))
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.wakeOK {
+		one := [8]byte{1}
+		unix.Write(s.wake, one[:])
+	}
+}
+
+// DeliverSignals acts on the signals posted to the guest (see Signal); it
+// must be called on the guest's goroutine, between runs. It reports
+// whether the guest has exited.
+func (m *Machine) DeliverSignals() bool {
+	if m.sig.pending.Load() != 0 {
+		m.deliver()
+	}
+	return m.exited
+}
+
+// Killed returns the signal that ended the guest, or 0 if none did.
+func (m *Machine) Killed() int { return m.sig.killed }
+
+// SignalsDropped returns how many posted signals were dropped because the
+// guest had installed a handler for them, which rvdyn cannot run.
+func (m *Machine) SignalsDropped() uint64 { return m.sig.dropped }
+
+// deliver acts on every posted signal that is not blocked; it reports
+// whether one ended the guest.
+func (m *Machine) deliver() bool {
+	s := &m.sig.signalState
+	if m.exited {
+		return true
+	}
+	p := s.pending.Load()
+	for sig := 1; sig <= 64 && p != 0; sig++ {
+		bit := uint64(1) << (sig - 1)
+		if p&bit == 0 {
+			continue
+		}
+		p &^= bit
+		if sig != SigKill && m.sig.mask&bit != 0 {
+			continue // blocked: it stays pending
+		}
+		s.pending.And(^bit)
+		handler := m.sig.act[sig][0]
+		switch {
+		case sig == SigKill:
+		case handler == 1: // SIG_IGN
+			continue
+		case handler != 0: // a handler rvdyn cannot run
+			s.dropped++
+			continue
+		case defaultAction(sig) != actTerm:
+			continue
+		}
+		m.exited, m.exitCode, s.killed = true, 128+sig, sig
+		return true
+	}
+	return false
+}
+
+// raise is a signal the kernel sends the guest from inside a system call
+// (SIGPIPE for a write to a pipe nobody reads), acted on at once; it
+// reports whether the guest was ended by it.
+func (m *Machine) raise(sig int) bool {
+	m.sig.pending.Or(1 << (sig - 1))
+	return m.deliver()
+}
+
+// wakeFd returns the eventfd for a poll, or -1.
+func (m *Machine) wakeFd() int32 {
+	s := &m.sig.signalState
+	if !s.wakeOK {
+		return -1
+	}
+	return int32(s.wake)
+}
+
+// drainWake resets the eventfd after it woke a poll.
+func (m *Machine) drainWake() {
+	var b [8]byte
+	unix.Read(int(m.wakeFd()), b[:])
+}
+
+// wait blocks until host fd h is ready for events (unix.POLLIN or
+// unix.POLLOUT) or in error, and reports true; or until a posted signal
+// ends the guest, and reports false: the system call then returns at once
+// (the guest has exited). Signals that do not end the guest are acted on
+// and the wait goes on, as a blocking call restarts after a signal.
+func (m *Machine) wait(h int, events int16) bool {
+	for {
+		fds := []unix.PollFd{{Fd: int32(h), Events: events}, {Fd: m.wakeFd(), Events: unix.POLLIN}}
+		if _, err := unix.Poll(fds, -1); err != nil && err != unix.EINTR {
+			return true // let the transfer itself report the error
+		}
+		if fds[1].Revents != 0 {
+			m.drainWake()
+			if m.deliver() {
+				return false
+			}
+		}
+		if fds[0].Revents != 0 {
+			return true
+		}
+	}
+}
+
+// sleep waits for d, or less if a posted signal ends the guest.
+func (m *Machine) sleep(d time.Duration) {
+	end := time.Now().Add(d)
+	for {
+		left := time.Until(end)
+		if left <= 0 {
+			return
+		}
+		ts := unix.NsecToTimespec(int64(left))
+		fds := []unix.PollFd{{Fd: m.wakeFd(), Events: unix.POLLIN}}
+		if n, _ := unix.Ppoll(fds, &ts, nil); n > 0 {
+			m.drainWake()
+			if m.deliver() {
+				return
+			}
+		}
+	}
+}
