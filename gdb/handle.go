@@ -13,9 +13,11 @@ import (
 // each byte is two hex digits).
 const maxMem = 0x800
 
-// targetXML is the target description: gdb's own riscv 64-bit CPU
-// feature (org.gnu.gdb.riscv.cpu, the names and numbers gdb expects),
-// without floating point registers, which an RV64IM guest has none of.
+// targetXML is the target description: gdb's own riscv 64-bit CPU and FPU
+// features (org.gnu.gdb.riscv.cpu and org.gnu.gdb.riscv.fpu, the names and
+// numbers gdb expects): x0..x31 and pc (0..32), f0..f31 as doubles (33..64;
+// gdb shows a NaN-boxed single through the register's float view) and the
+// fflags, frm and fcsr CSRs (66..68, gdb's 65 + CSR number).
 var targetXML = func() string {
 	names := []string{"zero", "ra", "sp", "gp", "tp", "t0", "t1", "t2", "fp", "s1",
 		"a0", "a1", "a2", "a3", "a4", "a5", "a6", "a7", "s2", "s3", "s4", "s5", "s6", "s7",
@@ -38,9 +40,37 @@ var targetXML = func() string {
 		}
 		fmt.Fprintf(&b, "<reg name=\"%s\" bitsize=\"64\" type=\"%s\" regnum=\"%d\"/>\n", n, typ, i)
 	}
-	b.WriteString("<reg name=\"pc\" bitsize=\"64\" type=\"code_ptr\" regnum=\"32\"/>\n</feature>\n</target>\n")
+	b.WriteString("<reg name=\"pc\" bitsize=\"64\" type=\"code_ptr\" regnum=\"32\"/>\n</feature>\n")
+	b.WriteString(`<feature name="org.gnu.gdb.riscv.fpu">
+<union id="riscv_double">
+<field name="float" type="ieee_single"/>
+<field name="double" type="ieee_double"/>
+</union>
+`)
+	fnames := []string{"ft0", "ft1", "ft2", "ft3", "ft4", "ft5", "ft6", "ft7", "fs0", "fs1",
+		"fa0", "fa1", "fa2", "fa3", "fa4", "fa5", "fa6", "fa7", "fs2", "fs3", "fs4", "fs5", "fs6", "fs7",
+		"fs8", "fs9", "fs10", "fs11", "ft8", "ft9", "ft10", "ft11"}
+	for i, n := range fnames {
+		fmt.Fprintf(&b, "<reg name=\"%s\" bitsize=\"64\" type=\"riscv_double\" regnum=\"%d\"/>\n", n, RegF0+i)
+	}
+	for i, n := range []string{"fflags", "frm", "fcsr"} {
+		fmt.Fprintf(&b, "<reg name=\"%s\" bitsize=\"32\" type=\"int\" regnum=\"%d\" group=\"float\"/>\n", n, RegFflags+i)
+	}
+	b.WriteString("</feature>\n</target>\n")
 	return b.String()
 }()
+
+// regBits returns the width of register n in bits, 0 for a number the
+// target description does not have.
+func regBits(n uint64) int {
+	switch {
+	case n < RegF0+32:
+		return 64
+	case n >= RegFflags && n <= RegFcsr:
+		return 32
+	}
+	return 0
+}
 
 // handle answers one packet; done ends the session.
 func (s *stub) handle(p string) (reply string, done bool, err error) {
@@ -72,15 +102,26 @@ func (s *stub) handle(p string) (reply string, done bool, err error) {
 		return "OK", false, nil
 	case 'p':
 		n, err := strconv.ParseUint(arg, 16, 32)
-		if err != nil || n >= NumRegs {
+		if err != nil || regBits(n) == 0 {
 			return "E16", false, nil
+		}
+		if regBits(n) == 32 {
+			return reg32(uint32(t.Reg(int(n)))), false, nil
 		}
 		return reg64(t.Reg(int(n))), false, nil
 	case 'P':
 		ns, vs, _ := strings.Cut(arg, "=")
 		n, err := strconv.ParseUint(ns, 16, 32)
+		if err != nil || regBits(n) == 0 {
+			return "E16", false, nil
+		}
 		v, ok := parseReg(vs)
-		if err != nil || n >= NumRegs || !ok {
+		if regBits(n) == 32 {
+			var w uint32
+			w, ok = parseReg32(vs)
+			v = uint64(w)
+		}
+		if !ok {
 			return "E16", false, nil
 		}
 		t.SetReg(int(n), v)

@@ -30,7 +30,9 @@ import (
 
 // A Target is the program being debugged.
 type Target interface {
-	// Reg returns register n: 0..31 are x0..x31, 32 is pc.
+	// Reg returns register n: 0..31 are x0..x31, 32 is pc, RegF0+i is
+	// f<i> (64 bits, a single NaN-boxed), RegFflags, RegFrm and RegFcsr
+	// the floating-point CSRs.
 	Reg(n int) uint64
 	// SetReg sets register n (writes to x0 are ignored).
 	SetReg(n int, v uint64)
@@ -67,7 +69,16 @@ type deadliner interface {
 	SetReadDeadline(t time.Time) error
 }
 
-// NumRegs is the number of registers in the target description: x0..x31
+// Remote register numbers beyond the g packet's, read and written with p
+// and P: the f registers and the floating-point CSRs (gdb's numbering).
+const (
+	RegF0     = 33 // f0..f31 are 33..64
+	RegFflags = 66
+	RegFrm    = 67
+	RegFcsr   = 68
+)
+
+// NumRegs is the number of registers in the g packet: x0..x31
 // and pc.
 const NumRegs = 33
 
@@ -284,6 +295,20 @@ func reg64(v uint64) string {
 	var b [8]byte
 	binary.LittleEndian.PutUint64(b[:], v)
 	return hex.EncodeToString(b[:])
+}
+
+func reg32(v uint32) string {
+	var b [4]byte
+	binary.LittleEndian.PutUint32(b[:], v)
+	return hex.EncodeToString(b[:])
+}
+
+func parseReg32(s string) (uint32, bool) {
+	b, err := hex.DecodeString(s)
+	if err != nil || len(b) != 4 {
+		return 0, false
+	}
+	return binary.LittleEndian.Uint32(b), true
 }
 
 func parseReg(s string) (uint64, bool) {

@@ -12,7 +12,7 @@ import (
 // fakeTarget is a machine with registers, 64 bytes of memory at 0x1000
 // and a program that stops after each step or continue.
 type fakeTarget struct {
-	regs  [NumRegs]uint64
+	regs  [RegFcsr + 1]uint64
 	mem   [64]byte
 	bps   map[uint64]bool
 	steps int
@@ -68,7 +68,15 @@ func TestServe(t *testing.T) {
 		{"?", "S05"},
 		{"pa", "8877665544332211"},
 		{"p20", "0000010000000000"},
-		{"p21", "E16"},
+		{"p21", "0000000000000000"},    // f0
+		{"P2a=000000000000f83f", "OK"}, // fa0 = 1.5
+		{"p2a", "000000000000f83f"},
+		{"p41", "E16"},      // 65: no such register
+		{"p42", "00000000"}, // fflags: 32 bits
+		{"P43=03000000", "OK"},
+		{"p43", "03000000"},
+		{"P43=0300000000000000", "E16"}, // a 32-bit register takes 4 bytes
+		{"p45", "E16"},
 		{"P5=0100000000000000", "OK"},
 		{"p5", "0100000000000000"},
 		{"M1000,4:deadbeef", "OK"},
@@ -91,8 +99,19 @@ func TestServe(t *testing.T) {
 	if ft.regs[5] != 1 || ft.steps != 2 || len(ft.bps) != 0 {
 		t.Errorf("target state: x5 %d, %d steps, breakpoints %v", ft.regs[5], ft.steps, ft.bps)
 	}
-	xml := ask("qXfer:features:read:target.xml:0,fff")
-	if !strings.HasPrefix(xml, "l<?xml") || !strings.Contains(xml, "riscv:rv64") || strings.Count(xml, "<reg ") != NumRegs {
+	var xml string
+	for {
+		part := ask(fmt.Sprintf("qXfer:features:read:target.xml:%x,400", len(xml)))
+		if part == "" || part[0] != 'm' && part[0] != 'l' {
+			t.Fatalf("target description part %q", part)
+		}
+		xml += part[1:]
+		if part[0] == 'l' {
+			break
+		}
+	}
+	if !strings.HasPrefix(xml, "<?xml") || !strings.Contains(xml, "riscv:rv64") || strings.Count(xml, "<reg ") != NumRegs+32+3 ||
+		!strings.Contains(xml, `name="fa0" bitsize="64" type="riscv_double" regnum="43"`) || !strings.Contains(xml, `name="fcsr" bitsize="32" type="int" regnum="68"`) {
 		t.Errorf("target description: %q", xml)
 	}
 	if got := ask("c"); got != "W03" {

@@ -16,18 +16,39 @@ import (
 type debugTarget struct{ d *rvdyn.Debugger }
 
 func (t debugTarget) Reg(n int) uint64 {
-	if n == 32 {
-		return t.d.CPU().PC
+	c := t.d.CPU()
+	switch {
+	case n < 32:
+		return c.X[n]
+	case n == 32:
+		return c.PC
+	case n >= gdb.RegF0 && n < gdb.RegF0+32:
+		return c.F[n-gdb.RegF0]
+	case n == gdb.RegFflags:
+		return c.FCSR & 0x1f
+	case n == gdb.RegFrm:
+		return c.FCSR >> 5 & 7
+	case n == gdb.RegFcsr:
+		return c.FCSR & 0xff
 	}
-	return t.d.CPU().X[n]
+	return 0
 }
 
 func (t debugTarget) SetReg(n int, v uint64) {
+	c := t.d.CPU()
 	switch {
+	case n > 0 && n < 32:
+		c.X[n] = v
 	case n == 32:
-		t.d.CPU().PC = v
-	case n > 0:
-		t.d.CPU().X[n] = v
+		c.PC = v
+	case n >= gdb.RegF0 && n < gdb.RegF0+32:
+		c.F[n-gdb.RegF0] = v
+	case n == gdb.RegFflags:
+		c.FCSR = c.FCSR&^0x1f | v&0x1f
+	case n == gdb.RegFrm:
+		c.FCSR = c.FCSR&0x1f | (v&7)<<5
+	case n == gdb.RegFcsr:
+		c.FCSR = v & 0xff
 	}
 }
 

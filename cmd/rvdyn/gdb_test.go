@@ -97,3 +97,74 @@ func TestGDB(t *testing.T) {
 		})
 	}
 }
+
+// TestGDBFloat drives gdb-multiarch against an RV64GC glibc program: the
+// target description's FPU feature lets gdb read and write f registers
+// and fcsr, and stepping runs over compressed instructions.
+func TestGDBFloat(t *testing.T) {
+	gdbPath, err := exec.LookPath("gdb-multiarch")
+	if err != nil {
+		t.Skip("gdb-multiarch not installed (Debian package gdb-multiarch): skipping the gdb stub test")
+	}
+	const elf = "../../testdata/rv64gc/hello.elf"
+	for _, mode := range []string{"dynamo", "interp"} {
+		t.Run(mode, func(t *testing.T) {
+			pr, pw := io.Pipe()
+			done := make(chan int, 1)
+			var out strings.Builder
+			go func() {
+				done <- runCmd([]string{"--mode=" + mode, "--gdb=127.0.0.1:0", "-U", "HOME", elf}, strings.NewReader(""), &out, pw)
+				pw.Close()
+			}()
+			sc := bufio.NewScanner(pr)
+			var addr string
+			for sc.Scan() {
+				if a, ok := strings.CutPrefix(sc.Text(), "rvdyn: waiting for gdb on "); ok {
+					addr = a
+					break
+				}
+			}
+			go io.Copy(io.Discard, pr)
+			if addr == "" {
+				t.Fatal("rvdyn did not report its gdb address")
+			}
+			cmd := exec.Command(gdbPath, "-batch", "-nx",
+				"-ex", "file "+elf,
+				"-ex", "target remote "+addr,
+				"-ex", "break main",
+				"-ex", "continue",
+				"-ex", "set $fa0 = 2.5",
+				"-ex", "print $fa0",
+				"-ex", "set $frm = 3",
+				"-ex", "print $fcsr",
+				"-ex", "info registers float",
+				"-ex", "stepi 20",
+				"-ex", "set $frm = 0",
+				"-ex", "delete",
+				"-ex", "continue")
+			gout, err := cmd.CombinedOutput()
+			if err != nil {
+				t.Fatalf("gdb-multiarch: %v\n%s", err, gout)
+			}
+			for _, want := range []string{
+				"Breakpoint 1, ",
+				"double = 2.5",
+				"$2 = 96", // frm 3 in fcsr bits 7:5
+				"ft0 ", "fa0 ", "fs11 ", "fflags ", "frm ", "fcsr ",
+				"exited with code 03",
+			} {
+				if !strings.Contains(string(gout), want) {
+					t.Errorf("gdb output lacks %q:\n%s", want, gout)
+				}
+			}
+			select {
+			case code := <-done:
+				if code != 3 || !strings.Contains(out.String(), "sum 18.489603824784147") {
+					t.Errorf("rvdyn exit status %d, output %q", code, out.String())
+				}
+			case <-time.After(time.Minute):
+				t.Fatal("rvdyn did not exit after gdb let the guest finish")
+			}
+		})
+	}
+}
