@@ -62,7 +62,8 @@ func (m *Machine) traceResult(call string, num, r uint64) {
 
 // formatArg formats one argument by kind: d decimal, x hex, p pointer, o
 // octal, f a directory fd (AT_FDCWD), s a string in guest memory, O open
-// flags.
+// flags, P and M mmap's protection and flags, S a signal, F a futex
+// operation.
 func (m *Machine) formatArg(kind byte, v uint64) string {
 	switch kind {
 	case 'd':
@@ -87,12 +88,45 @@ func (m *Machine) formatArg(kind byte, v uint64) string {
 		return strconv.Quote(s)
 	case 'O':
 		return openFlagString(v)
+	case 'S':
+		if v < uint64(len(signalNames)) && signalNames[v] != "" {
+			return signalNames[v]
+		}
+		return strconv.FormatInt(int64(v), 10)
+	case 'F':
+		return futexOpString(v)
 	case 'P':
 		return flagString(v, protNames, "PROT_NONE")
 	case 'M':
 		return flagString(v, mapNames, "0")
 	}
 	return fmt.Sprintf("0x%x", v)
+}
+
+// signalNames are the names qemu-riscv64 -strace prints for the signals
+// (6 is SIGIOT there, not SIGABRT).
+var signalNames = [...]string{1: "SIGHUP", 2: "SIGINT", 3: "SIGQUIT", 4: "SIGILL", 5: "SIGTRAP",
+	6: "SIGIOT", 7: "SIGBUS", 8: "SIGFPE", 9: "SIGKILL", 10: "SIGUSR1", 11: "SIGSEGV", 12: "SIGUSR2",
+	13: "SIGPIPE", 14: "SIGALRM", 15: "SIGTERM", 16: "SIGSTKFLT", 17: "SIGCHLD", 18: "SIGCONT",
+	19: "SIGSTOP", 20: "SIGTSTP", 21: "SIGTTIN", 22: "SIGTTOU", 23: "SIGURG", 24: "SIGXCPU",
+	25: "SIGXFSZ", 26: "SIGVTALRM", 27: "SIGPROF", 28: "SIGWINCH", 29: "SIGIO", 30: "SIGPWR", 31: "SIGSYS"}
+
+// futexOpString names a futex operation as qemu does: FUTEX_WAIT,
+// FUTEX_WAKE, ... with |FUTEX_PRIVATE_FLAG and |FUTEX_CLOCK_REALTIME.
+func futexOpString(v uint64) string {
+	names := []string{"FUTEX_WAIT", "FUTEX_WAKE", "FUTEX_FD", "FUTEX_REQUEUE", "FUTEX_CMP_REQUEUE",
+		"FUTEX_WAKE_OP", "FUTEX_LOCK_PI", "FUTEX_UNLOCK_PI", "FUTEX_TRYLOCK_PI", "FUTEX_WAIT_BITSET", "FUTEX_WAKE_BITSET"}
+	s := strconv.FormatUint(v&0x7f, 10)
+	if c := v & 0x7f; c < uint64(len(names)) {
+		s = names[c]
+	}
+	if v&128 != 0 {
+		s += "|FUTEX_PRIVATE_FLAG"
+	}
+	if v&256 != 0 {
+		s += "|FUTEX_CLOCK_REALTIME"
+	}
+	return s
 }
 
 var openFlagNames = []flagName{

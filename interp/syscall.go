@@ -84,17 +84,14 @@ func (m *Machine) syscall() bool {
 		m.sys.Unknown[num]++
 		r = neg(eNOSYS)
 	}
+	if m.cfg.Strace != nil && !m.exited {
+		m.traceResult(call, x[17], r)
+	}
 	if m.sig.pending.Load() != 0 {
 		m.deliver() // on the call's return, as Linux delivers
 	}
 	if m.exited {
-		return true // killed by a signal during the call or on its return
-	}
-	if m.cfg.Strace != nil {
-		m.traceResult(call, x[17], r)
-	}
-	if m.exited { // a call that ended the process: a fatal signal, a deadlock
-		return true
+		return true // ended by the call (a deadlock) or killed by a signal during it or on its return
 	}
 	x[10] = r
 	return false

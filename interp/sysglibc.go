@@ -32,13 +32,13 @@ var ErrFutexDeadlock = errors.New("guest waits on a futex with no timeout and no
 func init() {
 	for num, e := range map[uint64]sysEntry{
 		78:  {"readlinkat", "fspd", 'd', func(m *Machine, a *[6]uint64) uint64 { return m.sysReadlinkat(a[0], a[1], a[2], a[3]) }},
-		98:  {"futex", "pdddpd", 'd', func(m *Machine, a *[6]uint64) uint64 { return m.sysFutex(a[0], a[1], a[2], a[3]) }},
-		99:  {"set_robust_list", "pd", 'd', func(m *Machine, a *[6]uint64) uint64 { return neg(eNOSYS) }},
-		129: {"kill", "dd", 'd', func(m *Machine, a *[6]uint64) uint64 { return m.sysKill(a[0], a[1]) }},
-		130: {"tkill", "dd", 'd', func(m *Machine, a *[6]uint64) uint64 { return m.sysKill(a[0], a[1]) }},
-		131: {"tgkill", "ddd", 'd', func(m *Machine, a *[6]uint64) uint64 { return m.sysKill(a[1], a[2]) }},
+		98:  {"futex", "pFdpxd", 'd', func(m *Machine, a *[6]uint64) uint64 { return m.sysFutex(a[0], a[1], a[2], a[3]) }},
+		99:  {"set_robust_list", "dddddd", 'd', func(m *Machine, a *[6]uint64) uint64 { return neg(eNOSYS) }},
+		129: {"kill", "dS", 'd', func(m *Machine, a *[6]uint64) uint64 { return m.sysKill(a[0], a[1]) }},
+		130: {"tkill", "dS", 'd', func(m *Machine, a *[6]uint64) uint64 { return m.sysKill(a[0], a[1]) }},
+		131: {"tgkill", "ddS", 'd', func(m *Machine, a *[6]uint64) uint64 { return m.sysKill(a[1], a[2]) }},
 		132: {"sigaltstack", "pp", 'd', func(m *Machine, a *[6]uint64) uint64 { return m.sysSigaltstack(a[0], a[1]) }},
-		293: {"rseq", "pddd", 'd', func(m *Machine, a *[6]uint64) uint64 { return neg(eNOSYS) }},
+		293: {"rseq", "dddddd", 'd', func(m *Machine, a *[6]uint64) uint64 { return neg(eNOSYS) }},
 	} {
 		sysTable[num] = e
 	}
@@ -149,11 +149,12 @@ func (m *Machine) sysFutex(uaddr, op, val, timeout uint64) uint64 {
 }
 
 // sysKill serves a signal the guest sends itself (kill, tkill, tgkill
-// with its own pid): raise() and abort() use it. A signal whose
-// disposition is to ignore it, or that is blocked, is dropped (returns
-// 0); otherwise, since handlers are not run, the guest ends as a Linux
-// process killed by the signal would, with exit status 128+sig. Another
-// pid is EPERM: the guest may signal only itself.
+// with its own pid, or kill with pid 0): raise() and abort() use it. The
+// signal is posted (Signal) and acted on as the call returns, as Linux
+// delivers it: the default action of terminating ends the guest with
+// status 128+sig (abort() gives 134); an ignored or blocked signal, or
+// one with a handler (which rvdyn cannot run), is dropped. Another pid
+// is EPERM: the guest may signal only itself.
 func (m *Machine) sysKill(pid, sig uint64) uint64 {
 	if sig > 64 {
 		return neg(eINVAL)
@@ -161,16 +162,9 @@ func (m *Machine) sysKill(pid, sig uint64) uint64 {
 	if int64(pid) != int64(os.Getpid()) && pid != 0 {
 		return neg(1) // EPERM
 	}
-	if sig == 0 {
-		return 0
+	if sig != 0 {
+		m.Signal(int(sig))
 	}
-	handler := m.sig.act[sig][0]
-	ignoredByDefault := sig == 17 || sig == 18 || sig == 23 || sig == 28 // SIGCHLD, SIGCONT, SIGURG, SIGWINCH
-	blocked := m.sig.mask&(1<<(sig-1)) != 0 && sig != 9 && sig != 19
-	if handler == 1 /* SIG_IGN */ || handler == 0 && ignoredByDefault || blocked {
-		return 0
-	}
-	m.exited, m.exitCode = true, 128+int(sig)
 	return 0
 }
 

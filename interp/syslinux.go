@@ -60,7 +60,7 @@ var sysTable = map[uint64]sysEntry{
 	SysFstat:        {"fstat", "dp", 'd', func(m *Machine, a *[6]uint64) uint64 { return m.sysFstat(a[0], a[1]) }},
 	SysExit:         {"exit", "d", 'd', nil},
 	SysExitGroup:    {"exit_group", "d", 'd', nil},
-	SysSetTidAddr:   {"set_tid_address", "p", 'd', func(m *Machine, a *[6]uint64) uint64 { return uint64(unix.Getpid()) }},
+	SysSetTidAddr:   {"set_tid_address", "dddddd", 'd', func(m *Machine, a *[6]uint64) uint64 { return uint64(unix.Getpid()) }},
 	101:             {"nanosleep", "pp", 'd', func(m *Machine, a *[6]uint64) uint64 { return m.sysNanosleep(a[0], a[1]) }},
 	SysClockGettime: {"clock_gettime", "dp", 'd', func(m *Machine, a *[6]uint64) uint64 { return m.sysClockGettime(a[0], a[1]) }},
 	115:             {"clock_nanosleep", "dxpp", 'd', func(m *Machine, a *[6]uint64) uint64 { return m.sysClockNanosleep(a[0], a[1], a[2], a[3]) }},
