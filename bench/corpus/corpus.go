@@ -1,7 +1,7 @@
 // Guest corpus: a guest's name, flavor and size -> its embedded ELF image, its argv and its expected output.
 
 // Package corpus is rvdyn's guest corpus: the RISC-V Linux ELF programs
-// built from the C sources in bench/guests (embedded, so a fresh
+// built from the C and C++ sources in bench/guests (embedded, so a fresh
 // clone or an installed binary runs them without a cross compiler), the
 // arguments that run each one at its small size (sizes.txt), and the
 // output each one is expected to give at both sizes (testdata/*.out).
@@ -15,7 +15,8 @@
 // guest's sizes are the same in every flavor, so Args serves all. An
 // expected output is shared: testdata/NAME.SIZE.out is IM's, and GC's
 // unless GC has its own, testdata/gc/NAME.SIZE.out, which it has only
-// where its output differs or IM has no such guest.
+// where its output differs (floating point: fused multiply-add, libm,
+// rounding modes) or IM has no such guest (C++).
 //
 // The package is a leaf: it must not import anything from rvdyn (nor
 // anything outside the standard library), so that the tests of every
@@ -36,7 +37,7 @@ import (
 	"strings"
 )
 
-//go:embed *.elf gc/*.elf sizes.txt testdata/*.out
+//go:embed *.elf gc/*.elf sizes.txt testdata/*.out testdata/gc/*.out
 var files embed.FS
 
 // A Flavor is one way of building the corpus's guests: a toolchain, a C
