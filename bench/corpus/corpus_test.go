@@ -189,7 +189,10 @@ func TestUnknownGuest(t *testing.T) {
 	if _, err := Expected("nosuchguest", Small); !errors.Is(err, fs.ErrNotExist) {
 		t.Errorf("Expected: %v", err)
 	}
-	// A path is no name.
+	// A C++ guest is GC only; a path is no name.
+	if _, err := ELFOf("ledger", IM); !errors.Is(err, ErrNoGuest) || !strings.Contains(err.Error(), "flavor im") {
+		t.Errorf("ELFOf(ledger, IM): %v", err)
+	}
 	for _, name := range []string{"gc/sieve", "../corpus/sieve", ""} {
 		if _, err := ELFOf(name, IM); !errors.Is(err, ErrNoGuest) {
 			t.Errorf("ELFOf(%q, IM): %v", name, err)
