@@ -33,6 +33,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -227,6 +228,19 @@ func ExpectedFileOf(name string, size Size, f Flavor) string {
 func Outcome(stdout string, status int) string {
 	return fmt.Sprintf("%s# exit status %d\n", stdout, status)
 }
+
+// floatingPoint lists the guests that compute in floating point (FP_GUESTS
+// in bench/guests/Makefile; a test keeps the two lists equal).
+var floatingPoint = []string{"fft", "lu", "nbody", "ray", "rounding", "spectral"}
+
+// FloatingPoint reports whether the named guest computes in floating
+// point. Such a guest's output depends on how it was built, not only on
+// its source: the flavors print different last digits (fused multiply-add
+// on RV64GC, picolibc's libm against glibc's), IM has neither rounding
+// modes nor exception flags, and a native x86-64 build differs again. Runs
+// of one build agree exactly everywhere; between builds only the exit
+// status is comparable.
+func FloatingPoint(name string) bool { return slices.Contains(floatingPoint, name) }
 
 // Dir returns the corpus directory in the source tree, bench/corpus under
 // the working directory or one of its parents, for programs that need the

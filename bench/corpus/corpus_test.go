@@ -8,6 +8,7 @@ import (
 	"errors"
 	"io/fs"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -160,6 +161,36 @@ func TestSharedExpected(t *testing.T) {
 				t.Errorf("ExpectedFileOf(%s, %v, GC) = %s, want %s", name, size, got, want)
 			}
 		}
+	}
+}
+
+// TestFloatingPoint checks FloatingPoint against the Makefile's list,
+// which `make check` uses for the same purpose.
+func TestFloatingPoint(t *testing.T) {
+	dir, err := Dir()
+	if err != nil {
+		t.Skip(err)
+	}
+	mk, err := os.ReadFile(filepath.Join(dir, "..", "guests", "Makefile"))
+	if err != nil {
+		t.Skip(err)
+	}
+	var list []string
+	for line := range strings.Lines(string(mk)) {
+		if v, ok := strings.CutPrefix(line, "FP_GUESTS :="); ok {
+			list = strings.Fields(v)
+		}
+	}
+	if len(list) == 0 || !slices.Equal(list, floatingPoint) {
+		t.Errorf("FP_GUESTS in bench/guests/Makefile is %v, corpus.floatingPoint %v", list, floatingPoint)
+	}
+	for _, name := range floatingPoint {
+		if !slices.Contains(NamesOf(GC), name) {
+			t.Errorf("floating-point guest %s is not in the corpus", name)
+		}
+	}
+	if !FloatingPoint("nbody") || FloatingPoint("sieve") {
+		t.Error("FloatingPoint(nbody), FloatingPoint(sieve): want true, false")
 	}
 }
 
