@@ -126,3 +126,23 @@ func TestGeoMean(t *testing.T) {
 		t.Errorf("median = %v", g)
 	}
 }
+
+// TestOtherBuild: only a floating-point guest's native run may print
+// other digits than its RISC-V runs.
+func TestOtherBuild(t *testing.T) {
+	for _, c := range []struct {
+		guest, mode, ref string
+		want             bool
+	}{
+		{"rounding", ModeNative, ModeInterp, true},
+		{"rounding", ModeInterp, ModeNative, true},
+		{"rounding", ModeDynamo, ModeInterp, false},
+		{"rounding", ModeNative, ModeNative, false},
+		{"sieve", ModeNative, ModeInterp, false},
+	} {
+		m, ref := &Measurement{Guest: c.guest, Mode: c.mode}, &Measurement{Guest: c.guest, Mode: c.ref}
+		if got := otherBuild(m, ref); got != c.want {
+			t.Errorf("otherBuild(%s %s, %s) = %v", c.guest, c.mode, c.ref, got)
+		}
+	}
+}
