@@ -39,13 +39,19 @@ func runStdin(t *testing.T, image []byte, opts rvdyn.Options, stdin string) outc
 // and stdin; ok is false when qemu-riscv64 is not installed.
 func runQEMU(t *testing.T, name string, args []string, stdin string) (out string, code int, ok bool) {
 	t.Helper()
-	qemu, err := exec.LookPath("qemu-riscv64")
-	if err != nil {
-		return "", 0, false
-	}
 	path, err := corpus.ELFFile(name)
 	if err != nil {
 		t.Fatal(err)
+	}
+	return runQEMUFile(t, path, args, stdin)
+}
+
+// runQEMUFile is runQEMU for the ELF file at path.
+func runQEMUFile(t *testing.T, path string, args []string, stdin string) (out string, code int, ok bool) {
+	t.Helper()
+	qemu, err := exec.LookPath("qemu-riscv64")
+	if err != nil {
+		return "", 0, false
 	}
 	cmd := exec.Command(qemu, append([]string{path}, args...)...)
 	var b bytes.Buffer

@@ -4,6 +4,7 @@ package interp
 
 import (
 	"io"
+	"math/rand/v2"
 )
 
 // A CPU is the guest's architectural register state. Native code reads and
@@ -62,6 +63,12 @@ type Config struct {
 	// Strace, if set, receives one line per system call: its arguments
 	// and result (the format of qemu-riscv64 -strace).
 	Strace io.Writer
+	// RandSeed, if nonzero, makes getrandom deterministic: its bytes
+	// come from a ChaCha8 stream seeded with it (as qemu-riscv64 -seed
+	// does), so that runs of a program that asks for randomness (glibc's
+	// malloc does at start-up) can be compared register for register.
+	// Zero: the host's random source.
+	RandSeed uint64
 }
 
 // ExecPath returns the program's file name: Path, or else Args[0], or
@@ -123,9 +130,10 @@ type Machine struct {
 	ev       Event
 
 	sys SyscallStats
-	fds fdTable   // guest file descriptors (fdtable.go)
-	mm  mmapState // mmap'd ranges (sysmem.go)
-	sig sigState  // recorded signal actions and mask (sysproc.go)
+	fds fdTable       // guest file descriptors (fdtable.go)
+	rng *rand.ChaCha8 // getrandom's stream when Config.RandSeed is set
+	mm  mmapState     // mmap'd ranges (sysmem.go)
+	sig sigState      // recorded signal actions and mask (sysproc.go)
 
 	hostCall HostCallHandler // hostcall.go
 	hostErr  error

@@ -4,6 +4,8 @@ package interp
 
 import (
 	"crypto/rand"
+	"encoding/binary"
+	mrand "math/rand/v2"
 	"time"
 
 	"golang.org/x/sys/unix"
@@ -69,6 +71,15 @@ func (m *Machine) sysGetrandom(buf, n, flags uint64) uint64 {
 	}
 	if !m.Mem.CanWrite(buf, n) {
 		return neg(eFAULT)
+	}
+	if m.cfg.RandSeed != 0 {
+		if m.rng == nil {
+			var seed [32]byte
+			binary.LittleEndian.PutUint64(seed[:], m.cfg.RandSeed)
+			m.rng = mrand.NewChaCha8(seed)
+		}
+		m.rng.Read(m.Mem.Bytes(buf, n))
+		return n
 	}
 	if _, err := rand.Read(m.Mem.Bytes(buf, n)); err != nil {
 		return neg(eIO)

@@ -61,6 +61,7 @@ func runCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	invariance := fs.Float64("specialize-invariance", 0.99, "with --specialize: the share of a load's profiled values the top value must have")
 	gcf := addGCFlags(fs)
 	envf := addEnvFlags(fs)
+	seed := fs.Uint64("seed", 0, "make the guest's getrandom deterministic, a stream seeded with this number (as qemu-riscv64 -seed); 0: the host's random source")
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "usage: rvdyn run [flags] [prog.elf [args...]]\n\nRuns a static RISC-V Linux ELF program (RV64GC or RV64IM, e.g. built with riscv64-linux-gnu-gcc -O2 -static); with no program, runs the embedded %q guest.\nThe guest's environment is rvdyn's, changed by -E and -U.\nThe exit status is the guest's; a guest fault gives 128+signal (139 bad address, 132 illegal instruction).\n\nflags:\n", corpus.Default)
 		fs.PrintDefaults()
@@ -108,7 +109,7 @@ func runCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 
 	opts := rvdyn.Options{Mode: m, NET: net.Options{Delay: net.DelayOf(*delay), MaxTraceLen: *maxTrace, Predict: pred},
 		Select: sel, Cache: codecache.Options{Size: *cacheSize}, Compiler: rvdyn.CompilerOptions{Mode: cmode, Queue: *compileQueue}, MaxInstructions: *maxInsts, Timeout: *timeout,
-		Config: interp.Config{Args: gargs, Env: envf.environ(hostEnviron()), Stdin: stdin, Stdout: stdout, Stderr: stderr, MemSize: *memSize, StackSize: *stackSize, Root: *root}}
+		Config: interp.Config{Args: gargs, Env: envf.environ(hostEnviron()), RandSeed: *seed, Stdin: stdin, Stdout: stdout, Stderr: stderr, MemSize: *memSize, StackSize: *stackSize, Root: *root}}
 	if *strace {
 		opts.Strace = stderr
 	}
