@@ -129,9 +129,29 @@ func TestGuestsAgree(t *testing.T) {
 	cfgs := dynamoConfigs(t)
 	for _, flavor := range corpus.Flavors() {
 		for _, name := range corpus.NamesOf(flavor) {
-			t.Run(flavor.String()+"/"+name, func(t *testing.T) { guestAgrees(t, name, flavor, cfgs) })
+			c := cfgs
+			if diffSize == corpus.Full && (flavor == corpus.GC || corpus.FloatingPoint(name)) {
+				c = fullSizeSubset(cfgs)
+			}
+			t.Run(flavor.String()+"/"+name, func(t *testing.T) { guestAgrees(t, name, flavor, c) })
 		}
 	}
+}
+
+// fullSizeSubset is the configurations the benchmark-size run (CI's
+// RVDYN_FULL=1 step) gives the RV64GC flavor and the floating-point
+// guests, which the small-size run checks in every configuration: all of
+// them at benchmark size would take CI past its time limit. The default,
+// the extremes of the delay sweep, no linking, a cache that flushes, the
+// service-thread compiler and specialization.
+func fullSizeSubset(cfgs map[string]rvdyn.Options) map[string]rvdyn.Options {
+	sub := map[string]rvdyn.Options{}
+	for _, name := range []string{"delay 0", "delay 50", "delay 10000", "no link", "16 KiB cache", "async", "specialize"} {
+		if o, ok := cfgs[name]; ok {
+			sub[name] = o
+		}
+	}
+	return sub
 }
 
 // guestAgrees is TestGuestsAgree for one guest of one corpus flavor.
