@@ -29,8 +29,13 @@ const (
 
 // Config selects what to measure.
 type Config struct {
-	// Guests to run (default: every guest of the corpus).
+	// Guests to run (default: every guest of the corpus flavor).
 	Guests []string
+	// Flavor is the corpus build the RISC-V modes run: corpus.IM (the
+	// zero value: RV64IM, picolibc) or corpus.GC (RV64GC, glibc, as
+	// riscv64-linux-gnu-gcc -O2 -static builds it). The native build is
+	// the same for both.
+	Flavor corpus.Flavor
 	// Modes to run them in (default: interp, dynamo, and qemu and native
 	// where available).
 	Modes []string
@@ -128,6 +133,7 @@ type Report struct {
 	Selects      []string       `json:"selects,omitempty"` // schemes measured besides NET (Config.Selects)
 	Specialize   string         `json:"specialize,omitempty"`
 	Small        bool           `json:"small_sizes"`
+	Flavor       string         `json:"flavor,omitempty"` // "gc" for the RV64GC corpus; empty for RV64IM
 	Modes        []string       `json:"modes"`
 	Delays       []int          `json:"delays"`
 	Measurements []*Measurement `json:"measurements"`
@@ -246,7 +252,7 @@ func (cfg Config) guests() []string {
 	if len(cfg.Guests) > 0 {
 		return cfg.Guests
 	}
-	return corpus.Names()
+	return corpus.NamesOf(cfg.Flavor)
 }
 
 // Run measures the configured guests and modes. Runs are interleaved
@@ -290,10 +296,10 @@ func Run(cfg Config, log io.Writer) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
-	rep := &Report{Runs: cfg.Runs, Small: cfg.Small, Modes: cfg.Modes, Delays: cfg.Delays, Ablation: cfg.Ablation, Paths: cfg.PathPrediction, Async: cfg.AsyncCompile, Selects: selects, Specialize: cfg.Specialize}
+	rep := &Report{Runs: cfg.Runs, Small: cfg.Small, Flavor: flavorName(cfg.Flavor), Modes: cfg.Modes, Delays: cfg.Delays, Ablation: cfg.Ablation, Paths: cfg.PathPrediction, Async: cfg.AsyncCompile, Selects: selects, Specialize: cfg.Specialize}
 	images := map[string][]byte{}
 	for _, g := range cfg.guests() {
-		img, err := corpus.ELF(g)
+		img, err := corpus.ELFOf(g, cfg.Flavor)
 		if err != nil {
 			return nil, err
 		}
@@ -341,7 +347,7 @@ func Run(cfg Config, log io.Writer) (*Report, error) {
 				err = runRvdyn(cfg, images[m.Guest], args, m, r)
 			case ModeQEMU:
 				var elf string
-				if elf, err = corpus.ELFFile(m.Guest); err == nil {
+				if elf, err = corpus.ELFFileOf(m.Guest, cfg.Flavor); err == nil {
 					err = runCommand("qemu-riscv64", append([]string{elf}, args[1:]...), m)
 				}
 			case ModeNative:
@@ -506,4 +512,13 @@ func GeoMean(xs []float64) float64 {
 		return math.NaN()
 	}
 	return math.Exp(sum / float64(n))
+}
+
+// flavorName is a Report's flavor field: empty for the default RV64IM
+// corpus, so that older reports read the same.
+func flavorName(f corpus.Flavor) string {
+	if f == corpus.IM {
+		return ""
+	}
+	return f.String()
 }

@@ -35,6 +35,7 @@ func benchCmd(args []string, stdout, stderr io.Writer) int {
 	modes := fs.String("modes", "", "comma-separated modes: interp,dynamo,qemu,native (default: interp, dynamo, and qemu and native where available)")
 	delays := fs.String("delays", "", "comma-separated prediction delays for dynamo mode; more than one runs the delay sweep (default 50)")
 	small := fs.Bool("small", false, "run each guest at its small size (quick check, not a measurement)")
+	flavor := fs.String("flavor", "im", "corpus build to run: im (RV64IM, picolibc, our runtime) or gc (RV64GC, glibc: riscv64-linux-gnu-gcc -O2 -static)")
 	jsonPath := fs.String("json", "", "write the results as JSON to this file")
 	plotPath := fs.String("plot", "", "with a delay sweep: draw speedup vs delay to this .svg or .png file; with --select at one delay: speedup per guest and scheme")
 	list := fs.Bool("list", false, "list the embedded guests and exit")
@@ -56,8 +57,13 @@ func benchCmd(args []string, stdout, stderr io.Writer) int {
 		}
 		return exitUsage
 	}
+	fl, err := corpus.ParseFlavor(*flavor)
+	if err != nil {
+		fmt.Fprintf(stderr, "rvdyn bench: --flavor: %v\n", err)
+		return exitUsage
+	}
 	if *list {
-		for _, g := range corpus.Names() {
+		for _, g := range corpus.NamesOf(fl) {
 			fmt.Fprintln(stdout, g)
 		}
 		return 0
@@ -66,7 +72,7 @@ func benchCmd(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "rvdyn bench: unexpected argument %q\n", fs.Arg(0))
 		return exitUsage
 	}
-	cfg := bench.Config{Runs: *runs, Small: *small, Guests: splitList(*guestList, ","), Modes: splitList(*modes, ","), Ablation: *ablation, Specialize: *specialize}
+	cfg := bench.Config{Runs: *runs, Small: *small, Guests: splitList(*guestList, ","), Modes: splitList(*modes, ","), Ablation: *ablation, Specialize: *specialize, Flavor: fl}
 	switch p := strings.ReplaceAll(strings.ToLower(*predict), " ", ""); p {
 	case "net":
 	case "net,path", "path,net":
@@ -93,7 +99,6 @@ func benchCmd(args []string, stdout, stderr io.Writer) int {
 		}
 	}
 	cfg.Metrics = *metrics && (cfg.PathPrediction || len(cfg.Selects) > 1 || len(cfg.Selects) == 1 && cfg.Selects[0] != "net")
-	var err error
 	if cfg.Delays, err = parseInts(*delays, 0); err != nil {
 		fmt.Fprintf(stderr, "rvdyn bench: --delays: %v\n", err)
 		return exitUsage
