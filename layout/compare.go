@@ -3,6 +3,7 @@
 package layout
 
 import (
+	"math"
 	"math/rand/v2"
 	"sort"
 )
@@ -19,11 +20,17 @@ const ChiTrials = 1e6
 // the sum over blocks with an expected count of (O-E)^2/E. Blocks the
 // complete profile never executed have no expected count; observed
 // weight on them (impossible when both profiles come from the same input)
-// is returned as stray, a share of the observed total.
+// is returned as stray, a share of the observed total. An empty observed
+// profile (no samples) fits nothing: chi2 is +Inf, never the 0 of a
+// perfect fit; an empty expected profile leaves the statistic undefined
+// (NaN).
 func ChiSquare(observed, expected Profile) (chi2, stray float64) {
 	to, te := observed.Total(), expected.Total()
-	if to == 0 || te == 0 {
-		return 0, 0
+	switch {
+	case te == 0:
+		return math.NaN(), 0
+	case to == 0:
+		return math.Inf(1), 0
 	}
 	for i, e := range expected {
 		o := observed[i] / to * ChiTrials

@@ -3,6 +3,7 @@
 package layout
 
 import (
+	"math"
 	"slices"
 	"testing"
 )
@@ -20,6 +21,13 @@ func TestChiSquare(t *testing.T) {
 	}
 	if _, stray := ChiSquare(Profile{1, 1, 1, 1}, c); stray != 0.25 {
 		t.Errorf("stray = %v, want 0.25", stray)
+	}
+	// No samples is no evidence: the worst fit, never the 0 of a perfect one.
+	if chi, _ := ChiSquare(Profile{0, 0, 0, 0}, c); !math.IsInf(chi, 1) {
+		t.Errorf("empty sample set: chi2 %v, want +Inf", chi)
+	}
+	if chi, _ := ChiSquare(Profile{1, 2, 3, 4}, Profile{0, 0, 0, 0}); !math.IsNaN(chi) {
+		t.Errorf("empty complete profile: chi2 %v, want NaN", chi)
 	}
 	e := Expected(Profile{100, 1, 50}, 1)
 	if e[1] != 0 || e[0] < 100 || e[2] < 50 {
