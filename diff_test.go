@@ -133,7 +133,10 @@ func TestGuestsAgree(t *testing.T) {
 			if diffSize == corpus.Full && (flavor == corpus.GC || corpus.FloatingPoint(name)) {
 				c = fullSizeSubset(cfgs)
 			}
-			t.Run(flavor.String()+"/"+name, func(t *testing.T) { guestAgrees(t, name, flavor, c) })
+			t.Run(flavor.String()+"/"+name, func(t *testing.T) {
+				t.Parallel() // each run is its own VM: guests share nothing
+				guestAgrees(t, name, flavor, c)
+			})
 		}
 	}
 }

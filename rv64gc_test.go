@@ -33,6 +33,7 @@ func TestRV64GCPrograms(t *testing.T) {
 	for _, path := range elfs {
 		name := strings.TrimSuffix(filepath.Base(path), ".elf")
 		t.Run(name, func(t *testing.T) {
+			t.Parallel()
 			image, err := os.ReadFile(path)
 			if err != nil {
 				t.Fatal(err)
