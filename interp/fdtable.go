@@ -23,7 +23,7 @@ type gfile struct {
 	// nonblock: the guest asked for O_NONBLOCK (openat, fcntl), so a
 	// transfer never waits. Standard streams are always blocking.
 	nonblock bool
-	kind     fileKind // cached by mayBlock
+	kind     fileKind // cached by blockKind
 }
 
 // A fileKind says whether a read or write of a file may have to wait.

@@ -199,6 +199,9 @@ func (m *Machine) waitIO(h int, b []byte, write bool, k fileKind) uint64 {
 		switch {
 		case err == unix.EAGAIN || err == unix.EINTR:
 			continue
+		case err == unix.EPIPE && done > 0:
+			m.raise(sigPipe) // as the kernel does after a short write
+			return uint64(done)
 		case err != nil && done > 0:
 			return uint64(done)
 		case err != nil:
