@@ -5,6 +5,7 @@ package rvdyn
 import (
 	"bytes"
 	"io"
+	"os"
 	"time"
 
 	"rvdyn/net"
@@ -63,11 +64,26 @@ func newTraceMetrics(image []byte, o *Options) *traceMetrics {
 	cfg.Strace = nil
 	if o.Stdin != nil {
 		t.stdin = new(bytes.Buffer)
-		o.Config.Stdin = io.TeeReader(o.Stdin, t.stdin)
+		in := o.Stdin
+		o.Config.Stdin = io.TeeReader(in, t.stdin)
+		if f, ok := in.(*os.File); ok {
+			// A read of it can still wait in poll, where the timeout
+			// or a signal can end it.
+			o.Config.Stdin = teeFile{o.Config.Stdin, f}
+		}
 	}
 	t.guest = net.Guest{Image: image, Config: cfg}
 	return t
 }
+
+// teeFile is a tee of standard input that says which host file it reads
+// (interp.StreamFile).
+type teeFile struct {
+	io.Reader
+	f *os.File
+}
+
+func (t teeFile) File() *os.File { return t.f }
 
 // trace logs a compiled trace whose head pc was predicted when at
 // instructions had retired. A nil receiver does nothing.

@@ -465,7 +465,12 @@ func (vm *VM) Run() (int, error) {
 	}
 	err = vm.timeoutErr(err)
 	vm.ctr.wall = time.Since(start)
-	if vm.metrics != nil {
+	switch {
+	case vm.metrics != nil && errors.Is(err, ErrTimeout):
+		// The profiling run would take as long again (and replay any
+		// sleep): a timed-out run is not scored.
+		vm.metrics.result = &TraceMetrics{Delay: vm.sel.Delay(), Hot: vm.metrics.hot, Error: "not scored: the run timed out"}
+	case vm.metrics != nil:
 		vm.metrics.score(vm)
 	}
 	if e := vm.m.HostError(); e != nil && err == nil {

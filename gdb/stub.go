@@ -87,10 +87,24 @@ var ErrKilled = errors.New("killed by the debugger")
 
 // Serve answers the debugger on rw until it detaches (nil error, the
 // program left to run by the caller), kills the program (ErrKilled), the
-// program exits (nil) or the connection fails.
+// program exits (nil) or the connection fails. A connection the debugger
+// closes, even in the middle of a packet or before acknowledging a
+// reply, ends the session as a detach does (nil).
 func Serve(rw io.ReadWriter, t Target) error {
 	s := &stub{r: bufio.NewReader(rw), w: rw, t: t}
 	s.conn, _ = rw.(deadliner)
+	err := s.serve()
+	switch {
+	case s.killed:
+		return ErrKilled
+	case errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF):
+		return nil
+	}
+	return err
+}
+
+// serve is Serve's loop; nil means the session is over.
+func (s *stub) serve() error {
 	for {
 		pkt, err := s.read()
 		if errors.Is(err, errTooLong) {
@@ -100,9 +114,6 @@ func Serve(rw io.ReadWriter, t Target) error {
 			continue
 		}
 		if err != nil {
-			if errors.Is(err, io.EOF) {
-				return nil
-			}
 			return err
 		}
 		reply, done, err := s.handle(pkt)
@@ -115,9 +126,6 @@ func Serve(rw io.ReadWriter, t Target) error {
 			}
 		}
 		if done {
-			if s.killed {
-				return ErrKilled
-			}
 			return nil
 		}
 	}

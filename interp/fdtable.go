@@ -23,7 +23,7 @@ type gfile struct {
 	// nonblock: the guest asked for O_NONBLOCK (openat, fcntl), so a
 	// transfer never waits. Standard streams are always blocking.
 	nonblock bool
-	kind     fileKind // cached by mayBlock
+	kind     fileKind // cached by blockKind
 }
 
 // A fileKind says whether a read or write of a file may have to wait.
@@ -156,15 +156,28 @@ func (t *fdTable) drop(fd uint64) bool {
 	return true
 }
 
+// A StreamFile is a standard input (Config.Stdin) that reads a host file
+// through something else, such as a tee that keeps a copy of what the
+// guest reads: File is that file. As for an *os.File, the guest's reads
+// wait for it in poll, where a signal can end the wait, before Read is
+// called, and it is the file that fstat, lseek, pread and mmap see.
+type StreamFile interface {
+	io.Reader
+	File() *os.File
+}
+
 // stdFd returns the host fd behind a standard stream when it is an
-// *os.File (rvdyn's own stdin/stdout/stderr), or -1.
+// *os.File (rvdyn's own stdin/stdout/stderr) or a StreamFile, or -1.
 func (f *gfile) stdFd() int {
 	var x any = f.r
 	if f.w != nil {
 		x = f.w
 	}
-	if of, ok := x.(*os.File); ok {
-		return int(of.Fd())
+	switch s := x.(type) {
+	case *os.File:
+		return int(s.Fd())
+	case StreamFile:
+		return int(s.File().Fd())
 	}
 	return -1
 }

@@ -2,6 +2,7 @@ package interp_test
 
 import (
 	"encoding/binary"
+	"io"
 	"os"
 	"path/filepath"
 	"syscall"
@@ -31,6 +32,14 @@ func hostPipe(t *testing.T) (r, w *os.File) {
 	return r, w
 }
 
+// teeFile is a standard input read through a tee (interp.StreamFile).
+type teeFile struct {
+	io.Reader
+	f *os.File
+}
+
+func (t teeFile) File() *os.File { return t.f }
+
 // putWords writes 64-bit words at the data segment and returns its address.
 func putWords(m *interp.Machine, ws ...uint64) uint64 {
 	b := m.Mem.Bytes(data, 8*uint64(len(ws)))
@@ -54,6 +63,10 @@ func TestSignalEndsBlockingCalls(t *testing.T) {
 		{"read of an empty stdin pipe", interp.SigKill, func(t *testing.T) interp.Config {
 			r, _ := hostPipe(t)
 			return interp.Config{Stdin: r}
+		}, func(t *testing.T, m *interp.Machine) { call(t, m, interp.SysRead, 0, data, 16) }},
+		{"read of an empty pipe through a tee", interp.SigKill, func(t *testing.T) interp.Config {
+			r, _ := hostPipe(t)
+			return interp.Config{Stdin: teeFile{io.TeeReader(r, io.Discard), r}}
 		}, func(t *testing.T, m *interp.Machine) { call(t, m, interp.SysRead, 0, data, 16) }},
 		{"read of an empty FIFO", interp.SigUsr1, func(t *testing.T) interp.Config {
 			root := t.TempDir()

@@ -117,9 +117,15 @@ func (m *Machine) transfer1(f *gfile, b []byte, off int64, write bool) uint64 {
 		return 0
 	}
 	if h := f.stdFd(); h >= 0 {
-		if k := f.blockKind(h); k != kindNever {
-			return m.waitIO(h, b, write, k) // the host file itself, not the *os.File
+		switch k := f.blockKind(h); {
+		case k != kindNever && write:
+			// The host file itself: a broken pipe is the guest's
+			// SIGPIPE, where os.File would end rvdyn on fd 1 and 2.
+			return m.waitIO(h, b, write, k)
+		case k != kindNever && !m.wait(h, unix.POLLIN):
+			return neg(eINTR) // the guest was ended while it waited
 		}
+		// Ready: read through the stream (a tee keeps its copy).
 	}
 	var k int
 	var err error
@@ -199,6 +205,9 @@ func (m *Machine) waitIO(h int, b []byte, write bool, k fileKind) uint64 {
 		switch {
 		case err == unix.EAGAIN || err == unix.EINTR:
 			continue
+		case err == unix.EPIPE && done > 0:
+			m.raise(sigPipe) // as the kernel does after a short write
+			return uint64(done)
 		case err != nil && done > 0:
 			return uint64(done)
 		case err != nil:
