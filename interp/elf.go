@@ -208,7 +208,7 @@ const (
 	atExecfn        = 31
 	atMinsigstksz   = 51
 	minSigStkSz     = 2048 // RISC-V Linux's MINSIGSTKSZ
-	hwcapRV64IMAFDC = 1<<('I'-'A') | 1<<('M'-'A') | 1<<('A'-'A') | 1<<('F'-'A') | 1<<('D'-'A') | 1<<('C'-'A')
+	hwcapRV64IMAFDC = 1<<('I'-'A') | 1<<('M'-'A') | 1 /* 'A'-'A' */ | 1<<('F'-'A') | 1<<('D'-'A') | 1<<('C'-'A')
 )
 
 // HWCAP is the AT_HWCAP word a guest sees: one bit per single-letter

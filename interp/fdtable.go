@@ -65,9 +65,6 @@ type fdTable struct {
 // maxFds is the guest's RLIMIT_NOFILE.
 const maxFds = 1024
 
-// atFdcwd is AT_FDCWD as the guest passes it (a 64-bit register holding -100).
-const atFdcwd = ^uint64(99)
-
 // isCwd reports whether a directory fd argument is AT_FDCWD. The kernel
 // reads fd arguments as C ints, the low 32 bits of the register.
 func isCwd(dirfd uint64) bool { return int32(dirfd) == -100 }
