@@ -4,8 +4,10 @@ package layout
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"maps"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -67,7 +69,39 @@ type ChiRow struct {
 	Row  string  `json:"row"`            // "1 sample set", ..., "expected", "good match"
 	Kind SetKind `json:"kind,omitempty"` // the sets summed; "" for the two reference rows
 	Sets int     `json:"sets,omitempty"`
+	// Chi2 is the statistic; +Inf for sets that hold no sample (JSON
+	// null: JSON has no infinity).
 	Chi2 float64 `json:"chi2"`
+}
+
+// chiRowJSON is ChiRow as JSON holds it: Chi2 null when not finite.
+type chiRowJSON struct {
+	Row  string   `json:"row"`
+	Kind SetKind  `json:"kind,omitempty"`
+	Sets int      `json:"sets,omitempty"`
+	Chi2 *float64 `json:"chi2"`
+}
+
+// MarshalJSON writes a row whose sets hold no sample with chi2 null.
+func (r ChiRow) MarshalJSON() ([]byte, error) {
+	j := chiRowJSON{Row: r.Row, Kind: r.Kind, Sets: r.Sets}
+	if !math.IsInf(r.Chi2, 0) && !math.IsNaN(r.Chi2) {
+		j.Chi2 = &r.Chi2
+	}
+	return json.Marshal(j)
+}
+
+// UnmarshalJSON reads a null chi2 back as +Inf (no samples).
+func (r *ChiRow) UnmarshalJSON(b []byte) error {
+	var j chiRowJSON
+	if err := json.Unmarshal(b, &j); err != nil {
+		return err
+	}
+	*r = ChiRow{Row: j.Row, Kind: j.Kind, Sets: j.Sets, Chi2: math.Inf(1)}
+	if j.Chi2 != nil {
+		r.Chi2 = *j.Chi2
+	}
+	return nil
 }
 
 // A Layout is one procedure order of a guest, applied and measured.

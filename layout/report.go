@@ -5,6 +5,7 @@ package layout
 import (
 	"fmt"
 	"io"
+	"math"
 	"text/tabwriter"
 	"time"
 
@@ -31,7 +32,9 @@ func WriteTable5(w io.Writer, rs []*Result) {
 	for i, row := range rs[0].Table5 {
 		fmt.Fprintf(tw, "%s\t", row.Row)
 		for _, r := range rs {
-			if i < len(r.Table5) && r.Table5[i].Row == row.Row {
+			if i < len(r.Table5) && r.Table5[i].Row == row.Row && math.IsInf(r.Table5[i].Chi2, 1) {
+				fmt.Fprint(tw, "no samples\t")
+			} else if i < len(r.Table5) && r.Table5[i].Row == row.Row {
 				fmt.Fprintf(tw, "%.0f\t", r.Table5[i].Chi2)
 			} else {
 				fmt.Fprint(tw, "-\t")
