@@ -34,25 +34,7 @@ func TestGDB(t *testing.T) {
 	}
 	for _, mode := range []string{"dynamo", "interp"} {
 		t.Run(mode, func(t *testing.T) {
-			pr, pw := io.Pipe()
-			done := make(chan int, 1)
-			go func() {
-				var out strings.Builder
-				done <- runCmd([]string{"--mode=" + mode, "--gdb=127.0.0.1:0", elf}, strings.NewReader(""), &out, pw)
-				pw.Close()
-			}()
-			sc := bufio.NewScanner(pr)
-			var addr string
-			for sc.Scan() {
-				if a, ok := strings.CutPrefix(sc.Text(), "rvdyn: waiting for gdb on "); ok {
-					addr = a
-					break
-				}
-			}
-			go io.Copy(io.Discard, pr)
-			if addr == "" {
-				t.Fatal("rvdyn did not report its gdb address")
-			}
+			addr, done := startGDBRun(t, &strings.Builder{}, "--mode="+mode, "--gdb=127.0.0.1:0", elf)
 			cmd := exec.Command(gdbPath, "-batch", "-nx",
 				"-ex", "file "+elf,
 				"-ex", "target remote "+addr,
@@ -109,25 +91,8 @@ func TestGDBFloat(t *testing.T) {
 	const elf = "../../testdata/rv64gc/hello.elf"
 	for _, mode := range []string{"dynamo", "interp"} {
 		t.Run(mode, func(t *testing.T) {
-			pr, pw := io.Pipe()
-			done := make(chan int, 1)
 			var out strings.Builder
-			go func() {
-				done <- runCmd([]string{"--mode=" + mode, "--gdb=127.0.0.1:0", "-U", "HOME", elf}, strings.NewReader(""), &out, pw)
-				pw.Close()
-			}()
-			sc := bufio.NewScanner(pr)
-			var addr string
-			for sc.Scan() {
-				if a, ok := strings.CutPrefix(sc.Text(), "rvdyn: waiting for gdb on "); ok {
-					addr = a
-					break
-				}
-			}
-			go io.Copy(io.Discard, pr)
-			if addr == "" {
-				t.Fatal("rvdyn did not report its gdb address")
-			}
+			addr, done := startGDBRun(t, &out, "--mode="+mode, "--gdb=127.0.0.1:0", "-U", "HOME", elf)
 			cmd := exec.Command(gdbPath, "-batch", "-nx",
 				"-ex", "file "+elf,
 				"-ex", "target remote "+addr,
@@ -167,4 +132,29 @@ func TestGDBFloat(t *testing.T) {
 			}
 		})
 	}
+}
+
+// startGDBRun starts `rvdyn run ARGS` (with --gdb) on its own goroutine,
+// the guest's stdout going to out, and returns the address it waits for
+// gdb on and the channel its exit status arrives on.
+func startGDBRun(t *testing.T, out io.Writer, args ...string) (addr string, done chan int) {
+	t.Helper()
+	pr, pw := io.Pipe()
+	done = make(chan int, 1)
+	go func() {
+		done <- runCmd(args, strings.NewReader(""), out, pw)
+		pw.Close()
+	}()
+	sc := bufio.NewScanner(pr)
+	for sc.Scan() {
+		if a, ok := strings.CutPrefix(sc.Text(), "rvdyn: waiting for gdb on "); ok {
+			addr = a
+			break
+		}
+	}
+	go io.Copy(io.Discard, pr)
+	if addr == "" {
+		t.Fatal("rvdyn did not report its gdb address")
+	}
+	return addr, done
 }
