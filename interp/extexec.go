@@ -2,7 +2,10 @@
 
 package interp
 
-import "time"
+import (
+	"fmt"
+	"time"
+)
 
 // The CSRs a user-mode Linux process may access (ISA manual, "Control and
 // Status Register Listing"); any other is an illegal instruction, as
@@ -32,12 +35,7 @@ func CSRName(csr uint16) string {
 	case CSRInstret:
 		return "instret"
 	}
-	return "0x" + hex3(csr)
-}
-
-func hex3(v uint16) string {
-	const digits = "0123456789abcdef"
-	return string([]byte{digits[v>>8&15], digits[v>>4&15], digits[v&15]})
+	return fmt.Sprintf("0x%03x", csr)
 }
 
 // TimebaseHz is the frequency of the time CSR: 10 MHz, the timebase of
@@ -131,10 +129,9 @@ func (m *Machine) execExt(in Inst, pc uint64, e *Event) error {
 	return nil
 }
 
-// execCSR executes a Zicsr instruction. As the ISA specifies, csrrw with
-// rd = x0 does not read the CSR, and csrrs/csrrc with rs1 = x0 (or a zero
-// immediate) do not write it, so that reading a read-only counter is
-// legal and writing one is not.
+// execCSR executes a Zicsr instruction. As the ISA specifies, csrrs and
+// csrrc with rs1 = x0 (or a zero immediate) do not write the CSR, so that
+// reading a read-only counter is legal and writing one is not.
 func (m *Machine) execCSR(in Inst, pc uint64, e *Event) error {
 	x := &m.CPU.X
 	csr := uint16(in.Imm)
@@ -144,14 +141,10 @@ func (m *Machine) execCSR(in Inst, pc uint64, e *Event) error {
 	}
 	illegal := &Fault{Kind: FaultIllegal, PC: pc, Raw: in.Raw}
 	write := in.Op == OpCSRRW || in.Op == OpCSRRWI || in.Rs1 != 0
-	var old uint64
-	if in.Op != OpCSRRW && in.Op != OpCSRRWI || in.Rd != 0 {
-		v, ok := m.csrRead(csr)
-		if !ok {
-			return illegal
-		}
-		old = v
-	} else if _, ok := m.csrRead(csr); !ok {
+	// No CSR here has a read side effect, so reading even where the ISA
+	// says csrrw does not (rd = x0) changes nothing.
+	old, ok := m.csrRead(csr)
+	if !ok {
 		return illegal
 	}
 	if write {

@@ -112,7 +112,7 @@ func (m *Machine) sysReadlinkat(dirfd, pathp, buf, size uint64) uint64 {
 // or with no timeout ends the run (ErrFutexDeadlock): no other thread
 // exists to wake it.
 func (m *Machine) sysFutex(uaddr, op, val, timeout uint64) uint64 {
-	switch op & 0x7f &^ 0x80 { // without FUTEX_PRIVATE_FLAG (128) and FUTEX_CLOCK_REALTIME (256)
+	switch op & 0x7f { // without FUTEX_PRIVATE_FLAG (128) and FUTEX_CLOCK_REALTIME (256)
 	case futexWake, futexWakeB:
 		if uaddr&3 != 0 {
 			return neg(eINVAL)
