@@ -381,6 +381,7 @@ func (c *Cache) Enter(f *Fragment, st *fragment.State, mem uintptr) *ExitRecord 
 	st.Exit = 0xffffffff // stubs write the low 32 bits only
 	st.IBL = uintptr(unsafe.Pointer(&c.iblMem[0]))
 	enter(f.Entry, st, mem)
+	st.AccrueFlags()
 	c.stats.ExitsTaken++
 	e := c.Exit(st.Exit)
 	if e == nil {

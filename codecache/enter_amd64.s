@@ -13,13 +13,29 @@
 // assembler's own prologue and epilogue save it too, as for any frame
 // larger than 0). R14 (g in ABIInternal) is restored by the ABI0 ->
 // ABIInternal wrapper.
-TEXT ·enter(SB), NOSPLIT, $8-24
+//
+// The SSE exception flags (MXCSR bits 0..5) are sticky: Go code may have
+// left some set, so they are cleared before native code runs (only when
+// set: LDMXCSR is slow), and MXCSR is saved in State on return, where
+// fragment.State.AccrueFlags turns what native code raised into the
+// guest's fflags. The rest of MXCSR (round to nearest, exceptions
+// masked, as Go keeps it) is left alone.
+TEXT ·enter(SB), NOSPLIT, $16-24
 	MOVQ BP, savedbp-8(SP)
+	STMXCSR mxcsr-16(SP)
+	MOVL mxcsr-16(SP), AX
+	TESTL $0x3f, AX
+	JEQ clean
+	ANDL $~0x3f, AX
+	MOVL AX, mxcsr-16(SP)
+	LDMXCSR mxcsr-16(SP)
+clean:
 	MOVQ code+0(FP), AX
 	MOVQ st+8(FP), R15
 	MOVQ mem+16(FP), R14
 	MOVQ State_Budget(R15), R12
 	CALL AX
 	MOVQ R12, State_Budget(R15)
+	STMXCSR State_MXCSR(R15)
 	MOVQ savedbp-8(SP), BP
 	RET

@@ -30,6 +30,7 @@ func TestTrampolineOffsets(t *testing.T) {
 		backend int
 	}{
 		{"State_Budget", unsafe.Offsetof(s.Budget), amd64.StateBudget},
+		{"State_MXCSR", unsafe.Offsetof(s.MXCSR), amd64.StateMXCSR},
 	} {
 		got, ok := defines[tc.name]
 		switch {
@@ -39,7 +40,7 @@ func TestTrampolineOffsets(t *testing.T) {
 			t.Errorf("%s = %d, but the Go struct has it at %d and the backend at %d", tc.name, got, tc.offset, tc.backend)
 		}
 	}
-	if len(defines) != 1 {
+	if len(defines) != 2 {
 		t.Errorf("state_amd64.h defines %d names; check each here", len(defines))
 	}
 }

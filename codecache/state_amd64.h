@@ -1,3 +1,4 @@
 // Offsets of fragment.State fields the trampoline uses: amd64.State* in
 // Go, pinned against unsafe.Offsetof by TestTrampolineOffsets.
 #define State_Budget 528
+#define State_MXCSR 10552

@@ -16,6 +16,12 @@ type Env = ir.Env
 // EnvOf returns the Env of a loaded machine.
 func EnvOf(m *interp.Machine) Env { return ir.EnvOf(m) }
 
+// Refuses reports whether fragments leave the recorded instruction in to
+// the interpreter although the recorder may record it: the few
+// floating-point instructions ir.FloatCompiles refuses. The dispatcher
+// ends traces before them (net.Selector.Refuse).
+func Refuses(in interp.Inst) bool { return in.Op.IsFloat() && !ir.FloatCompiles(in) }
+
 // An ExitKind says what the dispatcher does when native code leaves
 // through an exit; see ir.ExitKind.
 type ExitKind = ir.ExitKind

@@ -45,6 +45,43 @@ type State struct {
 	// (offset 832, rpa.Engine.UseNative): sampling gaps drawn ahead,
 	// native counters and the record buffer (RPA sec. 3.4.2).
 	Native rpa.NativeState
+	// MXCSR is the host's SSE control and status register as native code
+	// left it (offset 10552), saved by the trampoline on every return; the
+	// trampoline clears its sticky exception flags (bits 0..5) on entry,
+	// so they hold exactly what native code raised. AccrueFlags moves
+	// them into fflags.
+	MXCSR uint64
+}
+
+// AccrueFlags ORs the floating-point exception flags native code raised
+// (State.MXCSR's sticky flags) into the guest's fflags (CPU.FCSR bits
+// 0..4): invalid -> NV, divide-by-zero -> DZ, overflow -> OF, underflow
+// -> UF, precision -> NX. x86's denormal-operand flag has no RISC-V
+// counterpart and is dropped. The code cache calls it after every
+// return from native code, so the interpreter and CSR reads of fflags
+// see every flag a fragment raised.
+func (s *State) AccrueFlags() {
+	m := s.MXCSR
+	if m&0x3d == 0 {
+		return
+	}
+	var f uint64
+	if m&0x01 != 0 { // IE
+		f |= 0x10
+	}
+	if m&0x04 != 0 { // ZE
+		f |= 0x08
+	}
+	if m&0x08 != 0 { // OE
+		f |= 0x04
+	}
+	if m&0x10 != 0 { // UE
+		f |= 0x02
+	}
+	if m&0x20 != 0 { // PE
+		f |= 0x01
+	}
+	s.CPU.FCSR |= f
 }
 
 // NumCountdowns is the number of sampling countdowns in State: the

@@ -21,6 +21,7 @@ func TestStateLayout(t *testing.T) {
 		{"IBL", unsafe.Offsetof(s.IBL), amd64.StateIBL},
 		{"Countdown", unsafe.Offsetof(s.Countdown), amd64.StateCountdown},
 		{"Native", unsafe.Offsetof(s.Native), amd64.StateNative},
+		{"MXCSR", unsafe.Offsetof(s.MXCSR), amd64.StateMXCSR},
 	} {
 		if tc.got != tc.want {
 			t.Errorf("offset of %s = %d, generated code uses %d", tc.name, tc.got, tc.want)

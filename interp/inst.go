@@ -378,6 +378,15 @@ func FRegName(r uint8) string { return fregNames[r&31] }
 
 var rmNames = [8]string{"rne", "rtz", "rdn", "rup", "rmm", "rm5", "rm6", "dyn"}
 
+// FRegs reports, for a floating-point computational op, which of rd,
+// rs1 and rs2 name f registers (the others name x registers); an op with
+// rs3 (the fused multiply-adds) reads it as an f register.
+func (op Op) FRegs() (rd, rs1, rs2 bool) { return fregs(op) }
+
+// HasRM reports whether a floating-point op has a rounding-mode field
+// (Inst.RM): 0 rne, 1 rtz, 2 rdn, 3 rup, 4 rmm, 7 dynamic (frm).
+func (op Op) HasRM() bool { return hasRM(op) }
+
 // fregs reports which of rd, rs1 and rs2 of a floating-point op name f
 // registers (the others name x registers).
 func fregs(op Op) (rd, rs1, rs2 bool) {

@@ -107,6 +107,9 @@ type Selector struct {
 	// interpOnly, if set, names instructions native code must not run:
 	// traces end before them (see KeepInterpreted).
 	interpOnly func(pc uint64, in interp.Inst) bool
+	// refused, if set, names instructions the fragment compiler leaves
+	// to the interpreter: traces end before them too (see Refuse).
+	refused func(in interp.Inst) bool
 	// predict is the online scheme; paths holds the path counters of
 	// PredictPath (a zero count after a prediction or a Reset).
 	predict Predict
@@ -119,6 +122,13 @@ type Selector struct {
 // (the instructions whose class and profile tag a query selects) when the
 // fragment compiler does not emit the query engine. nil removes the rule.
 func (s *Selector) KeepInterpreted(f func(pc uint64, in interp.Inst) bool) { s.interpOnly = f }
+
+// Refuse makes every trace recorded from now on end (EndStop) before an
+// instruction for which f reports true: the dispatcher passes the
+// instructions the fragment compiler does not compile (a few
+// floating-point ones, fragment.Refuses), so no fragment is cut short at
+// one. nil removes the rule.
+func (s *Selector) Refuse(f func(in interp.Inst) bool) { s.refused = f }
 
 // SelectorStats describe the counter table and the heads given up.
 type SelectorStats struct {
@@ -243,7 +253,11 @@ func (s *Selector) Record(m *interp.Machine, left uint64, isFragment func(pc uin
 		return nil, 0, nil // the dispatch loop reports the limit
 	}
 	head := m.CPU.PC
-	t, reason, err := record(m, int(n), isFragment, s.interpOnly)
+	stop := s.interpOnly
+	if r, only := s.refused, s.interpOnly; r != nil {
+		stop = func(pc uint64, in interp.Inst) bool { return r(in) || only != nil && only(pc, in) }
+	}
+	t, reason, err := record(m, int(n), isFragment, stop)
 	switch {
 	case err != nil:
 		return nil, 0, err

@@ -33,6 +33,9 @@ const (
 	StateCountdown = 552
 	// StateNative is Native: the rpa.NativeState native queries use.
 	StateNative = 832
+	// StateMXCSR is MXCSR: the host's MXCSR as native code left it,
+	// saved by the trampoline (fragment.State.AccrueFlags).
+	StateMXCSR = 10552
 )
 
 // Offsets in State of the rpa.NativeState fields native queries use.

@@ -32,6 +32,12 @@ const (
 	rR13 register = x86.REG_R13
 	rMem register = x86.REG_R14 // host address of guest address 0
 	rSt  register = x86.REG_R15 // *State
+	// XMM registers, for floating point (float.go): X0..X3 are scratch.
+	// X15 is never touched: Go's internal ABI keeps it zero.
+	rX0 register = x86.REG_X0
+	rX1 register = x86.REG_X1
+	rX2 register = x86.REG_X2
+	rX3 register = x86.REG_X3
 )
 
 // An operand is an instruction operand: a register, an immediate or a
@@ -132,6 +138,61 @@ const (
 	xMOVSB // byte [DI] = [SI], SI++, DI++
 	xJMP   // through a memory operand; jumps to labels use jmp and jcc
 	xRET
+	xORL
+	xSETEQ
+	xSETPC // parity clear: ordered, after UCOMISD
+	xSETHI // above (unsigned >)
+	xSETCC // above or equal (unsigned >=)
+	// Scalar floating point (SSE2, SSE4.1 and FMA3; Go operand order,
+	// source first). The comparisons UCOMISx/COMISx x, y set the flags
+	// of comparing y with x, as Intel's "ucomisd y, x" does.
+	xMOVSD // 64 bits between XMM registers and memory
+	xMOVSS
+	xADDSD
+	xSUBSD
+	xMULSD
+	xDIVSD
+	xSQRTSD
+	xMINSD
+	xADDSS
+	xSUBSS
+	xMULSS
+	xDIVSS
+	xSQRTSS
+	xMINSS
+	xMAXSD
+	xMAXSS
+	xUCOMISD
+	xUCOMISS
+	xCOMISD
+	xCOMISS
+	xANDPD
+	xORPD
+	xXORPS
+	xCVTTSD2SL
+	xCVTTSD2SQ
+	xCVTSD2SL
+	xCVTSD2SQ
+	xCVTTSS2SL
+	xCVTTSS2SQ
+	xCVTSS2SL
+	xCVTSS2SQ
+	xCVTSL2SD
+	xCVTSQ2SD
+	xCVTSL2SS
+	xCVTSQ2SS
+	xCVTSD2SS
+	xCVTSS2SD
+	xROUNDSD // three operands (op3): $mode, source, destination
+	xROUNDSS
+	xVFMADD231SD // three operands (op3): c, b, a: a = b*c + a
+	xVFMSUB231SD
+	xVFNMADD231SD
+	xVFNMSUB231SD
+	xVFMADD231SS
+	xVFMSUB231SS
+	xVFNMADD231SS
+	xVFNMSUB231SS
 	numInsts
 )
 
@@ -150,6 +211,19 @@ var asOf = [numInsts]obj.As{
 	xSETLT: x86.ASETLT, xSETCS: x86.ASETCS,
 	xREP: x86.AREP, xSTOSB: x86.ASTOSB, xMOVSB: x86.AMOVSB,
 	xJMP: obj.AJMP, xRET: obj.ARET,
+	xORL: x86.AORL, xSETEQ: x86.ASETEQ, xSETPC: x86.ASETPC, xSETHI: x86.ASETHI, xSETCC: x86.ASETCC,
+	xMOVSD: x86.AMOVSD, xMOVSS: x86.AMOVSS,
+	xADDSD: x86.AADDSD, xSUBSD: x86.ASUBSD, xMULSD: x86.AMULSD, xDIVSD: x86.ADIVSD, xSQRTSD: x86.ASQRTSD, xMINSD: x86.AMINSD, xMAXSD: x86.AMAXSD,
+	xADDSS: x86.AADDSS, xSUBSS: x86.ASUBSS, xMULSS: x86.AMULSS, xDIVSS: x86.ADIVSS, xSQRTSS: x86.ASQRTSS, xMINSS: x86.AMINSS, xMAXSS: x86.AMAXSS,
+	xUCOMISD: x86.AUCOMISD, xUCOMISS: x86.AUCOMISS, xCOMISD: x86.ACOMISD, xCOMISS: x86.ACOMISS,
+	xANDPD: x86.AANDPD, xORPD: x86.AORPD, xXORPS: x86.AXORPS,
+	xCVTTSD2SL: x86.ACVTTSD2SL, xCVTTSD2SQ: x86.ACVTTSD2SQ, xCVTSD2SL: x86.ACVTSD2SL, xCVTSD2SQ: x86.ACVTSD2SQ,
+	xCVTTSS2SL: x86.ACVTTSS2SL, xCVTTSS2SQ: x86.ACVTTSS2SQ, xCVTSS2SL: x86.ACVTSS2SL, xCVTSS2SQ: x86.ACVTSS2SQ,
+	xCVTSL2SD: x86.ACVTSL2SD, xCVTSQ2SD: x86.ACVTSQ2SD, xCVTSL2SS: x86.ACVTSL2SS, xCVTSQ2SS: x86.ACVTSQ2SS,
+	xCVTSD2SS: x86.ACVTSD2SS, xCVTSS2SD: x86.ACVTSS2SD,
+	xROUNDSD: x86.AROUNDSD, xROUNDSS: x86.AROUNDSS,
+	xVFMADD231SD: x86.AVFMADD231SD, xVFMSUB231SD: x86.AVFMSUB231SD, xVFNMADD231SD: x86.AVFNMADD231SD, xVFNMSUB231SD: x86.AVFNMSUB231SD,
+	xVFMADD231SS: x86.AVFMADD231SS, xVFMSUB231SS: x86.AVFMSUB231SS, xVFNMADD231SS: x86.AVFNMADD231SS, xVFNMSUB231SS: x86.AVFNMSUB231SS,
 }
 
 // A cond is the condition of a conditional jump, after a CMP x, y (Go
@@ -167,12 +241,15 @@ const (
 	condAE             // x >= y, unsigned (carry clear)
 	condA              // x > y, unsigned
 	condBE             // x <= y, unsigned
+	condPS             // parity set: unordered, after UCOMISx/COMISx
+	condPC             // parity clear: ordered
+	condOS             // overflow set
 )
 
 var jccOf = [...]obj.As{
 	condEQ: x86.AJEQ, condNE: x86.AJNE, condLT: x86.AJLT, condGE: x86.AJGE,
 	condGT: x86.AJGT, condLE: x86.AJLE, condB: x86.AJCS, condAE: x86.AJCC,
-	condA: x86.AJHI, condBE: x86.AJLS,
+	condA: x86.AJHI, condBE: x86.AJLS, condPS: x86.AJPS, condPC: x86.AJPC, condOS: x86.AJOS,
 }
 
 // A label is a code position: bound (with bind) to the next instruction
@@ -275,6 +352,13 @@ func (a *assembler) emit(as obj.As, from, to obj.Addr) *obj.Prog {
 
 // op emits one instruction (Go assembler operand order: from, to).
 func (a *assembler) op(i mnemonic, from, to operand) { a.emit(asOf[i], from.addr(), to.addr()) }
+
+// op3 emits a three-operand instruction (Go assembler order: from, mid,
+// to), e.g. ROUNDSD $mode, src, dst or VFMADD231SD c, b, a.
+func (a *assembler) op3(i mnemonic, from, mid, to operand) {
+	p := a.emit(asOf[i], from.addr(), to.addr())
+	p.RestArgs = []obj.Addr{mid.addr()}
+}
 
 // branch emits a jump instruction as to l.
 func (a *assembler) branch(as obj.As, l *label) {

@@ -69,10 +69,17 @@ const (
 	// for stores too if Cover.Store, else it leaves through Exit (an
 	// interpreter exit at PC, before the access it precedes).
 	OpCheck
+	// OpFrmGuard leaves through Exit (an interpreter exit at PC, before
+	// the instruction it precedes) unless frm holds rne: it precedes the
+	// first instruction of a Func that rounds by the dynamic rounding
+	// mode, which is then compiled to round to nearest (frm cannot
+	// change inside a fragment: only CSR instructions write it, and they
+	// end traces).
+	OpFrmGuard
 	numIROps
 )
 
-var pseudoNames = [...]string{"mov", "zext.b", "zext.h", "zext.w", "sext.b", "sext.h", "sext.w", "exit", "sample", "loopcheck", "check"}
+var pseudoNames = [...]string{"mov", "zext.b", "zext.h", "zext.w", "sext.b", "sext.h", "sext.w", "exit", "sample", "loopcheck", "check", "frmguard"}
 
 func opName(op interp.Op) string {
 	if op >= interp.NumOps && op < numIROps {
@@ -140,6 +147,9 @@ type Inst struct {
 	// then the instruction's rs1 and rs2. Nil: the sampled execution
 	// leaves through Exit.
 	Native *rpa.Native
+	// F, on a floating-point instruction (IsFloat), holds its f register
+	// operands and rounding mode.
+	F FloatArgs
 }
 
 // A Cover is a widened bounds check: the check of the access that
@@ -186,7 +196,7 @@ func Width(op interp.Op) int64 {
 		return 1
 	case interp.OpLH, interp.OpLHU, interp.OpSH:
 		return 2
-	case interp.OpLW, interp.OpLWU, interp.OpSW:
+	case interp.OpLW, interp.OpLWU, interp.OpSW, interp.OpFLW, interp.OpFSW:
 		return 4
 	}
 	return 8
@@ -221,6 +231,11 @@ func (in Inst) String() string {
 	case op == OpExit:
 		fmt.Fprintf(&b, "exit %d", in.Exit)
 		return b.String()
+	case op == OpFrmGuard:
+		fmt.Fprintf(&b, "exit %d if frm != rne", in.Exit)
+		return b.String()
+	case IsFloat(op):
+		b.WriteString(in.floatString())
 	case op == OpSample:
 		fmt.Fprintf(&b, "sample countdown %d else exit %d", in.Off, in.Exit)
 		return b.String()
@@ -361,6 +376,7 @@ type Sampler func(pc uint64, in interp.Inst) (countdown int, native *rpa.Native,
 func LowerSampled(t *interp.Trace, env Env, sample Sampler) *Func {
 	env = env.Norm()
 	f := &Func{Head: t.Head, Guest: len(t.Steps), env: env}
+	frmGuarded := false // an OpFrmGuard precedes the first dynamic rounding
 	emit := func(in Inst) { f.Insts = append(f.Insts, in) }
 	for i, s := range t.Steps {
 		in, pc := s.Inst, s.PC
@@ -399,6 +415,12 @@ func LowerSampled(t *interp.Trace, env Env, sample Sampler) *Func {
 			e.Link, e.LinkVal, e.Alt = in.Rd, next, alt
 			emit(x)
 			mov(in.Rd, next)
+		case op.IsFloat() && FloatCompiles(in): // before the loads and stores: flw, fsd, ... are of their classes
+			f.lowerFloat(x, in, s.Addr, i, &frmGuarded)
+		case op.IsFloat(): // the rest of the trace is left to the interpreter
+			x.Op, x.Exit = OpExit, f.newExit(ExitInterp, pc, pc, i)
+			emit(x)
+			return f
 		case in.IsBranch():
 			target := pc + uint64(in.Imm)
 			if target == next {
@@ -431,8 +453,10 @@ func LowerSampled(t *interp.Trace, env Env, sample Sampler) *Func {
 			}
 			emit(x)
 		default:
-			// ecall, ebreak, fence.i, illegal: the recorder ends traces
-			// before these; if one appears, leave to the interpreter.
+			// ecall, ebreak, fence.i, illegal, CSR and A: the recorder
+			// ends traces before these. The floating-point instructions
+			// FloatCompiles refuses are recorded (they end no trace), so
+			// the fragment ends before them and leaves to the interpreter.
 			x.Op, x.Exit = OpExit, f.newExit(ExitInterp, pc, pc, i)
 			emit(x)
 			return f

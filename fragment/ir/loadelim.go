@@ -28,7 +28,7 @@ const maxFacts = 32
 // earlier access at the same address succeeded, so this one cannot fault
 // (a store implies a load would pass when WriteLo >= ReadLo).
 //
-// Aliasing is decided conservatively: a store kills every fact except
+// Aliasing is decided conservatively: a store (fsw and fsd too) kills every fact except
 // those off the same base value whose bytes it provably does not overlap.
 // Stores are never removed, only loads.
 func LoadElim(f *Func) {
@@ -77,7 +77,7 @@ func LoadElim(f *Func) {
 			if in.Dst != 0 && !in.A.IsReg(in.Dst) {
 				facts = append(facts, memFact{base: base, baseVer: bv, off: off, width: w, val: R(in.Dst), valVer: ver[in.Dst] + 1, op: in.Op})
 			}
-		case IsStore(in.Op):
+		case IsStore(in.Op) || IsFloatStore(in.Op):
 			base, bv, off := key(in)
 			w := Width(in.Op)
 			kept := facts[:0]
@@ -87,6 +87,9 @@ func LoadElim(f *Func) {
 				}
 			}
 			facts = kept
+			if IsFloatStore(in.Op) {
+				break // what it stores is in no x register
+			}
 			vv := 0
 			if !in.B.IsConst {
 				vv = ver[in.B.Reg]

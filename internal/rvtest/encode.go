@@ -6,7 +6,9 @@ import "rvdyn/interp"
 
 // Encode returns the instruction word for in, using its Op, registers and
 // Imm (Raw is ignored). Immediates are truncated to their field widths.
-// For interp.OpIllegal it returns 0, which is not a valid instruction.
+// F and D instructions are encoded too (encode_float.go); A and CSR
+// instructions are not. For interp.OpIllegal it returns 0, which is not a
+// valid instruction.
 func Encode(in interp.Inst) uint32 {
 	rd, rs1, rs2 := uint32(in.Rd&31), uint32(in.Rs1&31), uint32(in.Rs2&31)
 	imm := uint32(in.Imm)
@@ -77,7 +79,8 @@ func Encode(in interp.Inst) uint32 {
 	case op == interp.OpEBREAK:
 		return 0x00100073
 	}
-	return 0
+	w, _ := encodeFloat(in)
+	return w
 }
 
 // EncodeAll encodes a program, one word per instruction.

@@ -25,3 +25,33 @@ func TestEncodeRoundTrip(t *testing.T) {
 		}
 	}
 }
+
+// TestEncodeFloatRoundTrip checks that every F and D instruction Encode
+// produces decodes to its operation and encodes back to the same word.
+func TestEncodeFloatRoundTrip(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	n := 0
+	for op := interp.OpFLW; op < interp.NumOps; op++ {
+		if !op.IsFloat() {
+			continue
+		}
+		n++
+		for k := 0; k < 200; k++ {
+			in := interp.Inst{Op: op, Rd: uint8(rng.IntN(32)), Rs1: uint8(rng.IntN(32)), Rs2: uint8(rng.IntN(32))}
+			switch op {
+			case interp.OpFLW, interp.OpFLD, interp.OpFSW, interp.OpFSD:
+				in.Imm = int64(rng.IntN(4096) - 2048)
+			default:
+				in.Imm = int64([]int{0, 1, 2, 3, 4, 7}[rng.IntN(6)]) | int64(rng.IntN(32))<<8
+			}
+			w := Encode(in)
+			got := interp.Decode(w)
+			if got.Op != op || Encode(got) != w {
+				t.Fatalf("%v: Encode gives %08x, which decodes to %v (%+v)", op, w, got.Op, got)
+			}
+		}
+	}
+	if n < 60 {
+		t.Fatalf("only %d floating-point operations", n)
+	}
+}

@@ -1,0 +1,527 @@
+// Floating-point lowering: an F or D IR instruction -> scalar SSE/FMA3 code with RISC-V's NaNs, conversions and minimum/maximum.
+
+package amd64
+
+import (
+	"rvdyn/fragment/ir"
+	"rvdyn/interp"
+)
+
+// RISC-V semantics at the cost of a check, not a call:
+//
+//   - Rounding: fragments run with the host's MXCSR as Go leaves it
+//     (round to nearest even, exceptions masked). An instruction's static
+//     rounding mode other than rne is compiled into the instruction where
+//     it matters (the truncating conversions, ROUNDSD for rdn and rup);
+//     a dynamic one is rne behind the Func's ir.OpFrmGuard.
+//   - Exception flags: the host's sticky MXCSR flags accrue while native
+//     code runs; the trampoline clears them on entry and saves them on
+//     return, and the code cache ORs them into fflags (codecache.Enter,
+//     FFlagsOfMXCSR), so the interpreter and CSR reads see them. x86
+//     detects tininess after rounding, as RISC-V does, and raises the
+//     same invalid, divide-by-zero, overflow, underflow and inexact
+//     flags for the operations compiled here; its denormal-operand flag
+//     has no RISC-V counterpart and is dropped.
+//   - NaNs: x86 returns an operand's NaN (or its default NaN, which is
+//     negative); RISC-V returns the canonical NaN. After each arithmetic
+//     operation a UCOMISx of the result with itself sets the parity flag
+//     only for a NaN, and the fix-up loading the canonical NaN is out of
+//     line.
+//   - Singles live NaN-boxed in the 64-bit f registers. A single operand
+//     is loaded as all 64 bits; if the upper half is not all ones it
+//     reads as the canonical NaN (out of line). The scalar single
+//     operations change only the low 32 bits of their destination, so a
+//     result computed into a boxed operand's register is boxed.
+//   - Conversions to integers truncate or round with CVTTSx2SI/CVTSx2SI,
+//     which return the "integer indefinite" (the most negative integer)
+//     for NaN and out-of-range inputs; RISC-V saturates (NaN and positive
+//     overflow to the largest integer), so that one result takes an out
+//     of line fix-up.
+//   - fmin/fmax: MINSD/MAXSD disagree with RISC-V for NaNs and signed
+//     zeros; a UCOMISx first sends those (rare) cases out of line.
+//
+// The f registers live in State (CPU.F): each instruction loads its
+// operands into the scratch registers X0..X2 and stores its result.
+
+// Canonical NaNs and the NaN box.
+const (
+	canonNaN64 = 0x7ff8000000000000
+	canonNaN32 = 0xffffffff_7fc00000 // boxed
+	nanBox     = 0xffffffff_00000000
+)
+
+// fslot is f register r in State; fhigh is its upper half.
+func fslot(r uint8) operand { return mem(rSt, StateF+8*int64(r)) }
+func fhigh(r uint8) operand { return mem(rSt, StateF+8*int64(r)+4) }
+
+// outOfLine emits a jump on cc to code emitted after the exit stubs,
+// which runs body and jumps back to the instruction after the jump.
+func (c *compiler) outOfLine(cc cond, pc uint64, body func(back *label)) {
+	a := c.a
+	l, back := &label{}, &label{}
+	a.jcc(cc, l)
+	a.bind(back)
+	c.cold = append(c.cold, func() {
+		c.mark(pc)
+		a.bind(l)
+		body(back)
+		a.jmp(back)
+	})
+}
+
+// loadConstX puts the 64-bit constant v into XMM register x (through AX).
+func (c *compiler) loadConstX(v uint64, x register) {
+	c.a.op(xMOVQ, imm(int64(v)), reg(rAX))
+	c.a.op(xMOVQ, reg(rAX), reg(x))
+}
+
+// loadSingle puts f register r, a NaN-boxed single, into XMM register x
+// (all 64 bits): the boxed canonical NaN if r is not properly boxed.
+func (c *compiler) loadSingle(r uint8, x register, pc uint64) {
+	c.a.op(xMOVSD, fslot(r), reg(x))
+	c.a.op(xCMPL, fhigh(r), imm(-1))
+	c.outOfLine(condNE, pc, func(*label) { c.loadConstX(canonNaN32, x) })
+}
+
+// loadFloat puts f register r into x: a double as it is, a single
+// unboxed as loadSingle does.
+func (c *compiler) loadFloat(r uint8, x register, single bool, pc uint64) {
+	if single {
+		c.loadSingle(r, x, pc)
+		return
+	}
+	c.a.op(xMOVSD, fslot(r), reg(x))
+}
+
+// canonicalize replaces a NaN in x by the canonical NaN.
+func (c *compiler) canonicalize(x register, single bool, pc uint64) {
+	if single {
+		c.a.op(xUCOMISS, reg(x), reg(x))
+		c.outOfLine(condPS, pc, func(*label) { c.loadConstX(canonNaN32, x) })
+		return
+	}
+	c.a.op(xUCOMISD, reg(x), reg(x))
+	c.outOfLine(condPS, pc, func(*label) { c.loadConstX(canonNaN64, x) })
+}
+
+// singleOp reports whether a floating-point op's f operands are singles.
+func singleOp(op interp.Op) bool {
+	switch op {
+	case interp.OpFLW, interp.OpFSW, interp.OpFCVTDS:
+		return true
+	case interp.OpFLD, interp.OpFSD, interp.OpFCVTSD:
+		return false
+	}
+	return op < interp.OpFMADDD
+}
+
+var (
+	arith = map[interp.Op]mnemonic{
+		interp.OpFADDD: xADDSD, interp.OpFSUBD: xSUBSD, interp.OpFMULD: xMULSD, interp.OpFDIVD: xDIVSD,
+		interp.OpFADDS: xADDSS, interp.OpFSUBS: xSUBSS, interp.OpFMULS: xMULSS, interp.OpFDIVS: xDIVSS,
+	}
+	// fused maps RISC-V's fused multiply-adds to FMA3: fnmsub is
+	// -(a*b)+c, x86's fnmadd, and fnmadd is -(a*b)-c, x86's fnmsub.
+	fused = map[interp.Op]mnemonic{
+		interp.OpFMADDD: xVFMADD231SD, interp.OpFMSUBD: xVFMSUB231SD, interp.OpFNMSUBD: xVFNMADD231SD, interp.OpFNMADDD: xVFNMSUB231SD,
+		interp.OpFMADDS: xVFMADD231SS, interp.OpFMSUBS: xVFMSUB231SS, interp.OpFNMSUBS: xVFNMADD231SS, interp.OpFNMADDS: xVFNMSUB231SS,
+	}
+)
+
+// lowerFloat lowers floating-point IR instruction i.
+func (c *compiler) lowerFloat(i int, in ir.Inst) {
+	a := c.a
+	op, pc := in.Op, in.PC
+	single := singleOp(op)
+	ucomis, comis := xUCOMISD, xCOMISD
+	if single {
+		ucomis, comis = xUCOMISS, xCOMISS
+	}
+	switch op {
+	case interp.OpFLD, interp.OpFLW:
+		m := c.access(i, in, c.env.ReadLo)
+		if op == interp.OpFLD {
+			a.op(xMOVQ, m, reg(rDX))
+		} else {
+			a.op(xMOVL, m, reg(rDX))
+			a.op(xMOVQ, imm(-1<<32), reg(rCX)) // nanBox
+			a.op(xORQ, reg(rCX), reg(rDX))
+		}
+		a.op(xMOVQ, reg(rDX), fslot(in.F.D))
+	case interp.OpFSD, interp.OpFSW:
+		m := c.access(i, in, c.env.WriteLo)
+		if op == interp.OpFSD {
+			a.op(xMOVQ, fslot(in.F.B), reg(rDX))
+			a.op(xMOVQ, reg(rDX), m)
+		} else {
+			a.op(xMOVL, fslot(in.F.B), reg(rDX))
+			a.op(xMOVL, reg(rDX), m)
+		}
+	case interp.OpFADDD, interp.OpFSUBD, interp.OpFMULD, interp.OpFDIVD:
+		a.op(xMOVSD, fslot(in.F.A), reg(rX0))
+		a.op(arith[op], fslot(in.F.B), reg(rX0))
+		c.finishFloat(in, false)
+	case interp.OpFADDS, interp.OpFSUBS, interp.OpFMULS, interp.OpFDIVS:
+		c.loadSingle(in.F.A, rX0, pc)
+		c.loadSingle(in.F.B, rX1, pc)
+		a.op(arith[op], reg(rX1), reg(rX0))
+		c.finishFloat(in, true)
+	case interp.OpFSQRTD:
+		a.op(xSQRTSD, fslot(in.F.A), reg(rX0))
+		c.finishFloat(in, false)
+	case interp.OpFSQRTS:
+		c.loadSingle(in.F.A, rX0, pc)
+		a.op(xSQRTSS, reg(rX0), reg(rX0))
+		c.finishFloat(in, true)
+	case interp.OpFMADDD, interp.OpFMSUBD, interp.OpFNMSUBD, interp.OpFNMADDD,
+		interp.OpFMADDS, interp.OpFMSUBS, interp.OpFNMSUBS, interp.OpFNMADDS:
+		c.loadFloat(in.F.C, rX0, single, pc)
+		c.loadFloat(in.F.A, rX1, single, pc)
+		c.loadFloat(in.F.B, rX2, single, pc)
+		a.op3(fused[op], reg(rX2), reg(rX1), reg(rX0))
+		// RISC-V's fused multiply-add is invalid for 0 * inf even when
+		// the addend is a quiet NaN; x86's then raises nothing.
+		a.op(ucomis, reg(rX0), reg(rX0))
+		c.outOfLine(condPS, pc, func(*label) {
+			c.loadConstX(map[bool]uint64{false: canonNaN64, true: canonNaN32}[single], rX0)
+			c.invalidProduct(single)
+		})
+		a.op(xMOVSD, reg(rX0), fslot(in.F.D))
+	case interp.OpFSGNJD, interp.OpFSGNJND, interp.OpFSGNJXD, interp.OpFSGNJS, interp.OpFSGNJNS, interp.OpFSGNJXS:
+		c.lowerSignInject(in, single)
+	case interp.OpFMIND, interp.OpFMAXD, interp.OpFMINS, interp.OpFMAXS:
+		c.lowerMinMax(in, single)
+	case interp.OpFEQD, interp.OpFEQS:
+		// feq is quiet: UCOMISx raises invalid for signalling NaNs only.
+		c.loadFloat(in.F.A, rX0, single, pc)
+		c.loadFloat(in.F.B, rX1, single, pc)
+		a.op(xXORL, reg(rDX), reg(rDX))
+		a.op(xXORL, reg(rCX), reg(rCX))
+		a.op(ucomis, reg(rX1), reg(rX0))
+		a.op(xSETEQ, none, reg(rDX))
+		a.op(xSETPC, none, reg(rCX))
+		a.op(xANDL, reg(rCX), reg(rDX))
+		c.store(rDX, in.Dst)
+	case interp.OpFLTD, interp.OpFLED, interp.OpFLTS, interp.OpFLES:
+		// flt and fle signal: COMISx raises invalid for any NaN. a < b
+		// is b above a, a <= b is b above or equal (neither when
+		// unordered: carry and zero set).
+		c.loadFloat(in.F.B, rX0, single, pc)
+		c.loadFloat(in.F.A, rX1, single, pc)
+		a.op(xXORL, reg(rDX), reg(rDX))
+		a.op(comis, reg(rX1), reg(rX0))
+		set := xSETHI
+		if op == interp.OpFLED || op == interp.OpFLES {
+			set = xSETCC
+		}
+		a.op(set, none, reg(rDX))
+		c.store(rDX, in.Dst)
+	case interp.OpFCVTWD, interp.OpFCVTLD, interp.OpFCVTWS, interp.OpFCVTLS:
+		c.lowerToInt(in, single)
+	case interp.OpFCVTDW, interp.OpFCVTDWU, interp.OpFCVTDL, interp.OpFCVTSW, interp.OpFCVTSWU, interp.OpFCVTSL:
+		c.lowerFromInt(in)
+	case interp.OpFCVTSD:
+		c.loadConstX(nanBox, rX0)
+		a.op(xCVTSD2SS, fslot(in.F.A), reg(rX0))
+		c.finishFloat(in, true)
+	case interp.OpFCVTDS:
+		c.loadSingle(in.F.A, rX1, pc)
+		a.op(xCVTSS2SD, reg(rX1), reg(rX0))
+		c.finishFloat(in, false)
+	case interp.OpFMVXD:
+		if in.Dst != 0 {
+			w := c.host(in.Dst)
+			if w == 0 {
+				w = rDX
+			}
+			a.op(xMOVQ, fslot(in.F.A), reg(w))
+			c.store(w, in.Dst)
+		}
+	case interp.OpFMVXW:
+		if in.Dst != 0 {
+			a.op(xMOVLQSX, fslot(in.F.A), reg(rDX))
+			c.store(rDX, in.Dst)
+		}
+	case interp.OpFMVDX:
+		switch {
+		case in.A.IsConst && ir.FitsInt32(int64(in.A.Const)):
+			a.op(xMOVQ, imm(int64(in.A.Const)), fslot(in.F.D))
+		case c.hostOf(in.A) != 0:
+			a.op(xMOVQ, reg(c.hostOf(in.A)), fslot(in.F.D))
+		default:
+			c.load(in.A, rDX)
+			a.op(xMOVQ, reg(rDX), fslot(in.F.D))
+		}
+	case interp.OpFMVWX:
+		if in.A.IsConst {
+			c.load(ir.C(nanBox|in.A.Const&0xffffffff), rDX)
+		} else {
+			a.op(xMOVL, c.opnd(in.A, rDX), reg(rDX))
+			a.op(xMOVQ, imm(-1<<32), reg(rCX)) // nanBox
+			a.op(xORQ, reg(rCX), reg(rDX))
+		}
+		a.op(xMOVQ, reg(rDX), fslot(in.F.D))
+	default:
+		panic("amd64: cannot lower " + in.String())
+	}
+}
+
+// finishFloat completes an arithmetic result in X0: the canonical NaN
+// for a NaN, then the store to the destination f register.
+func (c *compiler) finishFloat(in ir.Inst, single bool) {
+	c.canonicalize(rX0, single, in.PC)
+	c.a.op(xMOVSD, reg(rX0), fslot(in.F.D))
+}
+
+// invalidProduct raises invalid if X1 * X2 is 0 * inf or inf * 0
+// (out of line, after a fused multiply-add gave a NaN):
+//
+//	AX = X1 << 1 ; CX = X2 << 1 ; DX = inf << 1     ; the sign dropped
+//	if AX == 0 && CX == DX || AX == DX && CX == 0 { X1 = 0 ; X1 *= inf }
+func (c *compiler) invalidProduct(single bool) {
+	a := c.a
+	done, raise := &label{}, &label{}
+	shl, test, cmp := xSHLQ, xTESTQ, xCMPQ
+	inf := int64(-1 << 53) // 0x7ff0000000000000 << 1
+	if single {
+		shl, test, cmp, inf = xSHLL, xTESTL, xCMPL, 0x7f800000<<1
+	}
+	a.op(xMOVQ, reg(rX1), reg(rAX))
+	a.op(xMOVQ, reg(rX2), reg(rCX))
+	a.op(shl, imm(1), reg(rAX))
+	a.op(shl, imm(1), reg(rCX))
+	a.op(xMOVQ, imm(inf), reg(rDX))
+	zero := &label{}
+	a.op(test, reg(rAX), reg(rAX))
+	a.jcc(condEQ, zero)
+	a.op(test, reg(rCX), reg(rCX))
+	a.jcc(condNE, done)
+	a.op(cmp, reg(rAX), reg(rDX)) // b is zero: is a infinite?
+	a.jcc(condEQ, raise)
+	a.jmp(done)
+	a.bind(zero)
+	a.op(cmp, reg(rCX), reg(rDX)) // a is zero: is b infinite?
+	a.jcc(condNE, done)
+	a.bind(raise)
+	a.op(xXORPS, reg(rX1), reg(rX1))
+	a.op(xMOVQ, imm(0x7ff0000000000000), reg(rDX)) // a double infinity
+	a.op(xMOVQ, reg(rDX), reg(rX2))
+	a.op(xMULSD, reg(rX2), reg(rX1))
+	a.bind(done)
+}
+
+// lowerSignInject lowers fsgnj, fsgnjn and fsgnjx: a's bits with the
+// sign bit replaced by b's, by b's complement, or xored with b's:
+//
+//	AX = a ; CX = a^b (fsgnjx: b) ; CX &= sign (fsgnjn: CX ^= sign) ; AX ^= CX
+func (c *compiler) lowerSignInject(in ir.Inst, single bool) {
+	a := c.a
+	if single {
+		c.loadSingle(in.F.A, rX0, in.PC)
+		c.loadSingle(in.F.B, rX1, in.PC)
+		a.op(xMOVQ, reg(rX0), reg(rAX))
+		a.op(xMOVQ, reg(rX1), reg(rCX))
+	} else {
+		a.op(xMOVQ, fslot(in.F.A), reg(rAX))
+		a.op(xMOVQ, fslot(in.F.B), reg(rCX))
+	}
+	x := in.Op == interp.OpFSGNJXD || in.Op == interp.OpFSGNJXS
+	n := in.Op == interp.OpFSGNJND || in.Op == interp.OpFSGNJNS
+	if !x {
+		a.op(xXORQ, reg(rAX), reg(rCX))
+	}
+	if single {
+		a.op(xANDL, imm(1<<31), reg(rCX)) // 32 bits: the upper half is cleared
+		if n {
+			a.op(xXORL, imm(1<<31), reg(rCX))
+		}
+	} else {
+		a.op(xSHRQ, imm(63), reg(rCX))
+		if n {
+			a.op(xXORL, imm(1), reg(rCX))
+		}
+		a.op(xSHLQ, imm(63), reg(rCX))
+	}
+	a.op(xXORQ, reg(rCX), reg(rAX))
+	a.op(xMOVQ, reg(rAX), fslot(in.F.D))
+}
+
+// lowerMinMax lowers fmin and fmax:
+//
+//	X0 = a ; X1 = b ; UCOMISx X1, X0 ; JPS nan ; JEQ equal
+//	MINSx X1, X0                  ; (MAXSx) neither NaN nor equal
+//	back: store X0
+//	equal: ORPD X1, X0 ; JMP back  ; -0 and +0: min is -0 (max: ANDPD, +0)
+//	nan:   X0 = a if a is not a NaN, else b if b is not, else the canonical NaN
+//
+// UCOMISx raises invalid for a signalling NaN operand, as RISC-V's fmin
+// and fmax do; a quiet NaN raises nothing.
+func (c *compiler) lowerMinMax(in ir.Inst, single bool) {
+	a := c.a
+	ucomis, mn, canon := xUCOMISD, xMINSD, uint64(canonNaN64)
+	if single {
+		ucomis, mn, canon = xUCOMISS, xMINSS, canonNaN32
+	}
+	isMax := in.Op == interp.OpFMAXD || in.Op == interp.OpFMAXS
+	if isMax {
+		mn = map[mnemonic]mnemonic{xMINSD: xMAXSD, xMINSS: xMAXSS}[mn]
+	}
+	c.loadFloat(in.F.A, rX0, single, in.PC)
+	c.loadFloat(in.F.B, rX1, single, in.PC)
+	a.op(ucomis, reg(rX1), reg(rX0))
+	done := &label{}
+	c.outOfLine(condPS, in.PC, func(*label) {
+		a.op(ucomis, reg(rX0), reg(rX0))
+		a.jcc(condPC, done)
+		a.op(xMOVSD, reg(rX1), reg(rX0))
+		a.op(ucomis, reg(rX0), reg(rX0))
+		a.jcc(condPC, done)
+		c.loadConstX(canon, rX0)
+		a.jmp(done)
+	})
+	c.outOfLine(condEQ, in.PC, func(back *label) {
+		if isMax {
+			a.op(xANDPD, reg(rX1), reg(rX0))
+		} else {
+			a.op(xORPD, reg(rX1), reg(rX0))
+		}
+		a.jmp(done)
+	})
+	a.op(mn, reg(rX1), reg(rX0))
+	a.bind(done)
+	a.op(xMOVSD, reg(rX0), fslot(in.F.D))
+}
+
+// lowerToInt lowers fcvt.w.d, fcvt.l.d, fcvt.w.s and fcvt.l.s:
+//
+//	rtz: CVTTSx2SI a, DX ; rne: CVTSx2SI a, DX
+//	rdn, rup: ROUNDSx $mode|inexact-suppressed, a, X1 ; CVTTSx2SI X1, DX
+//	CMPx DX, $1 ; JOS indefinite      ; only the most negative integer overflows
+//	[rdn, rup: UCOMISx a, X1 ; JNE inexact]
+//	done: (MOVLQSX DX, DX) ; x[rd] = DX
+//	indefinite: DX = the largest integer if a is a NaN or positive
+//	inexact: raise inexact (1/3), JMP done
+//
+// The rounded conversions suppress ROUNDSx's inexact flag so that an
+// out-of-range input raises invalid alone, as RISC-V wants, and raise it
+// themselves when the rounded value differs from the input.
+func (c *compiler) lowerToInt(in ir.Inst, single bool) {
+	a := c.a
+	long := in.Op == interp.OpFCVTLD || in.Op == interp.OpFCVTLS
+	cvtt, cvt, round, ucomis := xCVTTSD2SL, xCVTSD2SL, xROUNDSD, xUCOMISD
+	if single {
+		cvtt, cvt, round, ucomis = xCVTTSS2SL, xCVTSS2SL, xROUNDSS, xUCOMISS
+	}
+	switch {
+	case long && single:
+		cvtt, cvt = xCVTTSS2SQ, xCVTSS2SQ
+	case long:
+		cvtt, cvt = xCVTTSD2SQ, xCVTSD2SQ
+	}
+	src := fslot(in.F.A)
+	if single {
+		c.loadSingle(in.F.A, rX0, in.PC)
+		src = reg(rX0)
+	}
+	switch in.F.RM {
+	case 0:
+		a.op(cvt, src, reg(rDX))
+	case 1:
+		a.op(cvtt, src, reg(rDX))
+	default:
+		mode := int64(1) // toward -inf
+		if in.F.RM == 3 {
+			mode = 2 // toward +inf
+		}
+		a.op3(round, imm(mode|8), src, reg(rX1))
+		a.op(cvtt, reg(rX1), reg(rDX))
+	}
+	done := &label{}
+	cmp := xCMPL
+	if long {
+		cmp = xCMPQ
+	}
+	a.op(cmp, reg(rDX), imm(1))
+	c.outOfLine(condOS, in.PC, func(back *label) {
+		max := &label{}
+		if single {
+			a.op(xMOVSD, reg(rX0), reg(rX2))
+		} else {
+			a.op(xMOVSD, src, reg(rX2))
+		}
+		a.op(xXORPS, reg(rX3), reg(rX3))
+		a.op(ucomis, reg(rX3), reg(rX2)) // a against 0
+		a.jcc(condA, max)
+		a.jcc(condPS, max)
+		if in.F.RM >= 2 {
+			// The most negative integer itself is in range: its inexact
+			// flag is still to be raised (ROUNDSx suppressed it).
+			lowest := map[[2]bool]uint64{{false, false}: 0xc1e0000000000000, {false, true}: 0xc3e0000000000000,
+				{true, false}: 0xcf000000, {true, true}: 0xdf000000}[[2]bool{single, long}]
+			c.loadConstX(lowest, rX2)
+			a.op(ucomis, reg(rX2), reg(rX1))
+			a.jcc(condEQ, back)
+		}
+		a.jmp(done) // DX holds the most negative integer, the answer
+		a.bind(max)
+		if long {
+			a.op(xMOVQ, imm(1<<63-1), reg(rDX))
+		} else {
+			a.op(xMOVL, imm(1<<31-1), reg(rDX))
+		}
+		a.jmp(done)
+	})
+	if in.F.RM >= 2 {
+		a.op(ucomis, src, reg(rX1))
+		c.outOfLine(condNE, in.PC, func(*label) {
+			a.op(xMOVL, imm(1), reg(rAX))
+			a.op(xCVTSL2SD, reg(rAX), reg(rX1))
+			a.op(xMOVL, imm(3), reg(rAX))
+			a.op(xCVTSL2SD, reg(rAX), reg(rX2))
+			a.op(xDIVSD, reg(rX2), reg(rX1))
+		})
+	}
+	a.bind(done)
+	if !long {
+		a.op(xMOVLQSX, reg(rDX), reg(rDX))
+	}
+	c.store(rDX, in.Dst)
+}
+
+// lowerFromInt lowers the conversions from x registers: fcvt.d.w,
+// fcvt.d.wu and fcvt.d.l, fcvt.s.w, fcvt.s.wu and fcvt.s.l (round to
+// nearest, the host's mode). A single is converted into a register that
+// already holds the NaN box, which the conversion leaves in place.
+func (c *compiler) lowerFromInt(in ir.Inst) {
+	a := c.a
+	single := in.Op == interp.OpFCVTSW || in.Op == interp.OpFCVTSWU || in.Op == interp.OpFCVTSL
+	if single {
+		c.loadConstX(nanBox, rX0)
+	} else {
+		a.op(xXORPS, reg(rX0), reg(rX0))
+	}
+	var src operand
+	var cvt mnemonic
+	switch in.Op {
+	case interp.OpFCVTDW, interp.OpFCVTSW: // the low 32 bits, signed
+		src, cvt = c.opnd(in.A, rDX), xCVTSL2SD
+		if src.isImm() {
+			c.load(in.A, rDX)
+			src = reg(rDX)
+		}
+	case interp.OpFCVTDWU, interp.OpFCVTSWU: // the low 32 bits, unsigned
+		a.op(xMOVL, c.opnd(in.A, rDX), reg(rDX))
+		src, cvt = reg(rDX), xCVTSQ2SD
+	default:
+		src, cvt = c.opnd(in.A, rDX), xCVTSQ2SD
+		if src.isImm() {
+			c.load(in.A, rDX)
+			src = reg(rDX)
+		}
+	}
+	if single {
+		cvt = map[mnemonic]mnemonic{xCVTSL2SD: xCVTSL2SS, xCVTSQ2SD: xCVTSQ2SS}[cvt]
+	}
+	a.op(cvt, src, reg(rX0))
+	a.op(xMOVSD, reg(rX0), fslot(in.F.D))
+}

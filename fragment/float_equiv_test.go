@@ -1,0 +1,184 @@
+package fragment_test
+
+import (
+	"bufio"
+	"compress/gzip"
+	"math/rand/v2"
+	"os"
+	"strconv"
+	"strings"
+	"testing"
+
+	"rvdyn/codecache"
+	"rvdyn/fragment"
+	"rvdyn/fragment/ir"
+	"rvdyn/internal/rvtest"
+	"rvdyn/interp"
+	"rvdyn/net"
+)
+
+// oracleCases reads the operands of the floating-point reference cases
+// (package fpu's golden file, results from qemu-riscv64): mnemonic ->
+// rounding mode and operands of each case. Results are not needed: the
+// interpreter, which matches them all, is the reference here.
+func oracleCases(t *testing.T) map[string][][]uint64 {
+	t.Helper()
+	fh, err := os.Open("../interp/fpu/testdata/oracle.txt.gz")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer fh.Close()
+	z, err := gzip.NewReader(fh)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cases := map[string][][]uint64{}
+	sc := bufio.NewScanner(z)
+	for sc.Scan() {
+		f := strings.Fields(sc.Text())
+		if len(f) < 4 || strings.HasPrefix(f[0], "#") {
+			continue
+		}
+		var vals []uint64
+		for _, s := range f[1 : len(f)-2] { // rm and the operands
+			v, err := strconv.ParseUint(s, 16, 64)
+			if err != nil {
+				t.Fatal(err)
+			}
+			vals = append(vals, v)
+		}
+		cases[f[0]] = append(cases[f[0]], vals)
+	}
+	if err := sc.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return cases
+}
+
+// floatOps are the floating-point computational operations.
+var floatOps = func() []interp.Op {
+	var ops []interp.Op
+	for op := interp.OpFMADDS; op < interp.NumOps; op++ {
+		if op.IsFloat() {
+			ops = append(ops, op)
+		}
+	}
+	return ops
+}()
+
+// TestFloatMatchesInterpreter compiles every floating-point operation
+// fragments run natively, in every rounding mode they compile (static,
+// and dynamic with each frm), into a one-instruction fragment and runs it
+// on the operands of the qemu-riscv64 reference cases (the interpreter
+// matches every one of them) and on special values, NaN-boxed and not:
+// results, x registers and fflags must equal the interpreter's.
+func TestFloatMatchesInterpreter(t *testing.T) {
+	cases := oracleCases(t)
+	cache := newCache(t)
+	rng := rand.New(rand.NewPCG(7, 8))
+	compiled := 0
+	for _, op := range floatOps {
+		name := op.String()
+		for _, rm := range []uint8{0, 1, 2, 3, 4, 7} {
+			in := interp.Inst{Op: op, Rd: 10, Rs1: 11, Rs2: 12, Imm: int64(rm) | 13<<8}
+			if !op.HasRM() && rm != 0 || !ir.FloatCompiles(in) {
+				continue
+			}
+			compiled++
+			var operands [][]uint64
+			for _, c := range cases[name] {
+				if op.HasRM() && rm != 7 && uint8(c[0]) != rm {
+					continue
+				}
+				operands = append(operands, c)
+			}
+			for k := 0; k < 300; k++ {
+				operands = append(operands, []uint64{uint64(rng.IntN(5)), specialFloat(rng), specialFloat(rng), specialFloat(rng)})
+			}
+			checkFloatOp(t, cache, in, operands, rng)
+		}
+	}
+	if compiled < 60 {
+		t.Errorf("only %d operation and rounding pairs compile", compiled)
+	}
+}
+
+// specialFloat returns a value worth converting or computing with: a
+// special double or single pattern, or a random one.
+func specialFloat(rng *rand.Rand) uint64 {
+	s := []uint64{0, 1 << 63, 0x7ff0000000000000, 0xfff0000000000000, 0x7ff8000000000000, 0x7ff4000000000000, 0x3ff0000000000000,
+		0x41e0000000000000, 0xc1e0000000000000, 0x43e0000000000000, 0xc3e0000000000000, 0x41dfffffffc00000, 0x000fffffffffffff,
+		0x7f800000, 0xff800000, 0x7fc00000, 0x7fa00000, 0x3f800000, 0x4f000000, 0xcf000000, 0x5f000000, 0xdf000000, 0x80000000,
+		0x7fffffff, 0xffffffff, 1 << 31, 1<<63 - 1}
+	if rng.IntN(2) == 0 {
+		return s[rng.IntN(len(s))]
+	}
+	return rng.Uint64() >> (rng.IntN(3) * 16)
+}
+
+// checkFloatOp compiles in (followed by one addi, so that the trace is
+// not empty after it) into a fragment and runs it on each operand set
+// (rm, then rs1, rs2, rs3 values), against the interpreter.
+func checkFloatOp(t *testing.T, cache *codecache.Cache, in interp.Inst, operands [][]uint64, rng *rand.Rand) {
+	t.Helper()
+	words := []uint32{rvtest.Encode(in), rvtest.Encode(interp.Inst{Op: interp.OpADDI, Rd: 17, Imm: 93}), rvtest.Encode(interp.Inst{Op: interp.OpECALL})}
+	img := rvtest.MakeELF(words, make([]byte, 64), 64)
+	// The f operands are singles for the .s operations (and fcvt.d.s),
+	// NaN-boxed but now and then not; x operands are the raw values.
+	single := in.Op < interp.OpFMADDD || in.Op == interp.OpFCVTDS
+	setOperands := func(cpu *interp.CPU, c []uint64) {
+		*cpu = interp.CPU{}
+		cpu.PC = rvtest.MakeELFText
+		if in.RM() == 7 {
+			cpu.FCSR = (c[0] % 5) << 5
+		}
+		for k, v := range c[1:] {
+			cpu.X[11+k] = v
+			if single && v>>32 == 0 && rng.IntN(16) != 0 {
+				v |= 0xffffffff_00000000
+			}
+			cpu.F[11+k] = v
+		}
+	}
+
+	rec := loadSmall(t, img)
+	defer rec.Close()
+	setOperands(rec.CPU, operands[0])
+	rec.CPU.FCSR = 0 // record with frm = rne, so a dynamic rounding mode compiles
+	trace, _, err := net.Record(rec, 1000, func(uint64) bool { return false })
+	if err != nil || trace.Len() != 2 {
+		t.Fatalf("%v: recorded %v, %v", in, trace, err)
+	}
+	code, err := fragment.Compile(trace, fragment.EnvOf(rec), fragment.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cache.Flush()
+	f, err := cache.Insert(code)
+	if err != nil {
+		t.Fatal(err)
+	}
+	native, ref := loadSmall(t, img), loadSmall(t, img)
+	defer native.Close()
+	defer ref.Close()
+	st := new(fragment.State)
+	native.UseCPU(&st.CPU)
+	for _, c := range operands {
+		setOperands(&st.CPU, c)
+		*ref.CPU = st.CPU
+		st.Budget = 1 << 40
+		e := cache.Enter(f, st, native.Mem.Base())
+		retired := 1<<40 - st.Budget
+		for k := int64(0); k < retired; k++ {
+			if _, err := ref.Step(); err != nil {
+				t.Fatalf("%v: interpreter: %v", in, err)
+			}
+		}
+		if ref.CPU.PC != e.Target || st.CPU.X != ref.CPU.X || st.CPU.F != ref.CPU.F || st.CPU.FCSR != ref.CPU.FCSR {
+			var listing strings.Builder
+			fragment.WriteListing(&listing, trace, code)
+			t.Fatalf("%v on %x (exit %v after %d):\nnative x10 %#x f10 %#x fcsr %#x\ninterp x10 %#x f10 %#x fcsr %#x\n%s",
+				in, c, e.Kind, retired, st.CPU.X[10], st.CPU.F[10], st.CPU.FCSR, ref.CPU.X[10], ref.CPU.F[10], ref.CPU.FCSR, listing.String())
+		}
+	}
+}

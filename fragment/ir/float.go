@@ -1,0 +1,200 @@
+// Floating point in the IR: a recorded F or D instruction -> an IR instruction over f registers, or none when fragments leave it to the interpreter.
+
+package ir
+
+import (
+	"fmt"
+
+	"golang.org/x/sys/cpu"
+
+	"rvdyn/interp"
+)
+
+// FloatArgs are the f register operands and the rounding of a
+// floating-point IR instruction (one whose Op is an interp F or D op).
+// Its x register operands use the ordinary fields: A is the x register
+// read (fmv.d.x, fcvt.d.l, ...; the base of flw, fld, fsw and fsd, with
+// Off), Dst the x register written (feq.d, fcvt.w.d, fmv.x.d, ...; 0
+// when the result goes to x0, which native code still computes for its
+// exception flags).
+type FloatArgs struct {
+	D       uint8 // f register written (FloatUses says whether the op has one)
+	A, B, C uint8 // f registers read: rs1, rs2, rs3
+	// RM is the rounding mode the op rounds by: 0 rne, 1 rtz, 2 rdn,
+	// 3 rup. A dynamic rounding mode (rm = 7) is resolved at lowering:
+	// an OpFrmGuard before the first such instruction leaves unless frm
+	// holds rne, so the instruction rounds to nearest.
+	RM uint8
+}
+
+// FloatUses reports which f register operands a floating-point op has:
+// d written, a, b and c read (rs1, rs2, rs3).
+func FloatUses(op interp.Op) (d, a, b, c bool) {
+	switch op {
+	case interp.OpFLW, interp.OpFLD:
+		return true, false, false, false
+	case interp.OpFSW, interp.OpFSD:
+		return false, false, true, false
+	case interp.OpFMADDS, interp.OpFMSUBS, interp.OpFNMSUBS, interp.OpFNMADDS,
+		interp.OpFMADDD, interp.OpFMSUBD, interp.OpFNMSUBD, interp.OpFNMADDD:
+		return true, true, true, true
+	}
+	d, a, b = op.FRegs()
+	return d, a, b && twoOperand(op), false
+}
+
+// twoOperand reports whether a floating-point computational op reads
+// rs2 (the others use its field for a format or nothing).
+func twoOperand(op interp.Op) bool {
+	switch op {
+	case interp.OpFADDS, interp.OpFSUBS, interp.OpFMULS, interp.OpFDIVS, interp.OpFSGNJS, interp.OpFSGNJNS, interp.OpFSGNJXS,
+		interp.OpFMINS, interp.OpFMAXS, interp.OpFEQS, interp.OpFLTS, interp.OpFLES,
+		interp.OpFADDD, interp.OpFSUBD, interp.OpFMULD, interp.OpFDIVD, interp.OpFSGNJD, interp.OpFSGNJND, interp.OpFSGNJXD,
+		interp.OpFMIND, interp.OpFMAXD, interp.OpFEQD, interp.OpFLTD, interp.OpFLED:
+		return true
+	}
+	return false
+}
+
+// IsFloat reports whether op is a floating-point IR instruction (its f
+// registers in Inst.F).
+func IsFloat(op interp.Op) bool { return op.IsFloat() && op < interp.NumOps }
+
+// IsFloatLoad reports whether op loads an f register from memory.
+func IsFloatLoad(op interp.Op) bool { return op == interp.OpFLW || op == interp.OpFLD }
+
+// IsFloatStore reports whether op stores an f register to memory.
+func IsFloatStore(op interp.Op) bool { return op == interp.OpFSW || op == interp.OpFSD }
+
+// HostFMA reports whether the host has fused multiply-add (FMA3): without
+// it, fmadd and its kind stay interpreted (the exact software fused
+// multiply-add is the interpreter's).
+var HostFMA = cpu.X86.HasFMA && cpu.X86.HasAVX
+
+// hostRound reports whether the host has ROUNDSD (SSE4.1), which the
+// conversions that round down or up use.
+var hostRound = cpu.X86.HasSSE41
+
+// FloatCompiles reports whether fragments run the floating-point
+// instruction in natively. The others (fclass, the unsigned conversions
+// from floating point and to it from 64 bits, round-to-max-magnitude,
+// and static rounding other than to nearest where the result can be
+// inexact) stay interpreted: a trace is cut before them.
+func FloatCompiles(in interp.Inst) bool {
+	op := in.Op
+	rm := in.RM()
+	nearest := rm == 0 || rm == 7
+	switch op {
+	case interp.OpFLW, interp.OpFLD, interp.OpFSW, interp.OpFSD,
+		interp.OpFSGNJS, interp.OpFSGNJNS, interp.OpFSGNJXS, interp.OpFMINS, interp.OpFMAXS,
+		interp.OpFSGNJD, interp.OpFSGNJND, interp.OpFSGNJXD, interp.OpFMIND, interp.OpFMAXD,
+		interp.OpFEQS, interp.OpFLTS, interp.OpFLES, interp.OpFEQD, interp.OpFLTD, interp.OpFLED,
+		interp.OpFMVXW, interp.OpFMVWX, interp.OpFMVXD, interp.OpFMVDX,
+		interp.OpFCVTDW, interp.OpFCVTDWU, interp.OpFCVTDS: // exact
+		return true
+	case interp.OpFMADDS, interp.OpFMSUBS, interp.OpFNMSUBS, interp.OpFNMADDS,
+		interp.OpFMADDD, interp.OpFMSUBD, interp.OpFNMSUBD, interp.OpFNMADDD:
+		return nearest && HostFMA
+	case interp.OpFADDS, interp.OpFSUBS, interp.OpFMULS, interp.OpFDIVS, interp.OpFSQRTS,
+		interp.OpFADDD, interp.OpFSUBD, interp.OpFMULD, interp.OpFDIVD, interp.OpFSQRTD,
+		interp.OpFCVTSD, interp.OpFCVTDL, interp.OpFCVTSW, interp.OpFCVTSWU, interp.OpFCVTSL:
+		return nearest
+	case interp.OpFCVTWS, interp.OpFCVTLS, interp.OpFCVTWD, interp.OpFCVTLD:
+		return nearest || rm == 1 || (rm == 2 || rm == 3) && hostRound
+	}
+	return false
+}
+
+// lowerFloat appends the IR of floating-point instruction in (at pc,
+// step i, with x prefilled) to f: the instruction, preceded by an
+// OpFrmGuard if it is the first in f to round by the dynamic mode.
+func (f *Func) lowerFloat(x Inst, in interp.Inst, addr uint64, i int, frmGuarded *bool) {
+	op := in.Op
+	x.Op = op
+	d, a, b, c := FloatUses(op)
+	xd, xa, _ := op.FRegs()
+	switch {
+	case IsFloatLoad(op):
+		x.F.D, x.A, x.Off = in.Rd, R(in.Rs1), in.Imm
+		x.Exit, x.Stack = f.newExit(ExitInterp, x.PC, x.PC, i), f.env.InStack(addr)
+	case IsFloatStore(op):
+		x.F.B, x.A, x.Off = in.Rs2, R(in.Rs1), in.Imm
+		x.Exit, x.Stack = f.newExit(ExitInterp, x.PC, x.PC, i), f.env.InStack(addr)
+	default:
+		if d {
+			x.F.D = in.Rd
+		} else if !xd {
+			x.Dst = in.Rd
+		}
+		if a {
+			x.F.A = in.Rs1
+		} else if !xa {
+			x.A = R(in.Rs1)
+		}
+		if b {
+			x.F.B = in.Rs2
+		}
+		if c {
+			x.F.C = in.Rs3()
+		}
+		if op.HasRM() {
+			x.F.RM = in.RM()
+			if x.F.RM == 7 {
+				if !*frmGuarded {
+					g := x
+					g.Op, g.Dst, g.A, g.F = OpFrmGuard, 0, Val{}, FloatArgs{}
+					g.Exit = f.newExit(ExitInterp, x.PC, x.PC, i)
+					f.Insts = append(f.Insts, g)
+					*frmGuarded = true
+				}
+				x.F.RM = 0
+			}
+			if x.F.RM > 3 {
+				x.F.RM = 0 // rmm: FloatCompiles allows it only where the result is exact
+			}
+		}
+	}
+	f.Insts = append(f.Insts, x)
+}
+
+// floatString renders a floating-point IR instruction (after "dst = ").
+func (in Inst) floatString() string {
+	d, a, b, c := FloatUses(in.Op)
+	var args []string
+	dst := ""
+	if d {
+		dst = interp.FRegName(in.F.D) + " = "
+	}
+	switch {
+	case IsFloatLoad(in.Op):
+		return dst + in.Op.String() + " " + fmtOff(in.Off, in.A)
+	case IsFloatStore(in.Op):
+		return in.Op.String() + " " + interp.FRegName(in.F.B) + ", " + fmtOff(in.Off, in.A)
+	}
+	if a {
+		args = append(args, interp.FRegName(in.F.A))
+	} else if _, xa, _ := in.Op.FRegs(); !xa {
+		args = append(args, in.A.String())
+	}
+	if b {
+		args = append(args, interp.FRegName(in.F.B))
+	}
+	if c {
+		args = append(args, interp.FRegName(in.F.C))
+	}
+	s := dst + in.Op.String()
+	for k, arg := range args {
+		if k == 0 {
+			s += " " + arg
+		} else {
+			s += ", " + arg
+		}
+	}
+	if in.Op.HasRM() && in.F.RM != 0 {
+		s += ", " + [...]string{"rne", "rtz", "rdn", "rup"}[in.F.RM&3]
+	}
+	return s
+}
+
+// fmtOff renders an address operand: off(base).
+func fmtOff(off int64, base Val) string { return fmt.Sprintf("%d(%v)", off, base) }
