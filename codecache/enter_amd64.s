@@ -18,8 +18,9 @@
 // left some set, so they are cleared before native code runs (only when
 // set: LDMXCSR is slow), and MXCSR is saved in State on return, where
 // fragment.State.AccrueFlags turns what native code raised into the
-// guest's fflags. The rest of MXCSR (round to nearest, exceptions
-// masked, as Go keeps it) is left alone.
+// guest's fflags. Native code may change the rounding control (to the
+// guest's frm); it is set back to round-to-nearest on return. The rest of
+// MXCSR (exceptions masked, as Go keeps it) is left alone.
 TEXT ·enter(SB), NOSPLIT, $16-24
 	MOVQ BP, savedbp-8(SP)
 	STMXCSR mxcsr-16(SP)
@@ -37,5 +38,14 @@ clean:
 	CALL AX
 	MOVQ R12, State_Budget(R15)
 	STMXCSR State_MXCSR(R15)
+	// Native code may have installed the guest's rounding mode (MXCSR
+	// bits 13..14); Go computes with round-to-nearest.
+	MOVL State_MXCSR(R15), AX
+	TESTL $0x6000, AX
+	JEQ nearest
+	ANDL $~0x6000, AX
+	MOVL AX, mxcsr-16(SP)
+	LDMXCSR mxcsr-16(SP)
+nearest:
 	MOVQ savedbp-8(SP), BP
 	RET

@@ -18,9 +18,18 @@ func EnvOf(m *interp.Machine) Env { return ir.EnvOf(m) }
 
 // Refuses reports whether fragments leave the recorded instruction in to
 // the interpreter although the recorder may record it: the few
-// floating-point instructions ir.FloatCompiles refuses. The dispatcher
-// ends traces before them (net.Selector.Refuse).
-func Refuses(in interp.Inst) bool { return in.Op.IsFloat() && !ir.FloatCompiles(in) }
+// floating-point instructions ir.FloatCompiles refuses and the CSR
+// accesses ir.CSRCompiles refuses. The dispatcher ends traces before
+// them (net.Selector.Refuse).
+func Refuses(in interp.Inst) bool {
+	switch {
+	case in.Op.IsFloat():
+		return !ir.FloatCompiles(in)
+	case in.Op >= interp.OpCSRRW && in.Op <= interp.OpCSRRCI:
+		return !ir.CSRCompiles(in)
+	}
+	return false
+}
 
 // An ExitKind says what the dispatcher does when native code leaves
 // through an exit; see ir.ExitKind.

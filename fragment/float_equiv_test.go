@@ -121,17 +121,33 @@ func specialFloat(rng *rand.Rand) uint64 {
 // (rm, then rs1, rs2, rs3 values), against the interpreter.
 func checkFloatOp(t *testing.T, cache *codecache.Cache, in interp.Inst, operands [][]uint64, rng *rand.Rand) {
 	t.Helper()
-	words := []uint32{rvtest.Encode(in), rvtest.Encode(interp.Inst{Op: interp.OpADDI, Rd: 17, Imm: 93}), rvtest.Encode(interp.Inst{Op: interp.OpECALL})}
-	img := rvtest.MakeELF(words, make([]byte, 64), 64)
 	// The f operands are singles for the .s operations (and fcvt.d.s),
 	// NaN-boxed but now and then not; x operands are the raw values.
 	single := in.Op < interp.OpFMADDD || in.Op == interp.OpFCVTDS
+	fcsr := func(c []uint64) uint64 {
+		if in.RM() == 7 {
+			return (c[0] % 5) << 5
+		}
+		return 0
+	}
+	checkFloatProgram(t, cache, []interp.Inst{in}, operands, fcsr, single, 2, rng)
+}
+
+// checkFloatProgram compiles prog (followed by one addi) into a fragment
+// of its instructions and runs it on each operand set: x11.. and f11..
+// get the values after the first (singles NaN-boxed, mostly), fcsr the
+// value fcsr gives, and the fragment must retire as the interpreter does
+// and leave the same registers and fcsr. want is the fragment's length.
+func checkFloatProgram(t *testing.T, cache *codecache.Cache, prog []interp.Inst, operands [][]uint64, fcsr func([]uint64) uint64, single bool, want int, rng *rand.Rand) {
+	t.Helper()
+	in := prog[0]
+	words := rvtest.EncodeAll(prog)
+	words = append(words, rvtest.Encode(interp.Inst{Op: interp.OpADDI, Rd: 17, Imm: 93}), rvtest.Encode(interp.Inst{Op: interp.OpECALL}))
+	img := rvtest.MakeELF(words, make([]byte, 64), 64)
 	setOperands := func(cpu *interp.CPU, c []uint64) {
 		*cpu = interp.CPU{}
 		cpu.PC = rvtest.MakeELFText
-		if in.RM() == 7 {
-			cpu.FCSR = (c[0] % 5) << 5
-		}
+		cpu.FCSR = fcsr(c)
 		for k, v := range c[1:] {
 			cpu.X[11+k] = v
 			if single && v>>32 == 0 && rng.IntN(16) != 0 {
@@ -146,7 +162,7 @@ func checkFloatOp(t *testing.T, cache *codecache.Cache, in interp.Inst, operands
 	setOperands(rec.CPU, operands[0])
 	rec.CPU.FCSR = 0 // record with frm = rne, so a dynamic rounding mode compiles
 	trace, _, err := net.Record(rec, 1000, func(uint64) bool { return false })
-	if err != nil || trace.Len() != 2 {
+	if err != nil || trace.Len() != want {
 		t.Fatalf("%v: recorded %v, %v", in, trace, err)
 	}
 	code, err := fragment.Compile(trace, fragment.EnvOf(rec), fragment.Options{})
@@ -181,4 +197,37 @@ func checkFloatOp(t *testing.T, cache *codecache.Cache, in interp.Inst, operands
 				in, c, e.Kind, retired, st.CPU.X[10], st.CPU.F[10], st.CPU.FCSR, ref.CPU.X[10], ref.CPU.F[10], ref.CPU.FCSR, listing.String())
 		}
 	}
+}
+
+// TestFloatFlagsMatchInterpreter runs the CSR accesses fragments compile
+// (reads of fflags, frm and fcsr; writes of fflags, the frflags / flt /
+// fsflags idiom among them) between operations that raise flags, in
+// every rounding mode and from random flags, against the interpreter.
+func TestFloatFlagsMatchInterpreter(t *testing.T) {
+	type I = interp.Inst
+	csr := func(op interp.Op, rd, rs1 uint8, c uint16) I { return I{Op: op, Rd: rd, Rs1: rs1, Imm: int64(c)} }
+	prog := []I{
+		{Op: interp.OpFADDD, Rd: 10, Rs1: 11, Rs2: 12, Imm: 7},
+		csr(interp.OpCSRRS, 13, 0, interp.CSRFflags),
+		{Op: interp.OpFLTD, Rd: 14, Rs1: 11, Rs2: 12},
+		csr(interp.OpCSRRW, 0, 13, interp.CSRFflags),
+		{Op: interp.OpFDIVD, Rd: 15, Rs1: 11, Rs2: 12, Imm: 7},
+		csr(interp.OpCSRRS, 16, 0, interp.CSRFcsr),
+		{Op: interp.OpFMULS, Rd: 20, Rs1: 11, Rs2: 12, Imm: 7},
+		csr(interp.OpCSRRWI, 17, 5, interp.CSRFflags),
+		csr(interp.OpCSRRS, 18, 0, interp.CSRFrm),
+		{Op: interp.OpFSQRTD, Rd: 21, Rs1: 12, Imm: 7},
+		csr(interp.OpCSRRCI, 19, 0, interp.CSRFflags),
+	}
+	for _, in := range prog {
+		if fragment.Refuses(in) {
+			t.Fatalf("%v is refused", in)
+		}
+	}
+	rng := rand.New(rand.NewPCG(9, 10))
+	var operands [][]uint64
+	for k := 0; k < 3000; k++ {
+		operands = append(operands, []uint64{uint64(rng.IntN(4)<<5 | rng.IntN(32)), specialFloat(rng), specialFloat(rng)})
+	}
+	checkFloatProgram(t, newCache(t), prog, operands, func(c []uint64) uint64 { return c[0] }, false, len(prog)+1, rng)
 }

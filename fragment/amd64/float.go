@@ -9,11 +9,14 @@ import (
 
 // RISC-V semantics at the cost of a check, not a call:
 //
-//   - Rounding: fragments run with the host's MXCSR as Go leaves it
-//     (round to nearest even, exceptions masked). An instruction's static
-//     rounding mode other than rne is compiled into the instruction where
-//     it matters (the truncating conversions, ROUNDSD for rdn and rup);
-//     a dynamic one is rne behind the Func's ir.OpFrmGuard.
+//   - Rounding: native code is entered with the host's MXCSR as Go
+//     keeps it (round to nearest even, exceptions masked). A Func whose
+//     instructions round by the dynamic mode installs frm as MXCSR's
+//     rounding control first (ir.OpFrm: a test of frm, and out of line
+//     when it is not rne); the trampoline restores round-to-nearest on
+//     the way back to Go. Static rounding modes are compiled only into
+//     the conversions to integers (truncation, or ROUNDSx with the
+//     mode), which do not depend on MXCSR.
 //   - Exception flags: the host's sticky MXCSR flags accrue while native
 //     code runs; the trampoline clears them on entry and saves them on
 //     return, and the code cache ORs them into fflags (codecache.Enter,
@@ -392,10 +395,37 @@ func (c *compiler) lowerMinMax(in ir.Inst, single bool) {
 	a.op(xMOVSD, reg(rX0), fslot(in.F.D))
 }
 
+// lowerFrm lowers ir.OpFrm: nothing to do while frm is rne (the host's
+// mode on entry); otherwise, out of line, MXCSR's rounding control gets
+// frm's mode (rtz 3, rdn 1, rup 2: the 2-bit fields of 0x9c indexed by
+// frm), or the instruction leaves if the host has none (rmm, reserved).
+func (c *compiler) lowerFrm(i int, in ir.Inst) {
+	a := c.a
+	exit := c.stubFor(in.Exit, i).stub
+	fcsr, tmp := mem(rSt, StateFCSR), mem(rSt, StateMXCSR)
+	a.op(xTESTL, imm(0xe0), fcsr)
+	c.outOfLine(condNE, in.PC, func(*label) {
+		a.op(xMOVL, fcsr, reg(rCX))
+		a.op(xSHRL, imm(5), reg(rCX))
+		a.op(xANDL, imm(7), reg(rCX))
+		a.op(xCMPL, reg(rCX), imm(3))
+		a.jcc(condA, exit)
+		a.op(xADDL, reg(rCX), reg(rCX))
+		a.op(xMOVL, imm(0x9c), reg(rDX))
+		a.op(xSHRL, reg(rCX), reg(rDX))
+		a.op(xANDL, imm(3), reg(rDX))
+		a.op(xSHLL, imm(13), reg(rDX))
+		a.op(xSTMXCSR, none, tmp)
+		a.op(xANDL, imm(^0x6000), tmp)
+		a.op(xORL, reg(rDX), tmp)
+		a.op(xLDMXCSR, tmp, none)
+	})
+}
+
 // lowerToInt lowers fcvt.w.d, fcvt.l.d, fcvt.w.s and fcvt.l.s:
 //
-//	rtz: CVTTSx2SI a, DX ; rne: CVTSx2SI a, DX
-//	rdn, rup: ROUNDSx $mode|inexact-suppressed, a, X1 ; CVTTSx2SI X1, DX
+//	rtz: CVTTSx2SI a, DX ; dynamic: CVTSx2SI a, DX (the host rounds by frm)
+//	rne, rdn, rup: ROUNDSx $mode|inexact-suppressed, a, X1 ; CVTTSx2SI X1, DX
 //	CMPx DX, $1 ; JOS indefinite      ; only the most negative integer overflows
 //	[rdn, rup: UCOMISx a, X1 ; JNE inexact]
 //	done: (MOVLQSX DX, DX) ; x[rd] = DX
@@ -423,18 +453,17 @@ func (c *compiler) lowerToInt(in ir.Inst, single bool) {
 		c.loadSingle(in.F.A, rX0, in.PC)
 		src = reg(rX0)
 	}
+	rounded := false // ROUNDSx, then a truncating conversion
 	switch in.F.RM {
-	case 0:
-		a.op(cvt, src, reg(rDX))
+	case 7:
+		a.op(cvt, src, reg(rDX)) // by frm, the host's rounding mode (ir.OpFrm)
 	case 1:
 		a.op(cvtt, src, reg(rDX))
 	default:
-		mode := int64(1) // toward -inf
-		if in.F.RM == 3 {
-			mode = 2 // toward +inf
-		}
+		mode := map[uint8]int64{0: 0, 2: 1, 3: 2}[in.F.RM] // to nearest even, toward -inf, toward +inf
 		a.op3(round, imm(mode|8), src, reg(rX1))
 		a.op(cvtt, reg(rX1), reg(rDX))
+		rounded = true
 	}
 	done := &label{}
 	cmp := xCMPL
@@ -453,7 +482,7 @@ func (c *compiler) lowerToInt(in ir.Inst, single bool) {
 		a.op(ucomis, reg(rX3), reg(rX2)) // a against 0
 		a.jcc(condA, max)
 		a.jcc(condPS, max)
-		if in.F.RM >= 2 {
+		if rounded {
 			// The most negative integer itself is in range: its inexact
 			// flag is still to be raised (ROUNDSx suppressed it).
 			lowest := map[[2]bool]uint64{{false, false}: 0xc1e0000000000000, {false, true}: 0xc3e0000000000000,
@@ -471,7 +500,7 @@ func (c *compiler) lowerToInt(in ir.Inst, single bool) {
 		}
 		a.jmp(done)
 	})
-	if in.F.RM >= 2 {
+	if rounded {
 		a.op(ucomis, src, reg(rX1))
 		c.outOfLine(condNE, in.PC, func(*label) {
 			a.op(xMOVL, imm(1), reg(rAX))
@@ -524,4 +553,68 @@ func (c *compiler) lowerFromInt(in ir.Inst) {
 	}
 	a.op(cvt, src, reg(rX0))
 	a.op(xMOVSD, reg(rX0), fslot(in.F.D))
+}
+
+// fflagsInto puts the guest's fflags into DX: State's, ORed with what
+// native code raised since it was entered (MXCSR's sticky flags, mapped
+// as fragment.State.AccrueFlags maps them; AX and CX are clobbered):
+//
+//	NX = PE>>5 | UF = UE>>3 | OF = OE>>1 | DZ = ZE<<1 | NV = IE<<4
+func (c *compiler) fflagsInto() {
+	a := c.a
+	tmp := mem(rSt, StateMXCSR)
+	a.op(xSTMXCSR, none, tmp)
+	a.op(xMOVL, tmp, reg(rAX))
+	a.op(xMOVL, reg(rAX), reg(rDX))
+	a.op(xSHRL, imm(5), reg(rDX))
+	a.op(xANDL, imm(1), reg(rDX))
+	for _, m := range []struct {
+		shift mnemonic
+		n     int64
+		bit   int64
+	}{{xSHRL, 3, 2}, {xSHRL, 1, 4}, {xSHLL, 1, 8}, {xSHLL, 4, 16}} {
+		a.op(xMOVL, reg(rAX), reg(rCX))
+		a.op(m.shift, imm(m.n), reg(rCX))
+		a.op(xANDL, imm(m.bit), reg(rCX))
+		a.op(xORL, reg(rCX), reg(rDX))
+	}
+	a.op(xMOVL, mem(rSt, StateFCSR), reg(rCX))
+	a.op(xANDL, imm(0x1f), reg(rCX))
+	a.op(xORL, reg(rCX), reg(rDX))
+}
+
+// lowerCSR lowers the CSR accesses fragments run (ir.CSRCompiles): reads
+// of fflags, frm and fcsr, and the write of fflags, which also clears
+// the host's sticky flags (they are part of the old value).
+func (c *compiler) lowerCSR(in ir.Inst) {
+	a := c.a
+	fcsr := mem(rSt, StateFCSR)
+	switch {
+	case ir.IsCSRRead(in.Op) && in.Off == interp.CSRFrm:
+		a.op(xMOVL, fcsr, reg(rDX))
+		a.op(xSHRL, imm(5), reg(rDX))
+		a.op(xANDL, imm(7), reg(rDX))
+	case ir.IsCSRRead(in.Op):
+		c.fflagsInto()
+		if in.Off == interp.CSRFcsr {
+			a.op(xMOVL, fcsr, reg(rCX))
+			a.op(xANDL, imm(0xe0), reg(rCX))
+			a.op(xORL, reg(rCX), reg(rDX))
+		}
+	default: // fflags = A, Dst = the old fflags
+		if in.Dst != 0 {
+			c.fflagsInto()
+		}
+		c.load(in.A, rAX)
+		a.op(xANDL, imm(0x1f), reg(rAX))
+		a.op(xMOVQ, fcsr, reg(rCX))
+		a.op(xANDQ, imm(^0x1f), reg(rCX))
+		a.op(xORQ, reg(rAX), reg(rCX))
+		a.op(xMOVQ, reg(rCX), fcsr)
+		tmp := mem(rSt, StateMXCSR)
+		a.op(xSTMXCSR, none, tmp)
+		a.op(xANDL, imm(^0x3f), tmp)
+		a.op(xLDMXCSR, tmp, none)
+	}
+	c.store(rDX, in.Dst)
 }

@@ -216,12 +216,12 @@ func (c *compiler) lowerInst(i int, in ir.Inst) {
 		a.op(xCMPQ, reg(rAX), imm(int64(in.B.Const)))
 		e := c.stubFor(in.Exit, i)
 		a.jcc(condNE, e.stub)
-	case op == ir.OpFrmGuard:
-		// frm is bits 5..7 of fcsr; 0 is rne.
-		a.op(xTESTL, imm(0xe0), mem(rSt, StateFCSR))
-		a.jcc(condNE, c.stubFor(in.Exit, i).stub)
+	case op == ir.OpFrm:
+		c.lowerFrm(i, in)
 	case ir.IsFloat(op):
 		c.lowerFloat(i, in)
+	case ir.IsCSRRead(op) || ir.IsCSRWrite(op):
+		c.lowerCSR(in)
 	default:
 		panic("amd64: cannot lower " + in.String())
 	}

@@ -21,9 +21,8 @@ type FloatArgs struct {
 	D       uint8 // f register written (FloatUses says whether the op has one)
 	A, B, C uint8 // f registers read: rs1, rs2, rs3
 	// RM is the rounding mode the op rounds by: 0 rne, 1 rtz, 2 rdn,
-	// 3 rup. A dynamic rounding mode (rm = 7) is resolved at lowering:
-	// an OpFrmGuard before the first such instruction leaves unless frm
-	// holds rne, so the instruction rounds to nearest.
+	// 3 rup, or 7, dynamic: frm, which an OpFrm before the first such
+	// instruction of the Func installs as the host's rounding mode.
 	RM uint8
 }
 
@@ -57,7 +56,7 @@ func twoOperand(op interp.Op) bool {
 }
 
 // IsFloat reports whether op is a floating-point IR instruction (its f
-// registers in Inst.F).
+// registers in Inst.F). The CSR instructions are not (IsCSRRead).
 func IsFloat(op interp.Op) bool { return op.IsFloat() && op < interp.NumOps }
 
 // IsFloatLoad reports whether op loads an f register from memory.
@@ -78,12 +77,13 @@ var hostRound = cpu.X86.HasSSE41
 // FloatCompiles reports whether fragments run the floating-point
 // instruction in natively. The others (fclass, the unsigned conversions
 // from floating point and to it from 64 bits, round-to-max-magnitude,
-// and static rounding other than to nearest where the result can be
-// inexact) stay interpreted: a trace is cut before them.
+// and a static rounding mode where the result can be inexact, except in
+// the conversions to integers) stay interpreted: a trace is cut before
+// them. Compilers emit the dynamic mode for arithmetic.
 func FloatCompiles(in interp.Inst) bool {
 	op := in.Op
 	rm := in.RM()
-	nearest := rm == 0 || rm == 7
+	nearest := rm == 7 // the host rounds by frm (OpFrm)
 	switch op {
 	case interp.OpFLW, interp.OpFLD, interp.OpFSW, interp.OpFSD,
 		interp.OpFSGNJS, interp.OpFSGNJNS, interp.OpFSGNJXS, interp.OpFMINS, interp.OpFMAXS,
@@ -100,14 +100,51 @@ func FloatCompiles(in interp.Inst) bool {
 		interp.OpFCVTSD, interp.OpFCVTDL, interp.OpFCVTSW, interp.OpFCVTSWU, interp.OpFCVTSL:
 		return nearest
 	case interp.OpFCVTWS, interp.OpFCVTLS, interp.OpFCVTWD, interp.OpFCVTLD:
-		return nearest || rm == 1 || (rm == 2 || rm == 3) && hostRound
+		return rm == 7 || rm == 1 || (rm == 0 || rm == 2 || rm == 3) && hostRound
 	}
 	return false
 }
 
+// CSRCompiles reports whether fragments run the CSR instruction in
+// natively: reads of fflags, frm and fcsr (csrrs and csrrc with x0,
+// csrrsi and csrrci with 0), and writes of fflags (csrrw and csrrwi, the
+// old value read too): the frflags/fsflags pair compilers put around a
+// quiet comparison. The others (writes of frm or fcsr, the counters)
+// stay interpreted.
+func CSRCompiles(in interp.Inst) bool {
+	csr := uint16(in.Imm) & 0xfff
+	switch in.Op {
+	case interp.OpCSRRS, interp.OpCSRRC, interp.OpCSRRSI, interp.OpCSRRCI:
+		return in.Rs1 == 0 && (csr == interp.CSRFflags || csr == interp.CSRFrm || csr == interp.CSRFcsr)
+	case interp.OpCSRRW, interp.OpCSRRWI:
+		return csr == interp.CSRFflags
+	}
+	return false
+}
+
+// IsCSRRead and IsCSRWrite tell the two CSR instructions of the IR:
+// Dst = the CSR numbered Off (OpCSRRS with A = 0), and Dst = fflags,
+// fflags = A (OpCSRRW; Off is CSRFflags).
+func IsCSRRead(op interp.Op) bool  { return op == interp.OpCSRRS }
+func IsCSRWrite(op interp.Op) bool { return op == interp.OpCSRRW }
+
+// lowerCSR appends the IR of a CSR instruction CSRCompiles accepts.
+func (f *Func) lowerCSR(x Inst, in interp.Inst) {
+	x.Dst, x.Off = in.Rd, in.Imm&0xfff
+	switch in.Op {
+	case interp.OpCSRRW:
+		x.Op, x.A = interp.OpCSRRW, R(in.Rs1)
+	case interp.OpCSRRWI:
+		x.Op, x.A = interp.OpCSRRW, C(uint64(in.Rs1))
+	default:
+		x.Op, x.A = interp.OpCSRRS, C(0)
+	}
+	f.Insts = append(f.Insts, x)
+}
+
 // lowerFloat appends the IR of floating-point instruction in (at pc,
 // step i, with x prefilled) to f: the instruction, preceded by an
-// OpFrmGuard if it is the first in f to round by the dynamic mode.
+// OpFrm if it is the first in f to round by the dynamic mode.
 func (f *Func) lowerFloat(x Inst, in interp.Inst, addr uint64, i int, frmGuarded *bool) {
 	op := in.Op
 	x.Op = op
@@ -139,17 +176,14 @@ func (f *Func) lowerFloat(x Inst, in interp.Inst, addr uint64, i int, frmGuarded
 		}
 		if op.HasRM() {
 			x.F.RM = in.RM()
-			if x.F.RM == 7 {
-				if !*frmGuarded {
-					g := x
-					g.Op, g.Dst, g.A, g.F = OpFrmGuard, 0, Val{}, FloatArgs{}
-					g.Exit = f.newExit(ExitInterp, x.PC, x.PC, i)
-					f.Insts = append(f.Insts, g)
-					*frmGuarded = true
-				}
-				x.F.RM = 0
+			if x.F.RM == 7 && !*frmGuarded {
+				g := x
+				g.Op, g.Dst, g.A, g.F = OpFrm, 0, Val{}, FloatArgs{}
+				g.Exit = f.newExit(ExitInterp, x.PC, x.PC, i)
+				f.Insts = append(f.Insts, g)
+				*frmGuarded = true
 			}
-			if x.F.RM > 3 {
+			if x.F.RM == 4 {
 				x.F.RM = 0 // rmm: FloatCompiles allows it only where the result is exact
 			}
 		}
@@ -190,7 +224,7 @@ func (in Inst) floatString() string {
 			s += ", " + arg
 		}
 	}
-	if in.Op.HasRM() && in.F.RM != 0 {
+	if in.Op.HasRM() && in.F.RM != 7 {
 		s += ", " + [...]string{"rne", "rtz", "rdn", "rup"}[in.F.RM&3]
 	}
 	return s

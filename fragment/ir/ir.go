@@ -69,17 +69,18 @@ const (
 	// for stores too if Cover.Store, else it leaves through Exit (an
 	// interpreter exit at PC, before the access it precedes).
 	OpCheck
-	// OpFrmGuard leaves through Exit (an interpreter exit at PC, before
-	// the instruction it precedes) unless frm holds rne: it precedes the
-	// first instruction of a Func that rounds by the dynamic rounding
-	// mode, which is then compiled to round to nearest (frm cannot
-	// change inside a fragment: only CSR instructions write it, and they
-	// end traces).
-	OpFrmGuard
+	// OpFrm installs frm as the host's rounding mode for the
+	// instructions of the Func that round by the dynamic mode (RM 7),
+	// before the first of them; if frm holds a mode the host lacks (rmm,
+	// or a reserved one, an illegal instruction) it leaves through Exit
+	// (an interpreter exit at PC, before that instruction). frm cannot
+	// change while native code runs: only CSR instructions write it,
+	// and they end traces.
+	OpFrm
 	numIROps
 )
 
-var pseudoNames = [...]string{"mov", "zext.b", "zext.h", "zext.w", "sext.b", "sext.h", "sext.w", "exit", "sample", "loopcheck", "check", "frmguard"}
+var pseudoNames = [...]string{"mov", "zext.b", "zext.h", "zext.w", "sext.b", "sext.h", "sext.w", "exit", "sample", "loopcheck", "check", "frm"}
 
 func opName(op interp.Op) string {
 	if op >= interp.NumOps && op < numIROps {
@@ -231,8 +232,12 @@ func (in Inst) String() string {
 	case op == OpExit:
 		fmt.Fprintf(&b, "exit %d", in.Exit)
 		return b.String()
-	case op == OpFrmGuard:
-		fmt.Fprintf(&b, "exit %d if frm != rne", in.Exit)
+	case op == OpFrm:
+		fmt.Fprintf(&b, "round by frm, exit %d if the host cannot", in.Exit)
+	case IsCSRRead(op):
+		fmt.Fprintf(&b, "csr %s", interp.CSRName(uint16(in.Off)))
+	case IsCSRWrite(op):
+		fmt.Fprintf(&b, "csr fflags, fflags = %v", in.A)
 		return b.String()
 	case IsFloat(op):
 		b.WriteString(in.floatString())
@@ -376,7 +381,7 @@ type Sampler func(pc uint64, in interp.Inst) (countdown int, native *rpa.Native,
 func LowerSampled(t *interp.Trace, env Env, sample Sampler) *Func {
 	env = env.Norm()
 	f := &Func{Head: t.Head, Guest: len(t.Steps), env: env}
-	frmGuarded := false // an OpFrmGuard precedes the first dynamic rounding
+	frmGuarded := false // an OpFrm precedes the first dynamic rounding
 	emit := func(in Inst) { f.Insts = append(f.Insts, in) }
 	for i, s := range t.Steps {
 		in, pc := s.Inst, s.PC
@@ -417,6 +422,8 @@ func LowerSampled(t *interp.Trace, env Env, sample Sampler) *Func {
 			mov(in.Rd, next)
 		case op.IsFloat() && FloatCompiles(in): // before the loads and stores: flw, fsd, ... are of their classes
 			f.lowerFloat(x, in, s.Addr, i, &frmGuarded)
+		case CSRCompiles(in):
+			f.lowerCSR(x, in)
 		case op.IsFloat(): // the rest of the trace is left to the interpreter
 			x.Op, x.Exit = OpExit, f.newExit(ExitInterp, pc, pc, i)
 			emit(x)

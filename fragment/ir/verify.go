@@ -104,7 +104,7 @@ func Verify(f *Func) error {
 		if writes && in.Dst == 0 {
 			return bad("computes a value into x0")
 		}
-		if xd, _, _ := in.Op.FRegs(); !writes && !IsLoad(in.Op) && in.Dst != 0 && !(IsFloat(in.Op) && !xd) {
+		if xd, _, _ := in.Op.FRegs(); !writes && !IsLoad(in.Op) && in.Dst != 0 && !(IsFloat(in.Op) && !xd) && !IsCSRRead(in.Op) && !IsCSRWrite(in.Op) {
 			return bad("op writes no register")
 		}
 		switch op := in.Op; {
@@ -211,18 +211,22 @@ func Verify(f *Func) error {
 			if e := f.Exits[in.Exit]; e.Kind != ExitSample || e.Retired != in.Step || e.Target != in.PC || in.Off < 0 {
 				return bad("sample exit %v", e)
 			}
-		case IsFloatLoad(op) || IsFloatStore(op) || op == OpFrmGuard:
+		case IsFloatLoad(op) || IsFloatStore(op) || op == OpFrm:
 			if err := take(i, in.Exit); err != nil {
 				return err
 			}
 			if e := f.Exits[in.Exit]; e.Kind != ExitInterp || e.Retired != in.Step || e.Target != in.PC {
 				return bad("interpreter exit %v", e)
 			}
+		case IsCSRRead(op) || IsCSRWrite(op):
+			if in.Exit >= 0 || IsCSRWrite(op) && in.Off != interp.CSRFflags {
+				return bad("a CSR access takes no exit and writes fflags only")
+			}
 		case IsFloat(op):
 			if in.Exit >= 0 {
 				return bad("a floating-point op takes no exit")
 			}
-			if _, _, _, c := FloatUses(op); in.F.RM > 3 || c && !HostFMA {
+			if _, _, _, c := FloatUses(op); in.F.RM > 3 && in.F.RM != 7 || c && !HostFMA {
 				return bad("rounding mode %d, or fused multiply-add without the host's", in.F.RM)
 			}
 		case op == OpExit:

@@ -6,8 +6,9 @@ import "rvdyn/interp"
 
 // Encode returns the instruction word for in, using its Op, registers and
 // Imm (Raw is ignored). Immediates are truncated to their field widths.
-// F and D instructions are encoded too (encode_float.go); A and CSR
-// instructions are not. For interp.OpIllegal it returns 0, which is not a
+// F and D instructions (encode_float.go) and CSR accesses (Imm the CSR,
+// Rs1 the register or immediate) are encoded too; A instructions are
+// not. For interp.OpIllegal it returns 0, which is not a
 // valid instruction.
 func Encode(in interp.Inst) uint32 {
 	rd, rs1, rs2 := uint32(in.Rd&31), uint32(in.Rs1&31), uint32(in.Rs2&31)
@@ -78,6 +79,10 @@ func Encode(in interp.Inst) uint32 {
 		return 0x00000073
 	case op == interp.OpEBREAK:
 		return 0x00100073
+	case op >= interp.OpCSRRW && op <= interp.OpCSRRC:
+		return i(0x73, uint32(1+op-interp.OpCSRRW))
+	case op >= interp.OpCSRRWI && op <= interp.OpCSRRCI:
+		return i(0x73, uint32(5+op-interp.OpCSRRWI))
 	}
 	w, _ := encodeFloat(in)
 	return w
