@@ -35,7 +35,7 @@ const testGuest = "testdata/qemuguest.elf"
 // "signal NAME".
 type procResult struct {
 	stdout, stderr, end string
-	core               bool // it left a core dump
+	core                bool // it left a core dump
 }
 
 // runProc runs bin with args and exactly the environment env in dir.
