@@ -46,7 +46,7 @@ var qemuOpts = []qemuOpt{
 	{name: "p", env: "QEMU_PAGESIZE", arg: "pagesize", refusal: "the guest page size is 4096"},
 	{name: "singlestep", env: "QEMU_SINGLESTEP", refusal: "use --mode=interp to run without fragments"},
 	{name: "strace", env: "QEMU_STRACE", help: "log system calls, as run --strace", apply: setFlag("strace")},
-	{name: "seed", env: "QEMU_RAND_SEED", arg: "seed", help: "make getrandom and AT_RANDOM deterministic (rvdyn's stream, not qemu's); as run --seed", apply: (*dropIn).setSeed},
+	{name: "seed", env: "QEMU_RAND_SEED", arg: "seed", help: "make getrandom deterministic (rvdyn's stream, not qemu's; AT_RANDOM is fixed anyway); as run --seed", apply: (*dropIn).setSeed},
 	{name: "trace", env: "QEMU_TRACE", arg: "events", refusal: "rvdyn has no qemu trace events (see --stats and --listing)"},
 	{name: "plugin", env: "QEMU_PLUGIN", arg: "file", refusal: "rvdyn cannot load TCG plugins"},
 	{name: "version", env: "QEMU_VERSION", help: "print the version and exit", apply: (*dropIn).version},
