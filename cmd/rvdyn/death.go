@@ -23,10 +23,21 @@ type exitStatus struct {
 // exit ends rvdyn as st says. Everything rvdyn prints must be written
 // before: a signal death runs no deferred function.
 func (st exitStatus) exit() {
-	if st.signal != 0 {
+	if st.signal != 0 && terminates(st.signal) {
 		dieOfSignal(st.signal)
 	}
 	os.Exit(st.code)
+}
+
+// terminates reports whether sig's default action ends a process (rather
+// than stopping it, continuing it or being ignored): only such a signal
+// can have killed the guest, and only such a one may end rvdyn.
+func terminates(sig syscall.Signal) bool {
+	switch sig {
+	case unix.SIGSTOP, unix.SIGTSTP, unix.SIGTTIN, unix.SIGTTOU, unix.SIGCONT, unix.SIGCHLD, unix.SIGURG, unix.SIGWINCH:
+		return false
+	}
+	return sig > 0 && sig < 65
 }
 
 // dieOfSignal makes rvdyn die of sig, as qemu-riscv64 does when its guest
