@@ -220,12 +220,14 @@ func setFlag(name string) func(*dropIn, string) error {
 	}
 }
 
+// help is -h and -help: the drop-in's usage, and nothing else to do.
 func (d *dropIn) help(string) error {
 	writeDropInHelp(d.stdout)
 	d.done = true
 	return nil
 }
 
+// version is -version (and QEMU_VERSION, whatever its value, as in qemu).
 func (d *dropIn) version(string) error {
 	fmt.Fprintf(d.stdout, "rvdyn version %s, a drop-in for qemu-riscv64 (the user-mode options of qemu 7.2)\n", buildVersion())
 	d.done = true
