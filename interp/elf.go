@@ -7,6 +7,8 @@ import (
 	"debug/elf"
 	"encoding/binary"
 	"fmt"
+	"io"
+	"strings"
 
 	"golang.org/x/sys/unix"
 )
@@ -57,6 +59,19 @@ func Load(image []byte, cfg Config) (m *Machine, err error) {
 		return nil, &LoadError{Reason: fmt.Sprintf("machine %v, want EM_RISCV", f.Machine)}
 	case f.Data != elf.ELFDATA2LSB:
 		return nil, &LoadError{Reason: "big-endian image"}
+	}
+	for _, p := range f.Progs {
+		// Before the type: the toolchain's default, a dynamically
+		// linked PIE, is ET_DYN, and its missing piece is the linker.
+		if p.Type == elf.PT_INTERP {
+			interp := "?"
+			if b, err := io.ReadAll(io.LimitReader(p.Open(), 256)); err == nil {
+				interp = strings.TrimRight(string(b), "\x00")
+			}
+			return nil, &LoadError{Reason: fmt.Sprintf("dynamically linked (interpreter %s), and rvdyn cannot run a dynamic linker yet; link the program with -static", interp)}
+		}
+	}
+	switch {
 	case f.Type != elf.ET_EXEC:
 		return nil, &LoadError{Reason: fmt.Sprintf("type %v, want a static executable (ET_EXEC)", f.Type)}
 	}

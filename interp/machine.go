@@ -69,6 +69,12 @@ type Config struct {
 	// malloc does at start-up) can be compared register for register.
 	// Zero: the host's random source.
 	RandSeed uint64
+	// LdPrefix is the sysroot in which a dynamically linked program's
+	// interpreter (PT_INTERP) and libraries are looked up, qemu-riscv64's
+	// -L / QEMU_LD_PREFIX. It is recorded for the dynamic linking that is
+	// not built yet: such a program is refused at load, and a static one
+	// ignores it, as under qemu.
+	LdPrefix string
 }
 
 // ExecPath returns the program's file name: Path, or else Args[0], or

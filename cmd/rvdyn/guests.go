@@ -89,6 +89,25 @@ func readRegular(path string, max int64, limit string) ([]byte, error) {
 		return nil, err
 	}
 	defer f.Close()
+	return readRegularFile(f, path, max, limit)
+}
+
+// readProgramFD reads the program open on file descriptor fd (binfmt_misc's
+// O flag; see readProgram), named path, and closes fd.
+func readProgramFD(fd int, path string, memSize uint64) ([]byte, error) {
+	if memSize == 0 {
+		memSize = interp.DefaultMemSize
+	}
+	f := os.NewFile(uintptr(fd), path)
+	if f == nil {
+		return nil, fmt.Errorf("--exec-fd %d: not a file descriptor", fd)
+	}
+	defer f.Close()
+	return readRegularFile(f, path, int64(memSize), fmt.Sprintf("the guest address space (--mem-size %d)", memSize))
+}
+
+// readRegularFile is readRegular on the open file f, named path.
+func readRegularFile(f *os.File, path string, max int64, limit string) ([]byte, error) {
 	fi, err := f.Stat()
 	switch {
 	case err != nil:

@@ -30,8 +30,33 @@ const (
 	exitLimit = 124 // --max-instructions or --timeout reached (as timeout(1) reports)
 )
 
+// runCmd is rvdyn run; it returns the exit status (128+signal for a
+// guest killed by a signal: see runStatus for rvdyn's own death).
 func runCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("run", flag.ContinueOnError)
+	return runStatus(args, stdin, stdout, stderr).code
+}
+
+// runStatus is rvdyn run: flags, then the program and its arguments.
+func runStatus(args []string, stdin io.Reader, stdout, stderr io.Writer) exitStatus {
+	fs, start := newRun(stderr)
+	fs.Usage = func() {
+		fmt.Fprintf(stderr, "usage: rvdyn run [flags] [prog.elf [args...]]\n\nRuns a static RISC-V Linux ELF program (RV64GC or RV64IM, e.g. built with riscv64-linux-gnu-gcc -O2 -static); with no program, runs the embedded %q guest.\nThe guest's environment is rvdyn's, changed by -E and -U.\nThe exit status is the guest's. A guest killed by a signal (a fault, abort()) kills rvdyn with the same signal, without a core file; with --exit-status=code the status is 128+signal instead (139 bad address, 132 illegal instruction).\n'rvdyn PROG [ARGS...]' runs a program the same way with qemu-riscv64's options and environment variables (see 'rvdyn -h').\n\nflags:\n", corpus.Default)
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return exitStatus{}
+		}
+		return exitStatus{code: exitUsage}
+	}
+	return start(stdin, stdout, stderr)
+}
+
+// newRun returns run's flag set, which reports bad flags to stderr, and
+// the function that runs the guest the parsed flags describe (the
+// program and its arguments are fs.Args()).
+func newRun(stderr io.Writer) (fs *flag.FlagSet, start func(stdin io.Reader, stdout, stderr io.Writer) exitStatus) {
+	fs = flag.NewFlagSet("run", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	mode := fs.String("mode", "dynamo", "execution mode: dynamo (interpret + NET + native code cache) or interp (interpret only)")
 	delay := fs.Int("delay", net.DefaultDelay, "NET prediction delay: a trace head is hot when its counter exceeds this (0 = first execution)")
@@ -49,7 +74,7 @@ func runCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	guest := fs.String("guest", "", "run the named embedded guest instead of a file (see 'rvdyn bench -list')")
 	stats := fs.Bool("stats", false, "print run statistics to stderr when the guest ends")
 	statsJSON := fs.String("stats-json", "", "write run statistics as one JSON object to this file")
-	listing := fs.String("listing", "", "write every compiled fragment (guest trace and x86-64 code) to this file")
+	listing := fs.String("listing", "", "write every compiled fragment (guest trace and x86-64 code) to this file; - for stderr (or --log-file)")
 	query := fs.String("query", "", "relational profiler queries (docs/rpa.md), in either mode: the query text itself, or @FILE to read it from FILE; prints each queue's per-pc table and the RPA stats to stderr")
 	querySeed := fs.Uint64("query-seed", 1, "seed for the queries' random sampling (every N, filter N)")
 	root := fs.String("root", "", "confine the guest's file system calls to this directory, which it sees as / ('..' and symlinks cannot leave it); default: host paths, as qemu-riscv64")
@@ -62,169 +87,205 @@ func runCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	gcf := addGCFlags(fs)
 	envf := addEnvFlags(fs)
 	seed := fs.Uint64("seed", 0, "make the guest's getrandom deterministic, a stream seeded with this number (as qemu-riscv64 -seed); 0: the host's random source")
-	fs.Usage = func() {
-		fmt.Fprintf(stderr, "usage: rvdyn run [flags] [prog.elf [args...]]\n\nRuns a static RISC-V Linux ELF program (RV64GC or RV64IM, e.g. built with riscv64-linux-gnu-gcc -O2 -static); with no program, runs the embedded %q guest.\nThe guest's environment is rvdyn's, changed by -E and -U.\nThe exit status is the guest's; a guest fault gives 128+signal (139 bad address, 132 illegal instruction).\n\nflags:\n", corpus.Default)
-		fs.PrintDefaults()
-	}
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return 0
+	ldPrefix := fs.String("L", "", "sysroot of a dynamically linked program's interpreter and libraries (as qemu-riscv64 -L): recorded for the run; rvdyn runs static programs, which do not use it")
+	argv0 := fs.String("argv0", "", "the guest's argv[0] (as qemu-riscv64 -0); default: the program path")
+	logFile := fs.String("log-file", "", "write --strace lines and --listing=- to this file instead of stderr (as qemu-riscv64 -D)")
+	execFD := fs.Int("exec-fd", -1, "read the program from this open file descriptor (as binfmt_misc's O flag passes it); the program argument is then its name")
+	exitHow := fs.String("exit-status", "signal", "how a guest killed by a signal ends rvdyn: signal (rvdyn dies of the same signal, without a core file, as qemu-riscv64) or code (exit status 128+signal)")
+	start = func(stdin io.Reader, stdout, stderr io.Writer) exitStatus {
+		if *exitHow != "signal" && *exitHow != "code" {
+			fmt.Fprintf(stderr, "rvdyn: --exit-status: want signal or code, not %q\n", *exitHow)
+			return exitStatus{code: exitUsage}
 		}
-		return exitUsage
-	}
-	m, err := rvdyn.ParseMode(*mode)
-	if err != nil {
-		fmt.Fprintf(stderr, "rvdyn: %v\n", err)
-		return exitUsage
-	}
-	pred, err := net.ParsePredict(*predict)
-	if err != nil {
-		fmt.Fprintf(stderr, "rvdyn: --predict: %v\n", err)
-		return exitUsage
-	}
-	sel, err := sf.options(pred)
-	if err != nil {
-		fmt.Fprintf(stderr, "rvdyn: %v\n", err)
-		return exitUsage
-	}
-	if *delay < 0 || *maxTrace < 1 || *cacheSize < 0 || *compileQueue < 1 {
-		fmt.Fprintln(stderr, "rvdyn: --delay must be >= 0, --max-trace-len >= 1, --cache-size >= 0, --compile-queue >= 1")
-		return exitUsage
-	}
-	cmode, err := rvdyn.ParseCompileMode(*compile)
-	if err != nil {
-		fmt.Fprintf(stderr, "rvdyn: --compile: %v\n", err)
-		return exitUsage
-	}
-
-	runs, err := selectGuests(fs.Args(), *guest, false, *memSize)
-	if err == nil && len(runs) != 1 {
-		err = fmt.Errorf("--guest: run takes one guest, not %d", len(runs))
-	}
-	if err != nil {
-		fmt.Fprintf(stderr, "rvdyn: %v\n", err)
-		return exitUsage
-	}
-	image, gargs := runs[0].image, runs[0].args
-
-	opts := rvdyn.Options{Mode: m, NET: net.Options{Delay: net.DelayOf(*delay), MaxTraceLen: *maxTrace, Predict: pred},
-		Select: sel, Cache: codecache.Options{Size: *cacheSize}, Compiler: rvdyn.CompilerOptions{Mode: cmode, Queue: *compileQueue}, MaxInstructions: *maxInsts, Timeout: *timeout,
-		Config: interp.Config{Args: gargs, Env: envf.environ(hostEnviron()), RandSeed: *seed, Stdin: stdin, Stdout: stdout, Stderr: stderr, MemSize: *memSize, StackSize: *stackSize, Root: *root}}
-	if *strace {
-		opts.Strace = stderr
-	}
-	opts.Specialize = rvdyn.SpecializeOptions{Profile: *specialize, MinInvariance: *invariance}
-	if *invariance <= 0 || *invariance > 1 {
-		fmt.Fprintln(stderr, "rvdyn: --specialize-invariance must be in (0, 1]")
-		return exitUsage
-	}
-	if opts.GC, err = gcf.options(); err != nil {
-		fmt.Fprintf(stderr, "rvdyn: %v\n", err)
-		return exitUsage
-	}
-	if err := opts.Disable(*disable); err != nil {
-		fmt.Fprintf(stderr, "rvdyn: --disable: %v\n", err)
-		return exitUsage
-	}
-	if *listing != "" {
-		f, err := os.Create(*listing)
+		m, err := rvdyn.ParseMode(*mode)
 		if err != nil {
 			fmt.Fprintf(stderr, "rvdyn: %v\n", err)
-			return exitUsage
+			return exitStatus{code: exitUsage}
 		}
-		defer f.Close()
-		bw := bufio.NewWriter(f)
-		defer bw.Flush()
-		opts.Listing = bw
-	}
-	if *perfMap {
-		f, err := os.Create(fmt.Sprintf("/tmp/perf-%d.map", os.Getpid()))
+		pred, err := net.ParsePredict(*predict)
 		if err != nil {
-			fmt.Fprintf(stderr, "rvdyn: --perf-map: %v\n", err)
-			return exitUsage
+			fmt.Fprintf(stderr, "rvdyn: --predict: %v\n", err)
+			return exitStatus{code: exitUsage}
 		}
-		defer f.Close()
-		bw := bufio.NewWriter(f)
-		defer bw.Flush()
-		opts.PerfMap = bw
-	}
-	// The statistics file is opened before the guest runs: a path that
-	// cannot be written is a usage error, found before the guest does
-	// anything, and writing it afterwards never changes the guest's status.
-	var statsFile *os.File
-	if *statsJSON != "" {
-		statsFile, err = os.Create(*statsJSON)
+		sel, err := sf.options(pred)
 		if err != nil {
-			fmt.Fprintf(stderr, "rvdyn: --stats-json: %v\n", err)
-			return exitUsage
-		}
-		defer statsFile.Close()
-	}
-	var qr *queryRun
-	if flagSet(fs, "query") { // --query "" is an error, not no query
-		if opts.GC.Mode == gcassist.ModeRPA {
-			opts.Collector = gcassist.New(opts.GC)
-		}
-		if qr, err = startQuery(*query, *querySeed, opts.Collector); err != nil {
 			fmt.Fprintf(stderr, "rvdyn: %v\n", err)
-			return exitUsage
+			return exitStatus{code: exitUsage}
 		}
-		defer qr.s.Close()
-		opts.Profile = qr.s
-	}
-	vm, err := rvdyn.New(image, opts)
-	if err != nil {
-		fmt.Fprintf(stderr, "rvdyn: %s: %v\n", gargs[0], err)
-		return exitUsage
-	}
-	defer vm.Close()
-	run := vm.Run
-	var backstop *time.Timer
-	if *gdbAddr != "" {
-		run = func() (int, error) { return serveGDB(vm, *gdbAddr, stderr) }
-	} else if *timeout > 0 {
-		// (Under gdb the guest may wait at the prompt past the
-		// deadline; the timeout ends it at the next continue.)
-		backstop = timeoutBackstop(*timeout, stderr)
-	}
-	stopForwarding := forwardSignals(vm)
-	code, runErr := run()
-	stopForwarding()
-	if backstop != nil {
-		backstop.Stop()
-	}
-	var fault *interp.Fault
-	switch {
-	case errors.As(runErr, &fault):
-		fmt.Fprintf(stderr, "rvdyn: %v\n", fault)
-	case errors.Is(runErr, rvdyn.ErrTimeout):
-		fmt.Fprintf(stderr, "rvdyn: %v (--timeout %v) after %d guest instructions\n", runErr, *timeout, vm.Machine().Retired())
-		code = exitLimit
-	case errors.Is(runErr, interp.ErrLimit):
-		fmt.Fprintf(stderr, "rvdyn: %v after %d guest instructions\n", runErr, vm.Machine().Retired())
-		code = exitLimit
-	case runErr != nil:
-		fmt.Fprintf(stderr, "rvdyn: %v\n", runErr)
-		code = 1
-	case vm.Machine().Killed() != 0:
-		fmt.Fprintf(stderr, "rvdyn: the guest was killed by %s\n", unix.SignalName(syscall.Signal(vm.Machine().Killed())))
-	}
-	if qr != nil {
-		if err := qr.finish(vm.Machine(), stderr, *queryJSON); err != nil {
-			fmt.Fprintf(stderr, "rvdyn: --query-json: %v\n", err) // reported; the status stays the guest's
+		if *delay < 0 || *maxTrace < 1 || *cacheSize < 0 || *compileQueue < 1 {
+			fmt.Fprintln(stderr, "rvdyn: --delay must be >= 0, --max-trace-len >= 1, --cache-size >= 0, --compile-queue >= 1")
+			return exitStatus{code: exitUsage}
 		}
-	}
-	st := vm.Stats()
-	if *stats {
-		st.WriteTable(stderr)
-	}
-	if statsFile != nil {
-		b, _ := json.MarshalIndent(st, "", "  ")
-		if _, err := statsFile.Write(append(b, '\n')); err != nil {
-			fmt.Fprintf(stderr, "rvdyn: --stats-json: %v\n", err) // reported; the status stays the guest's
+		cmode, err := rvdyn.ParseCompileMode(*compile)
+		if err != nil {
+			fmt.Fprintf(stderr, "rvdyn: --compile: %v\n", err)
+			return exitStatus{code: exitUsage}
 		}
+
+		var runs []guestRun
+		if *execFD >= 0 {
+			var image []byte
+			if fs.NArg() == 0 {
+				err = fmt.Errorf("--exec-fd: the program's name is missing")
+			} else if image, err = readProgramFD(*execFD, fs.Arg(0), *memSize); err == nil {
+				runs = []guestRun{{fs.Arg(0), image, fs.Args()}}
+			}
+		} else {
+			runs, err = selectGuests(fs.Args(), *guest, false, *memSize)
+		}
+		if err == nil && len(runs) != 1 {
+			err = fmt.Errorf("--guest: run takes one guest, not %d", len(runs))
+		}
+		if err != nil {
+			fmt.Fprintf(stderr, "rvdyn: %v\n", err)
+			return exitStatus{code: exitUsage}
+		}
+		image, gargs := runs[0].image, runs[0].args
+		var path string
+		if flagSet(fs, "argv0") {
+			path, gargs = gargs[0], append([]string{*argv0}, gargs[1:]...)
+		}
+		logw := stderr // where strace and --listing=- go
+		if *logFile != "" {
+			f, err := os.Create(*logFile)
+			if err != nil {
+				fmt.Fprintf(stderr, "rvdyn: --log-file: %v\n", err)
+				return exitStatus{code: exitUsage}
+			}
+			defer f.Close()
+			bw := bufio.NewWriter(f)
+			defer bw.Flush()
+			logw = bw
+		}
+
+		opts := rvdyn.Options{Mode: m, NET: net.Options{Delay: net.DelayOf(*delay), MaxTraceLen: *maxTrace, Predict: pred},
+			Select: sel, Cache: codecache.Options{Size: *cacheSize}, Compiler: rvdyn.CompilerOptions{Mode: cmode, Queue: *compileQueue}, MaxInstructions: *maxInsts, Timeout: *timeout,
+			Config: interp.Config{Args: gargs, Path: path, LdPrefix: *ldPrefix, Env: envf.environ(hostEnviron()), RandSeed: *seed, Stdin: stdin, Stdout: stdout, Stderr: stderr, MemSize: *memSize, StackSize: *stackSize, Root: *root}}
+		if *strace {
+			opts.Strace = logw
+		}
+		opts.Specialize = rvdyn.SpecializeOptions{Profile: *specialize, MinInvariance: *invariance}
+		if *invariance <= 0 || *invariance > 1 {
+			fmt.Fprintln(stderr, "rvdyn: --specialize-invariance must be in (0, 1]")
+			return exitStatus{code: exitUsage}
+		}
+		if opts.GC, err = gcf.options(); err != nil {
+			fmt.Fprintf(stderr, "rvdyn: %v\n", err)
+			return exitStatus{code: exitUsage}
+		}
+		if err := opts.Disable(*disable); err != nil {
+			fmt.Fprintf(stderr, "rvdyn: --disable: %v\n", err)
+			return exitStatus{code: exitUsage}
+		}
+		if *listing == "-" {
+			opts.Listing = logw
+		} else if *listing != "" {
+			f, err := os.Create(*listing)
+			if err != nil {
+				fmt.Fprintf(stderr, "rvdyn: %v\n", err)
+				return exitStatus{code: exitUsage}
+			}
+			defer f.Close()
+			bw := bufio.NewWriter(f)
+			defer bw.Flush()
+			opts.Listing = bw
+		}
+		if *perfMap {
+			f, err := os.Create(fmt.Sprintf("/tmp/perf-%d.map", os.Getpid()))
+			if err != nil {
+				fmt.Fprintf(stderr, "rvdyn: --perf-map: %v\n", err)
+				return exitStatus{code: exitUsage}
+			}
+			defer f.Close()
+			bw := bufio.NewWriter(f)
+			defer bw.Flush()
+			opts.PerfMap = bw
+		}
+		// The statistics file is opened before the guest runs: a path that
+		// cannot be written is a usage error, found before the guest does
+		// anything, and writing it afterwards never changes the guest's status.
+		var statsFile *os.File
+		if *statsJSON != "" {
+			statsFile, err = os.Create(*statsJSON)
+			if err != nil {
+				fmt.Fprintf(stderr, "rvdyn: --stats-json: %v\n", err)
+				return exitStatus{code: exitUsage}
+			}
+			defer statsFile.Close()
+		}
+		var qr *queryRun
+		if flagSet(fs, "query") { // --query "" is an error, not no query
+			if opts.GC.Mode == gcassist.ModeRPA {
+				opts.Collector = gcassist.New(opts.GC)
+			}
+			if qr, err = startQuery(*query, *querySeed, opts.Collector); err != nil {
+				fmt.Fprintf(stderr, "rvdyn: %v\n", err)
+				return exitStatus{code: exitUsage}
+			}
+			defer qr.s.Close()
+			opts.Profile = qr.s
+		}
+		vm, err := rvdyn.New(image, opts)
+		if err != nil {
+			fmt.Fprintf(stderr, "rvdyn: %s: %v\n", gargs[0], err)
+			return exitStatus{code: exitUsage}
+		}
+		defer vm.Close()
+		run := vm.Run
+		var backstop *time.Timer
+		if *gdbAddr != "" {
+			run = func() (int, error) { return serveGDB(vm, *gdbAddr, stderr) }
+		} else if *timeout > 0 {
+			// (Under gdb the guest may wait at the prompt past the
+			// deadline; the timeout ends it at the next continue.)
+			backstop = timeoutBackstop(*timeout, stderr)
+		}
+		stopForwarding := forwardSignals(vm)
+		code, runErr := run()
+		stopForwarding()
+		if backstop != nil {
+			backstop.Stop()
+		}
+		var fault *interp.Fault
+		var sig syscall.Signal // the signal that killed the guest
+		switch {
+		case errors.As(runErr, &fault):
+			fmt.Fprintf(stderr, "rvdyn: %v\n", fault)
+			sig = syscall.Signal(fault.Kind.Signal())
+		case errors.Is(runErr, rvdyn.ErrTimeout):
+			fmt.Fprintf(stderr, "rvdyn: %v (--timeout %v) after %d guest instructions\n", runErr, *timeout, vm.Machine().Retired())
+			code = exitLimit
+		case errors.Is(runErr, interp.ErrLimit):
+			fmt.Fprintf(stderr, "rvdyn: %v after %d guest instructions\n", runErr, vm.Machine().Retired())
+			code = exitLimit
+		case runErr != nil:
+			fmt.Fprintf(stderr, "rvdyn: %v\n", runErr)
+			code = 1
+		case vm.Machine().Killed() != 0:
+			sig = syscall.Signal(vm.Machine().Killed())
+			fmt.Fprintf(stderr, "rvdyn: the guest was killed by %s\n", unix.SignalName(sig))
+		}
+		if qr != nil {
+			if err := qr.finish(vm.Machine(), stderr, *queryJSON); err != nil {
+				fmt.Fprintf(stderr, "rvdyn: --query-json: %v\n", err) // reported; the status stays the guest's
+			}
+		}
+		st := vm.Stats()
+		if *stats {
+			st.WriteTable(stderr)
+		}
+		if statsFile != nil {
+			b, _ := json.MarshalIndent(st, "", "  ")
+			if _, err := statsFile.Write(append(b, '\n')); err != nil {
+				fmt.Fprintf(stderr, "rvdyn: --stats-json: %v\n", err) // reported; the status stays the guest's
+			}
+		}
+		if *exitHow == "code" || code != 128+int(sig) {
+			sig = 0 // (a gdb kill: the status says so)
+		}
+		return exitStatus{code: code, signal: sig}
 	}
-	return code
+	return fs, start
 }
 
 // flagSet reports whether the flag name was given on the command line.

@@ -75,7 +75,7 @@ func TestRunFaults(t *testing.T) {
 		{"bad guest", []string{"run", "--guest=nope"}, 2, `no embedded guest "nope"`},
 		{"two guests", []string{"run", "--guest=sieve,qsort"}, 2, "run takes one guest, not 2"},
 		{"guest and file", []string{"run", "--guest=sieve", "prog.elf"}, 2, "not both"},
-		{"unknown command", []string{"frob"}, 2, `unknown command "frob"`},
+		{"unknown command", []string{"frob"}, 2, `frob: not a command`},
 		{"limit", []string{"run", "--max-instructions=100", wild}, 124, "instruction limit reached after 100 guest instructions"},
 		{"timeout dynamo", []string{"run", "--timeout=200ms", loop}, 124, "time limit reached (--timeout 200ms)"},
 		{"timeout interp", []string{"run", "--mode=interp", "--timeout=200ms", loop}, 124, "time limit reached (--timeout 200ms)"},
