@@ -49,6 +49,10 @@ func randomProgram(rng *rand.Rand, n int) []uint32 {
 				continue
 			}
 		}
+		if rng.IntN(5) == 0 {
+			words = append(words, rvtest.Encode(randomFloatInst(rng)))
+			continue
+		}
 		op := straightOps[rng.IntN(len(straightOps))]
 		in := rvtest.RandomInst(rng, op)
 		in.Rd = scratchReg(rng, in.Rd)
@@ -65,6 +69,40 @@ func randomProgram(rng *rand.Rand, n int) []uint32 {
 	return append(words, rvtest.Encode(interp.Inst{Op: interp.OpADDI, Rd: 17, Imm: 93}),
 		rvtest.Encode(interp.Inst{Op: interp.OpECALL}))
 }
+
+// randomFloatInst returns a floating-point instruction or CSR access
+// fragments compile: loads and stores off the base registers, x
+// destinations other than them, any rounding mode fragments take.
+func randomFloatInst(rng *rand.Rand) interp.Inst {
+	for {
+		var in interp.Inst
+		if rng.IntN(8) == 0 {
+			in = interp.Inst{Op: []interp.Op{interp.OpCSRRS, interp.OpCSRRW, interp.OpCSRRWI}[rng.IntN(3)], Rd: scratchReg(rng, uint8(rng.IntN(32))),
+				Rs1: uint8(rng.IntN(32)), Imm: int64(1 + rng.IntN(3))}
+			if in.Op == interp.OpCSRRS {
+				in.Rs1 = 0
+			}
+		} else {
+			op := floatMemOps[rng.IntN(len(floatMemOps))]
+			if rng.IntN(3) != 0 {
+				op = floatOps[rng.IntN(len(floatOps))]
+			}
+			in = interp.Inst{Op: op, Rd: uint8(rng.IntN(32)), Rs1: uint8(rng.IntN(32)), Rs2: uint8(rng.IntN(32)),
+				Imm: int64([]int{0, 1, 2, 3, 7, 7, 7}[rng.IntN(7)]) | int64(rng.IntN(32))<<8}
+			if fd, _, _ := op.FRegs(); !fd {
+				in.Rd = scratchReg(rng, in.Rd)
+			}
+			if op == interp.OpFLW || op == interp.OpFLD || op == interp.OpFSW || op == interp.OpFSD {
+				in.Rs1, in.Imm = uint8(regBase+rng.IntN(2)), []int64{0, 8, 16, 4, -8}[rng.IntN(5)]
+			}
+		}
+		if !fragment.Refuses(in) {
+			return in
+		}
+	}
+}
+
+var floatMemOps = []interp.Op{interp.OpFLW, interp.OpFLD, interp.OpFSW, interp.OpFSD}
 
 // scratchReg returns r, or another register if r is one of the base
 // registers no instruction may overwrite.
@@ -150,6 +188,23 @@ func idiom(rng *rand.Rand) []interp.Inst {
 // target is the final addi, or when wild sometimes the ecall or a
 // misaligned address).
 func randomState(rng *rand.Rand, x *[32]uint64, n int, wild bool) {
+	randomIntState(rng, x, n, wild)
+}
+
+// randomFloatState fills the f registers with special and random values
+// (singles NaN-boxed, mostly) and fcsr with a rounding mode and flags.
+func randomFloatState(rng *rand.Rand, cpu *interp.CPU) {
+	for i := range cpu.F {
+		v := specialFloat(rng)
+		if v>>32 == 0 && rng.IntN(8) != 0 {
+			v |= 0xffffffff_00000000
+		}
+		cpu.F[i] = v
+	}
+	cpu.FCSR = uint64(rng.IntN(5))<<5 | uint64(rng.IntN(32))
+}
+
+func randomIntState(rng *rand.Rand, x *[32]uint64, n int, wild bool) {
 	special := []uint64{0, 1, ^uint64(0), 1 << 63, 1<<63 - 1, 0x80000000, 0xffffffff, 2}
 	for i := 1; i < 32; i++ {
 		if rng.IntN(3) == 0 {
@@ -287,6 +342,7 @@ func checkRandomTrace(t *testing.T, cache *codecache.Cache, rng *rand.Rand, opts
 	rec := loadSmall(t, img)
 	defer rec.Close()
 	randomState(rng, &rec.CPU.X, n, false)
+	randomFloatState(rng, rec.CPU)
 	rec.CPU.PC = rvtest.MakeELFText
 	trace, _, err := net.Record(rec, 1000, func(uint64) bool { return false })
 	if err != nil {
@@ -313,6 +369,7 @@ func checkRandomTrace(t *testing.T, cache *codecache.Cache, rng *rand.Rand, opts
 	st := new(fragment.State)
 	native.UseCPU(&st.CPU)
 	randomState(rng, &st.CPU.X, n, rng.IntN(4) == 0)
+	randomFloatState(rng, &st.CPU)
 	st.CPU.PC = rvtest.MakeELFText
 	*ref.CPU = st.CPU
 
@@ -364,6 +421,12 @@ func matchInterpreter(t *testing.T, what string, trace *interp.Trace, ref *inter
 		if st.CPU.X[r] != ref.CPU.X[r] {
 			t.Fatalf("%s: x%d native %#x interpreter %#x after %d instructions%s", what, r, st.CPU.X[r], ref.CPU.X[r], retired, listing)
 		}
+		if st.CPU.F[r] != ref.CPU.F[r] {
+			t.Fatalf("%s: f%d native %#x interpreter %#x after %d instructions%s", what, r, st.CPU.F[r], ref.CPU.F[r], retired, listing)
+		}
+	}
+	if st.CPU.FCSR != ref.CPU.FCSR {
+		t.Fatalf("%s: fcsr native %#x interpreter %#x after %d instructions%s", what, st.CPU.FCSR, ref.CPU.FCSR, retired, listing)
 	}
 }
 
