@@ -111,7 +111,7 @@ func CompileSampled(t *interp.Trace, env Env, opts Options, sample Sampler) (*Co
 	if err := optimize(f, opts); err != nil {
 		return nil, err
 	}
-	m, err := amd64.Compile(f, amd64.Options{NoRegAlloc: opts.NoRegAlloc, NoBPReg: opts.NoBPReg, NoLazySext: opts.NoLazySext, NoHomeRegs: opts.NoHomeRegs, NoIBL: opts.NoIBL, NoBulk: opts.NoBulk, NoSelfExits: opts.NoSelfExits})
+	m, err := amd64.Compile(f, amd64.Options{NoRegAlloc: opts.NoRegAlloc, NoBPReg: opts.NoBPReg, NoLazySext: opts.NoLazySext, NoHomeRegs: opts.NoHomeRegs, NoFloatRegs: opts.NoFloatRegs, NoIBL: opts.NoIBL, NoBulk: opts.NoBulk, NoSelfExits: opts.NoSelfExits})
 	if err != nil {
 		return nil, err
 	}

@@ -27,6 +27,9 @@ type Options struct {
 	// fragments, so that every exit writes back what it wrote and every
 	// entry loads what it reads (amd64.Options.NoHomeRegs).
 	NoHomeRegs bool
+	// NoFloatRegs keeps every f register in State instead of giving the
+	// most used ones XMM registers (amd64.Options.NoFloatRegs).
+	NoFloatRegs bool
 	// NoBulk compiles byte fill and copy loops (a C library's
 	// byte-at-a-time memset and memcpy) iteration by iteration instead
 	// of with REP STOSB and REP MOVSB (amd64.Options.NoBulk).
@@ -146,6 +149,7 @@ var backendSwitches = []pass{
 	{"bp-reg", nil, func(o *Options) *bool { return &o.NoBPReg }},
 	{"lazy-sext", nil, func(o *Options) *bool { return &o.NoLazySext }},
 	{"home-regs", nil, func(o *Options) *bool { return &o.NoHomeRegs }},
+	{"float-regs", nil, func(o *Options) *bool { return &o.NoFloatRegs }},
 	{"bulk", nil, func(o *Options) *bool { return &o.NoBulk }},
 	{"self-exits", nil, func(o *Options) *bool { return &o.NoSelfExits }},
 }

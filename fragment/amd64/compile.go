@@ -31,6 +31,10 @@ type Options struct {
 	// NoBulk compiles byte fill and copy loops (bulk.go) iteration by
 	// iteration instead of with REP STOSB and REP MOVSB.
 	NoBulk bool
+	// NoFloatRegs keeps every f register in State (fregalloc.go): each
+	// floating-point instruction loads its operands from memory and
+	// stores its result.
+	NoFloatRegs bool
 	// NoSelfExits compiles a side exit to the fragment's own head as an
 	// ordinary exit, linked through the write back and the linked
 	// entry, instead of as a back edge to the body (stubs.go, stubFor).
@@ -61,6 +65,7 @@ type compiler struct {
 	env   ir.Env
 	f     *ir.Func
 	ra    *regAlloc
+	fr    *floatAlloc
 	sx    sextState // lazy sign extension (sext.go)
 	loops bool      // the trace ends at its own head
 	// redefined are the registers the loop body writes before it reads
@@ -100,6 +105,7 @@ func Compile(f *ir.Func, opts Options) (*Code, error) {
 	a := newAssembler()
 	c := &compiler{a: a, env: f.Env(), f: f, body: &label{}, loops: f.Loops, noIBL: opts.NoIBL}
 	c.ra = allocate(f, !opts.NoRegAlloc, !opts.NoBPReg, !opts.NoHomeRegs)
+	c.fr = allocateFloat(f, !opts.NoRegAlloc && !opts.NoFloatRegs)
 	c.sx.on = !opts.NoLazySext
 	if !opts.NoSelfExits {
 		for _, r := range f.Exits {
@@ -144,6 +150,11 @@ func Compile(f *ir.Func, opts Options) (*Code, error) {
 	for r := uint8(1); r < 32; r++ {
 		if ra.needsLoad(r, c.loops) {
 			a.op(xMOVQ, mem(rSt, regOff(r)), reg(ra.host[r]))
+		}
+	}
+	for r := uint8(0); r < 32; r++ {
+		if c.fr.needsLoad(r, c.loops) {
+			a.op(xMOVSD, fslot(r), reg(c.fr.host[r]))
 		}
 	}
 	c.lowerLoopChecks()

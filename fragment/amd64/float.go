@@ -43,8 +43,8 @@ import (
 //   - fmin/fmax: MINSD/MAXSD disagree with RISC-V for NaNs and signed
 //     zeros; a UCOMISx first sends those (rare) cases out of line.
 //
-// The f registers live in State (CPU.F): each instruction loads its
-// operands into the scratch registers X0..X2 and stores its result.
+// The f registers a fragment uses most live in XMM registers
+// (fregalloc.go), the others in State (CPU.F); X0..X3 are scratch.
 
 // Canonical NaNs and the NaN box.
 const (
@@ -56,6 +56,54 @@ const (
 // fslot is f register r in State; fhigh is its upper half.
 func fslot(r uint8) operand { return mem(rSt, StateF+8*int64(r)) }
 func fhigh(r uint8) operand { return mem(rSt, StateF+8*int64(r)+4) }
+
+// fsrc returns an operand for f register r (all 64 bits): its XMM
+// register, or its State slot. A MOVQ to or from it moves the bits
+// either way.
+func (c *compiler) fsrc(r uint8) operand {
+	if x := c.fr.host[r]; x != 0 {
+		return reg(x)
+	}
+	return fslot(r)
+}
+
+// fmov puts f register r into XMM register x (its low 64 bits).
+func (c *compiler) fmov(r uint8, x register) {
+	switch h := c.fr.host[r]; h {
+	case x:
+	case 0:
+		c.a.op(xMOVSD, fslot(r), reg(x))
+	default:
+		c.a.op(xMOVAPS, reg(h), reg(x))
+	}
+}
+
+// fput writes the low 64 bits of XMM register x to f register r.
+func (c *compiler) fput(x register, r uint8) {
+	switch h := c.fr.host[r]; h {
+	case x:
+	case 0:
+		c.a.op(xMOVSD, reg(x), fslot(r))
+	default:
+		c.a.op(xMOVAPS, reg(x), reg(h))
+	}
+}
+
+// fwork returns the XMM register to compute f register d's new value
+// in: d's own, when it has one that none of the operands still to be
+// read (busy) names; else X0.
+func (c *compiler) fwork(d uint8, busy ...uint8) register {
+	h := c.fr.host[d]
+	for _, r := range busy {
+		if r == d {
+			h = 0
+		}
+	}
+	if h == 0 {
+		return rX0
+	}
+	return h
+}
 
 // outOfLine emits a jump on cc to code emitted after the exit stubs,
 // which runs body and jumps back to the instruction after the jump.
@@ -81,8 +129,14 @@ func (c *compiler) loadConstX(v uint64, x register) {
 // loadSingle puts f register r, a NaN-boxed single, into XMM register x
 // (all 64 bits): the boxed canonical NaN if r is not properly boxed.
 func (c *compiler) loadSingle(r uint8, x register, pc uint64) {
-	c.a.op(xMOVSD, fslot(r), reg(x))
-	c.a.op(xCMPL, fhigh(r), imm(-1))
+	c.fmov(r, x)
+	if c.fr.host[r] != 0 {
+		c.a.op(xMOVQ, reg(x), reg(rAX))
+		c.a.op(xSHRQ, imm(32), reg(rAX))
+		c.a.op(xCMPL, reg(rAX), imm(-1))
+	} else {
+		c.a.op(xCMPL, fhigh(r), imm(-1))
+	}
 	c.outOfLine(condNE, pc, func(*label) { c.loadConstX(canonNaN32, x) })
 }
 
@@ -93,7 +147,7 @@ func (c *compiler) loadFloat(r uint8, x register, single bool, pc uint64) {
 		c.loadSingle(r, x, pc)
 		return
 	}
-	c.a.op(xMOVSD, fslot(r), reg(x))
+	c.fmov(r, x)
 }
 
 // canonicalize replaces a NaN in x by the canonical NaN.
@@ -143,53 +197,67 @@ func (c *compiler) lowerFloat(i int, in ir.Inst) {
 	switch op {
 	case interp.OpFLD, interp.OpFLW:
 		m := c.access(i, in, c.env.ReadLo)
-		if op == interp.OpFLD {
+		switch h := c.fr.host[in.F.D]; {
+		case op == interp.OpFLD && h != 0:
+			a.op(xMOVSD, m, reg(h))
+		case op == interp.OpFLD:
 			a.op(xMOVQ, m, reg(rDX))
-		} else {
+			a.op(xMOVQ, reg(rDX), fslot(in.F.D))
+		default:
 			a.op(xMOVL, m, reg(rDX))
-			a.op(xMOVQ, imm(-1<<32), reg(rCX)) // nanBox
+			a.op(xMOVQ, imm(-1<<32), reg(rCX)) // the NaN box
 			a.op(xORQ, reg(rCX), reg(rDX))
+			a.op(xMOVQ, reg(rDX), c.fsrc(in.F.D))
 		}
-		a.op(xMOVQ, reg(rDX), fslot(in.F.D))
 	case interp.OpFSD, interp.OpFSW:
 		m := c.access(i, in, c.env.WriteLo)
-		if op == interp.OpFSD {
+		switch h := c.fr.host[in.F.B]; {
+		case h != 0 && op == interp.OpFSD:
+			a.op(xMOVSD, reg(h), m)
+		case h != 0:
+			a.op(xMOVSS, reg(h), m)
+		case op == interp.OpFSD:
 			a.op(xMOVQ, fslot(in.F.B), reg(rDX))
 			a.op(xMOVQ, reg(rDX), m)
-		} else {
+		default:
 			a.op(xMOVL, fslot(in.F.B), reg(rDX))
 			a.op(xMOVL, reg(rDX), m)
 		}
 	case interp.OpFADDD, interp.OpFSUBD, interp.OpFMULD, interp.OpFDIVD:
-		a.op(xMOVSD, fslot(in.F.A), reg(rX0))
-		a.op(arith[op], fslot(in.F.B), reg(rX0))
-		c.finishFloat(in, false)
+		w := c.fwork(in.F.D, in.F.B)
+		c.fmov(in.F.A, w)
+		a.op(arith[op], c.fsrc(in.F.B), reg(w))
+		c.finishFloat(in, w, false)
 	case interp.OpFADDS, interp.OpFSUBS, interp.OpFMULS, interp.OpFDIVS:
-		c.loadSingle(in.F.A, rX0, pc)
+		w := c.fwork(in.F.D, in.F.B)
 		c.loadSingle(in.F.B, rX1, pc)
-		a.op(arith[op], reg(rX1), reg(rX0))
-		c.finishFloat(in, true)
+		c.loadSingle(in.F.A, w, pc)
+		a.op(arith[op], reg(rX1), reg(w))
+		c.finishFloat(in, w, true)
 	case interp.OpFSQRTD:
-		a.op(xSQRTSD, fslot(in.F.A), reg(rX0))
-		c.finishFloat(in, false)
+		w := c.fwork(in.F.D)
+		a.op(xSQRTSD, c.fsrc(in.F.A), reg(w))
+		c.finishFloat(in, w, false)
 	case interp.OpFSQRTS:
-		c.loadSingle(in.F.A, rX0, pc)
-		a.op(xSQRTSS, reg(rX0), reg(rX0))
-		c.finishFloat(in, true)
+		w := c.fwork(in.F.D)
+		c.loadSingle(in.F.A, w, pc)
+		a.op(xSQRTSS, reg(w), reg(w))
+		c.finishFloat(in, w, true)
 	case interp.OpFMADDD, interp.OpFMSUBD, interp.OpFNMSUBD, interp.OpFNMADDD,
 		interp.OpFMADDS, interp.OpFMSUBS, interp.OpFNMSUBS, interp.OpFNMADDS:
-		c.loadFloat(in.F.C, rX0, single, pc)
+		w := c.fwork(in.F.D, in.F.A, in.F.B)
 		c.loadFloat(in.F.A, rX1, single, pc)
 		c.loadFloat(in.F.B, rX2, single, pc)
-		a.op3(fused[op], reg(rX2), reg(rX1), reg(rX0))
+		c.loadFloat(in.F.C, w, single, pc)
+		a.op3(fused[op], reg(rX2), reg(rX1), reg(w))
 		// RISC-V's fused multiply-add is invalid for 0 * inf even when
 		// the addend is a quiet NaN; x86's then raises nothing.
-		a.op(ucomis, reg(rX0), reg(rX0))
+		a.op(ucomis, reg(w), reg(w))
 		c.outOfLine(condPS, pc, func(*label) {
-			c.loadConstX(map[bool]uint64{false: canonNaN64, true: canonNaN32}[single], rX0)
+			c.loadConstX(map[bool]uint64{false: canonNaN64, true: canonNaN32}[single], w)
 			c.invalidProduct(single)
 		})
-		a.op(xMOVSD, reg(rX0), fslot(in.F.D))
+		c.fput(w, in.F.D)
 	case interp.OpFSGNJD, interp.OpFSGNJND, interp.OpFSGNJXD, interp.OpFSGNJS, interp.OpFSGNJNS, interp.OpFSGNJXS:
 		c.lowerSignInject(in, single)
 	case interp.OpFMIND, interp.OpFMAXD, interp.OpFMINS, interp.OpFMAXS:
@@ -225,55 +293,56 @@ func (c *compiler) lowerFloat(i int, in ir.Inst) {
 		c.lowerFromInt(in)
 	case interp.OpFCVTSD:
 		c.loadConstX(nanBox, rX0)
-		a.op(xCVTSD2SS, fslot(in.F.A), reg(rX0))
-		c.finishFloat(in, true)
+		a.op(xCVTSD2SS, c.fsrc(in.F.A), reg(rX0))
+		c.finishFloat(in, rX0, true)
 	case interp.OpFCVTDS:
 		c.loadSingle(in.F.A, rX1, pc)
 		a.op(xCVTSS2SD, reg(rX1), reg(rX0))
-		c.finishFloat(in, false)
+		c.finishFloat(in, rX0, false)
 	case interp.OpFMVXD:
 		if in.Dst != 0 {
 			w := c.host(in.Dst)
 			if w == 0 {
 				w = rDX
 			}
-			a.op(xMOVQ, fslot(in.F.A), reg(w))
+			a.op(xMOVQ, c.fsrc(in.F.A), reg(w))
 			c.store(w, in.Dst)
 		}
 	case interp.OpFMVXW:
 		if in.Dst != 0 {
-			a.op(xMOVLQSX, fslot(in.F.A), reg(rDX))
+			a.op(xMOVQ, c.fsrc(in.F.A), reg(rDX))
+			a.op(xMOVLQSX, reg(rDX), reg(rDX))
 			c.store(rDX, in.Dst)
 		}
 	case interp.OpFMVDX:
 		switch {
-		case in.A.IsConst && ir.FitsInt32(int64(in.A.Const)):
+		case in.A.IsConst && ir.FitsInt32(int64(in.A.Const)) && c.fr.host[in.F.D] == 0:
 			a.op(xMOVQ, imm(int64(in.A.Const)), fslot(in.F.D))
 		case c.hostOf(in.A) != 0:
-			a.op(xMOVQ, reg(c.hostOf(in.A)), fslot(in.F.D))
+			a.op(xMOVQ, reg(c.hostOf(in.A)), c.fsrc(in.F.D))
 		default:
 			c.load(in.A, rDX)
-			a.op(xMOVQ, reg(rDX), fslot(in.F.D))
+			a.op(xMOVQ, reg(rDX), c.fsrc(in.F.D))
 		}
 	case interp.OpFMVWX:
 		if in.A.IsConst {
 			c.load(ir.C(nanBox|in.A.Const&0xffffffff), rDX)
 		} else {
 			a.op(xMOVL, c.opnd(in.A, rDX), reg(rDX))
-			a.op(xMOVQ, imm(-1<<32), reg(rCX)) // nanBox
+			a.op(xMOVQ, imm(-1<<32), reg(rCX)) // the NaN box
 			a.op(xORQ, reg(rCX), reg(rDX))
 		}
-		a.op(xMOVQ, reg(rDX), fslot(in.F.D))
+		a.op(xMOVQ, reg(rDX), c.fsrc(in.F.D))
 	default:
 		panic("amd64: cannot lower " + in.String())
 	}
 }
 
-// finishFloat completes an arithmetic result in X0: the canonical NaN
-// for a NaN, then the store to the destination f register.
-func (c *compiler) finishFloat(in ir.Inst, single bool) {
-	c.canonicalize(rX0, single, in.PC)
-	c.a.op(xMOVSD, reg(rX0), fslot(in.F.D))
+// finishFloat completes an arithmetic result in XMM register w: the
+// canonical NaN for a NaN, then the write of the destination f register.
+func (c *compiler) finishFloat(in ir.Inst, w register, single bool) {
+	c.canonicalize(w, single, in.PC)
+	c.fput(w, in.F.D)
 }
 
 // invalidProduct raises invalid if X1 * X2 is 0 * inf or inf * 0
@@ -325,8 +394,8 @@ func (c *compiler) lowerSignInject(in ir.Inst, single bool) {
 		a.op(xMOVQ, reg(rX0), reg(rAX))
 		a.op(xMOVQ, reg(rX1), reg(rCX))
 	} else {
-		a.op(xMOVQ, fslot(in.F.A), reg(rAX))
-		a.op(xMOVQ, fslot(in.F.B), reg(rCX))
+		a.op(xMOVQ, c.fsrc(in.F.A), reg(rAX))
+		a.op(xMOVQ, c.fsrc(in.F.B), reg(rCX))
 	}
 	x := in.Op == interp.OpFSGNJXD || in.Op == interp.OpFSGNJXS
 	n := in.Op == interp.OpFSGNJND || in.Op == interp.OpFSGNJNS
@@ -346,7 +415,7 @@ func (c *compiler) lowerSignInject(in ir.Inst, single bool) {
 		a.op(xSHLQ, imm(63), reg(rCX))
 	}
 	a.op(xXORQ, reg(rCX), reg(rAX))
-	a.op(xMOVQ, reg(rAX), fslot(in.F.D))
+	a.op(xMOVQ, reg(rAX), c.fsrc(in.F.D))
 }
 
 // lowerMinMax lowers fmin and fmax:
@@ -392,7 +461,7 @@ func (c *compiler) lowerMinMax(in ir.Inst, single bool) {
 	})
 	a.op(mn, reg(rX1), reg(rX0))
 	a.bind(done)
-	a.op(xMOVSD, reg(rX0), fslot(in.F.D))
+	c.fput(rX0, in.F.D)
 }
 
 // lowerFrm lowers ir.OpFrm: nothing to do while frm is rne (the host's
@@ -448,7 +517,7 @@ func (c *compiler) lowerToInt(in ir.Inst, single bool) {
 	case long:
 		cvtt, cvt = xCVTTSD2SQ, xCVTSD2SQ
 	}
-	src := fslot(in.F.A)
+	src := c.fsrc(in.F.A)
 	if single {
 		c.loadSingle(in.F.A, rX0, in.PC)
 		src = reg(rX0)
@@ -552,7 +621,7 @@ func (c *compiler) lowerFromInt(in ir.Inst) {
 		cvt = map[mnemonic]mnemonic{xCVTSL2SD: xCVTSL2SS, xCVTSQ2SD: xCVTSQ2SS}[cvt]
 	}
 	a.op(cvt, src, reg(rX0))
-	a.op(xMOVSD, reg(rX0), fslot(in.F.D))
+	c.fput(rX0, in.F.D)
 }
 
 // fflagsInto puts the guest's fflags into DX: State's, ORed with what

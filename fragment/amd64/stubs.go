@@ -66,13 +66,16 @@ func selfExit(f *ir.Func, r ir.ExitRec) bool {
 
 // writeBack stores the allocated guest registers that are dirty at exit
 // e into State, sign-extending the stale ones first; resident home
-// registers aside (see writeHomes).
+// registers aside (see writeHomes). Dirty f registers too.
 func (c *compiler) writeBack(e *exitStub) {
 	for _, r := range c.ra.dirty(e.at, c.loops) {
 		if e.stale&(1<<r) != 0 {
 			c.a.op(xMOVLQSX, reg(c.ra.host[r]), reg(c.ra.host[r]))
 		}
 		c.a.op(xMOVQ, reg(c.ra.host[r]), mem(rSt, regOff(r)))
+	}
+	for _, r := range c.fr.dirty(e.at, c.loops) {
+		c.a.op(xMOVSD, reg(c.fr.host[r]), fslot(r))
 	}
 }
 
