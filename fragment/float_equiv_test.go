@@ -218,6 +218,18 @@ func TestFloatFlagsMatchInterpreter(t *testing.T) {
 		csr(interp.OpCSRRS, 18, 0, interp.CSRFrm),
 		{Op: interp.OpFSQRTD, Rd: 21, Rs1: 12, Imm: 7},
 		csr(interp.OpCSRRCI, 19, 0, interp.CSRFflags),
+		csr(interp.OpCSRRWI, 22, 2, interp.CSRFrm), // rdn
+		{Op: interp.OpFDIVD, Rd: 23, Rs1: 11, Rs2: 12, Imm: 7},
+		{Op: interp.OpFCVTLD, Rd: 24, Rs1: 11, Imm: 7},
+		csr(interp.OpCSRRW, 25, 13, interp.CSRFrm), // from random bits: any mode, reserved ones too
+		{Op: interp.OpFMULD, Rd: 26, Rs1: 11, Rs2: 12, Imm: 7},
+		csr(interp.OpCSRRWI, 0, 3, interp.CSRFrm), // rup
+		{Op: interp.OpFADDS, Rd: 27, Rs1: 11, Rs2: 12, Imm: 7},
+		csr(interp.OpCSRRW, 28, 12, interp.CSRFcsr),
+		{Op: interp.OpFSUBD, Rd: 29, Rs1: 12, Rs2: 11, Imm: 7},
+		csr(interp.OpCSRRS, 30, 0, interp.CSRFcsr),
+		csr(interp.OpCSRRWI, 0, 0, interp.CSRFrm),
+		{Op: interp.OpFADDD, Rd: 31, Rs1: 11, Rs2: 12, Imm: 7},
 	}
 	for _, in := range prog {
 		if fragment.Refuses(in) {
@@ -227,7 +239,13 @@ func TestFloatFlagsMatchInterpreter(t *testing.T) {
 	rng := rand.New(rand.NewPCG(9, 10))
 	var operands [][]uint64
 	for k := 0; k < 3000; k++ {
-		operands = append(operands, []uint64{uint64(rng.IntN(4)<<5 | rng.IntN(32)), specialFloat(rng), specialFloat(rng)})
+		operands = append(operands, []uint64{uint64(rng.IntN(4)<<5 | rng.IntN(32)), specialFloat(rng), specialFloat(rng), specialFloat(rng)})
+	}
+	checkFloatProgram(t, newCache(t), prog, operands, func(c []uint64) uint64 { return c[0] }, false, len(prog)+1, rng)
+	// Every rounding mode and reserved one from x13, checked above;
+	// the same program with frm already rdn, rup or rtz on entry.
+	for k := range operands {
+		operands[k][0] = uint64(1+rng.IntN(3))<<5 | operands[k][0]&0x1f
 	}
 	checkFloatProgram(t, newCache(t), prog, operands, func(c []uint64) uint64 { return c[0] }, false, len(prog)+1, rng)
 }

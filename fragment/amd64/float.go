@@ -289,8 +289,12 @@ func (c *compiler) lowerFloat(i int, in ir.Inst) {
 		c.store(rDX, in.Dst)
 	case interp.OpFCVTWD, interp.OpFCVTLD, interp.OpFCVTWS, interp.OpFCVTLS:
 		c.lowerToInt(in, single)
+	case interp.OpFCVTWUD, interp.OpFCVTLUD, interp.OpFCVTWUS, interp.OpFCVTLUS:
+		c.lowerToUnsigned(in, single)
 	case interp.OpFCVTDW, interp.OpFCVTDWU, interp.OpFCVTDL, interp.OpFCVTSW, interp.OpFCVTSWU, interp.OpFCVTSL:
 		c.lowerFromInt(in)
+	case interp.OpFCVTDLU, interp.OpFCVTSLU:
+		c.lowerFromUnsigned(in)
 	case interp.OpFCVTSD:
 		c.loadConstX(nanBox, rX0)
 		a.op(xCVTSD2SS, c.fsrc(in.F.A), reg(rX0))
@@ -465,30 +469,40 @@ func (c *compiler) lowerMinMax(in ir.Inst, single bool) {
 }
 
 // lowerFrm lowers ir.OpFrm: nothing to do while frm is rne (the host's
-// mode on entry); otherwise, out of line, MXCSR's rounding control gets
-// frm's mode (rtz 3, rdn 1, rup 2: the 2-bit fields of 0x9c indexed by
-// frm), or the instruction leaves if the host has none (rmm, reserved).
+// mode on entry, and kept equal to frm by every write of frm in native
+// code); otherwise, out of line, MXCSR's rounding control gets frm's
+// mode, or the instruction leaves if the host has none (rmm, reserved).
 func (c *compiler) lowerFrm(i int, in ir.Inst) {
 	a := c.a
 	exit := c.stubFor(in.Exit, i).stub
-	fcsr, tmp := mem(rSt, StateFCSR), mem(rSt, StateMXCSR)
+	fcsr := mem(rSt, StateFCSR)
 	a.op(xTESTL, imm(0xe0), fcsr)
 	c.outOfLine(condNE, in.PC, func(*label) {
-		a.op(xMOVL, fcsr, reg(rCX))
-		a.op(xSHRL, imm(5), reg(rCX))
-		a.op(xANDL, imm(7), reg(rCX))
-		a.op(xCMPL, reg(rCX), imm(3))
+		a.op(xMOVL, fcsr, reg(rAX))
+		a.op(xSHRL, imm(5), reg(rAX))
+		a.op(xANDL, imm(7), reg(rAX))
+		a.op(xCMPL, reg(rAX), imm(3))
 		a.jcc(condA, exit)
-		a.op(xADDL, reg(rCX), reg(rCX))
-		a.op(xMOVL, imm(0x9c), reg(rDX))
-		a.op(xSHRL, reg(rCX), reg(rDX))
-		a.op(xANDL, imm(3), reg(rDX))
-		a.op(xSHLL, imm(13), reg(rDX))
-		a.op(xSTMXCSR, none, tmp)
-		a.op(xANDL, imm(^0x6000), tmp)
-		a.op(xORL, reg(rDX), tmp)
-		a.op(xLDMXCSR, tmp, none)
+		c.installRounding()
 	})
+}
+
+// installRounding sets MXCSR's rounding control to the mode of frm value
+// AX (0..3: rtz 3, rdn 1, rup 2, the 2-bit fields of 0x9c indexed by
+// frm); AX and CX are clobbered.
+func (c *compiler) installRounding() {
+	a := c.a
+	tmp := mem(rSt, StateMXCSR)
+	a.op(xMOVL, reg(rAX), reg(rCX))
+	a.op(xADDL, reg(rCX), reg(rCX))
+	a.op(xMOVL, imm(0x9c), reg(rAX))
+	a.op(xSHRL, reg(rCX), reg(rAX))
+	a.op(xANDL, imm(3), reg(rAX))
+	a.op(xSHLL, imm(13), reg(rAX))
+	a.op(xSTMXCSR, none, tmp)
+	a.op(xANDL, imm(^0x6000), tmp)
+	a.op(xORL, reg(rAX), tmp)
+	a.op(xLDMXCSR, tmp, none)
 }
 
 // lowerToInt lowers fcvt.w.d, fcvt.l.d, fcvt.w.s and fcvt.l.s:
@@ -652,38 +666,190 @@ func (c *compiler) fflagsInto() {
 	a.op(xORL, reg(rCX), reg(rDX))
 }
 
-// lowerCSR lowers the CSR accesses fragments run (ir.CSRCompiles): reads
-// of fflags, frm and fcsr, and the write of fflags, which also clears
-// the host's sticky flags (they are part of the old value).
-func (c *compiler) lowerCSR(in ir.Inst) {
+// csrInto puts the CSR numbered csr (fflags, frm or fcsr) into DX.
+func (c *compiler) csrInto(csr int64) {
 	a := c.a
 	fcsr := mem(rSt, StateFCSR)
-	switch {
-	case ir.IsCSRRead(in.Op) && in.Off == interp.CSRFrm:
+	if csr == interp.CSRFrm {
 		a.op(xMOVL, fcsr, reg(rDX))
 		a.op(xSHRL, imm(5), reg(rDX))
 		a.op(xANDL, imm(7), reg(rDX))
-	case ir.IsCSRRead(in.Op):
-		c.fflagsInto()
-		if in.Off == interp.CSRFcsr {
-			a.op(xMOVL, fcsr, reg(rCX))
-			a.op(xANDL, imm(0xe0), reg(rCX))
-			a.op(xORL, reg(rCX), reg(rDX))
-		}
-	default: // fflags = A, Dst = the old fflags
-		if in.Dst != 0 {
-			c.fflagsInto()
-		}
-		c.load(in.A, rAX)
+		return
+	}
+	c.fflagsInto()
+	if csr == interp.CSRFcsr {
+		a.op(xMOVL, fcsr, reg(rCX))
+		a.op(xANDL, imm(0xe0), reg(rCX))
+		a.op(xORL, reg(rCX), reg(rDX))
+	}
+}
+
+// lowerCSR lowers the CSR accesses fragments run (ir.CSRCompiles): reads
+// of fflags, frm and fcsr, and writes of them. A write of fflags also
+// clears the host's sticky flags (they are part of the old value); a
+// write of frm installs its rounding mode in MXCSR at once when the host
+// has it (else the next ir.OpFrm leaves).
+func (c *compiler) lowerCSR(in ir.Inst) {
+	a := c.a
+	fcsr, tmp := mem(rSt, StateFCSR), mem(rSt, StateMXCSR)
+	clearFlags := func() {
+		a.op(xSTMXCSR, none, tmp)
+		a.op(xANDL, imm(^0x3f), tmp)
+		a.op(xLDMXCSR, tmp, none)
+	}
+	install := func() { // frm in AX
+		skip := &label{}
+		a.op(xCMPL, reg(rAX), imm(3))
+		a.jcc(condA, skip)
+		c.installRounding()
+		a.bind(skip)
+	}
+	if ir.IsCSRRead(in.Op) {
+		c.csrInto(in.Off)
+		c.store(rDX, in.Dst)
+		return
+	}
+	// The CSR = A, Dst = its old value (A is read after the old value
+	// is computed, before Dst is written).
+	if in.Dst != 0 {
+		c.csrInto(in.Off)
+	}
+	c.load(in.A, rAX)
+	switch in.Off {
+	case interp.CSRFflags:
 		a.op(xANDL, imm(0x1f), reg(rAX))
 		a.op(xMOVQ, fcsr, reg(rCX))
 		a.op(xANDQ, imm(^0x1f), reg(rCX))
 		a.op(xORQ, reg(rAX), reg(rCX))
 		a.op(xMOVQ, reg(rCX), fcsr)
-		tmp := mem(rSt, StateMXCSR)
-		a.op(xSTMXCSR, none, tmp)
-		a.op(xANDL, imm(^0x3f), tmp)
-		a.op(xLDMXCSR, tmp, none)
+		clearFlags()
+	case interp.CSRFrm:
+		a.op(xANDL, imm(7), reg(rAX))
+		a.op(xMOVQ, fcsr, reg(rCX))
+		a.op(xANDQ, imm(^0xe0), reg(rCX))
+		a.op(xSHLL, imm(5), reg(rAX))
+		a.op(xORQ, reg(rAX), reg(rCX))
+		a.op(xMOVQ, reg(rCX), fcsr)
+		a.op(xSHRL, imm(5), reg(rAX))
+		install()
+	default: // fcsr
+		a.op(xANDL, imm(0xff), reg(rAX))
+		a.op(xMOVQ, reg(rAX), fcsr)
+		clearFlags()
+		a.op(xMOVL, fcsr, reg(rAX))
+		a.op(xSHRL, imm(5), reg(rAX))
+		install()
 	}
 	c.store(rDX, in.Dst)
+}
+
+// raiseInvalid raises the invalid flag (0/0 in X2).
+func (c *compiler) raiseInvalid() {
+	c.a.op(xXORPS, reg(rX2), reg(rX2))
+	c.a.op(xDIVSD, reg(rX2), reg(rX2))
+}
+
+// lowerToUnsigned lowers fcvt.wu.d, fcvt.lu.d, fcvt.wu.s and fcvt.lu.s
+// (the result of a .wu sign-extended from 32 bits, as RV64 wants):
+//
+//	ROUNDSx $mode|inexact-suppressed, a, X1 ; X2 = 0 ; UCOMISx X2, X1
+//	JPS nan ; JB negative                 ; NaN: all ones; below 0: 0 (both invalid)
+//	UCOMISx 2^32 (2^64), X1 ; JAE big     ; all ones, invalid
+//	UCOMISx a, X1 ; JNE inexact           ; raise inexact, come back
+//	CVTTSx2SQ X1, DX                      ; (lu: values from 2^63 out of line)
+//
+// A negative input that rounds to zero is in range (0, inexact).
+func (c *compiler) lowerToUnsigned(in ir.Inst, single bool) {
+	a := c.a
+	long := in.Op == interp.OpFCVTLUD || in.Op == interp.OpFCVTLUS
+	round, ucomis, cvtt, sub := xROUNDSD, xUCOMISD, xCVTTSD2SQ, xSUBSD
+	limit, half := uint64(0x41f0000000000000), uint64(0x43e0000000000000) // 2^32, 2^63
+	if long {
+		limit = 0x43f0000000000000 // 2^64
+	}
+	if single {
+		round, ucomis, cvtt, sub = xROUNDSS, xUCOMISS, xCVTTSS2SQ, xSUBSS
+		limit, half = 0x4f800000, 0x5f000000
+		if long {
+			limit = 0x5f800000
+		}
+	}
+	src := c.fsrc(in.F.A)
+	if single {
+		c.loadSingle(in.F.A, rX0, in.PC)
+		src = reg(rX0)
+	}
+	mode := map[uint8]int64{0: 0, 1: 3, 2: 1, 3: 2, 7: 4}[in.F.RM] // 4: MXCSR's, which is frm (ir.OpFrm)
+	a.op3(round, imm(mode|8), src, reg(rX1))
+	done := &label{}
+	invalid := func(v int64) func(*label) {
+		return func(*label) {
+			c.raiseInvalid()
+			a.op(xMOVQ, imm(v), reg(rDX))
+			a.jmp(done)
+		}
+	}
+	a.op(xXORPS, reg(rX2), reg(rX2))
+	a.op(ucomis, reg(rX2), reg(rX1))
+	c.outOfLine(condPS, in.PC, invalid(-1))
+	c.outOfLine(condB, in.PC, invalid(0))
+	c.loadConstX(limit, rX2)
+	a.op(ucomis, reg(rX2), reg(rX1))
+	c.outOfLine(condAE, in.PC, invalid(-1))
+	a.op(ucomis, src, reg(rX1))
+	c.outOfLine(condNE, in.PC, func(*label) {
+		a.op(xMOVL, imm(1), reg(rAX))
+		a.op(xCVTSL2SD, reg(rAX), reg(rX2))
+		a.op(xMOVL, imm(3), reg(rAX))
+		a.op(xCVTSL2SD, reg(rAX), reg(rX3))
+		a.op(xDIVSD, reg(rX3), reg(rX2))
+	})
+	if long {
+		c.loadConstX(half, rX2)
+		a.op(ucomis, reg(rX2), reg(rX1))
+		c.outOfLine(condAE, in.PC, func(*label) {
+			a.op(sub, reg(rX2), reg(rX1)) // exact: X1 in [2^63, 2^64)
+			a.op(cvtt, reg(rX1), reg(rDX))
+			a.op(xMOVQ, imm(-1<<63), reg(rCX))
+			a.op(xXORQ, reg(rCX), reg(rDX))
+			a.jmp(done)
+		})
+	}
+	a.op(cvtt, reg(rX1), reg(rDX))
+	a.bind(done)
+	if !long {
+		a.op(xMOVLQSX, reg(rDX), reg(rDX))
+	}
+	c.store(rDX, in.Dst)
+}
+
+// lowerFromUnsigned lowers fcvt.d.lu and fcvt.s.lu: CVTSQ2Sx converts
+// signed values; one with the top bit set is halved, its lowest bit kept
+// sticky so that it rounds as the whole value would, converted and
+// doubled (exactly).
+func (c *compiler) lowerFromUnsigned(in ir.Inst) {
+	a := c.a
+	single := in.Op == interp.OpFCVTSLU
+	cvt, add := xCVTSQ2SD, xADDSD
+	if single {
+		cvt, add = xCVTSQ2SS, xADDSS
+		c.loadConstX(nanBox, rX0)
+	} else {
+		a.op(xXORPS, reg(rX0), reg(rX0))
+	}
+	c.load(in.A, rDX)
+	done := &label{}
+	a.op(xTESTQ, reg(rDX), reg(rDX))
+	c.outOfLine(condLT, in.PC, func(*label) {
+		a.op(xMOVQ, reg(rDX), reg(rCX))
+		a.op(xSHRQ, imm(1), reg(rCX))
+		a.op(xANDL, imm(1), reg(rDX))
+		a.op(xORQ, reg(rDX), reg(rCX))
+		a.op(cvt, reg(rCX), reg(rX0))
+		a.op(add, reg(rX0), reg(rX0))
+		a.jmp(done)
+	})
+	a.op(cvt, reg(rDX), reg(rX0))
+	a.bind(done)
+	c.fput(rX0, in.F.D)
 }

@@ -22,7 +22,8 @@ type FloatArgs struct {
 	A, B, C uint8 // f registers read: rs1, rs2, rs3
 	// RM is the rounding mode the op rounds by: 0 rne, 1 rtz, 2 rdn,
 	// 3 rup, or 7, dynamic: frm, which an OpFrm before the first such
-	// instruction of the Func installs as the host's rounding mode.
+	// instruction of the Func (and the first after a write of frm)
+	// installs as the host's rounding mode.
 	RM uint8
 }
 
@@ -75,8 +76,7 @@ var HostFMA = cpu.X86.HasFMA && cpu.X86.HasAVX
 var hostRound = cpu.X86.HasSSE41
 
 // FloatCompiles reports whether fragments run the floating-point
-// instruction in natively. The others (fclass, the unsigned conversions
-// from floating point and to it from 64 bits, round-to-max-magnitude,
+// instruction in natively. The others (fclass, round-to-max-magnitude,
 // and a static rounding mode where the result can be inexact, except in
 // the conversions to integers) stay interpreted: a trace is cut before
 // them. Compilers emit the dynamic mode for arithmetic.
@@ -97,39 +97,43 @@ func FloatCompiles(in interp.Inst) bool {
 		return nearest && HostFMA
 	case interp.OpFADDS, interp.OpFSUBS, interp.OpFMULS, interp.OpFDIVS, interp.OpFSQRTS,
 		interp.OpFADDD, interp.OpFSUBD, interp.OpFMULD, interp.OpFDIVD, interp.OpFSQRTD,
-		interp.OpFCVTSD, interp.OpFCVTDL, interp.OpFCVTSW, interp.OpFCVTSWU, interp.OpFCVTSL:
+		interp.OpFCVTSD, interp.OpFCVTDL, interp.OpFCVTSW, interp.OpFCVTSWU, interp.OpFCVTSL, interp.OpFCVTDLU, interp.OpFCVTSLU:
 		return nearest
 	case interp.OpFCVTWS, interp.OpFCVTLS, interp.OpFCVTWD, interp.OpFCVTLD:
 		return rm == 7 || rm == 1 || (rm == 0 || rm == 2 || rm == 3) && hostRound
+	case interp.OpFCVTWUS, interp.OpFCVTLUS, interp.OpFCVTWUD, interp.OpFCVTLUD:
+		return rm != 4 && hostRound
 	}
 	return false
 }
 
 // CSRCompiles reports whether fragments run the CSR instruction in
 // natively: reads of fflags, frm and fcsr (csrrs and csrrc with x0,
-// csrrsi and csrrci with 0), and writes of fflags (csrrw and csrrwi, the
+// csrrsi and csrrci with 0) and writes of them (csrrw and csrrwi, the
 // old value read too): the frflags/fsflags pair compilers put around a
-// quiet comparison. The others (writes of frm or fcsr, the counters)
-// stay interpreted.
+// quiet comparison, fesetround's fsrm. The others (setting and clearing
+// bits, the counters) stay interpreted.
 func CSRCompiles(in interp.Inst) bool {
 	csr := uint16(in.Imm) & 0xfff
 	switch in.Op {
 	case interp.OpCSRRS, interp.OpCSRRC, interp.OpCSRRSI, interp.OpCSRRCI:
 		return in.Rs1 == 0 && (csr == interp.CSRFflags || csr == interp.CSRFrm || csr == interp.CSRFcsr)
 	case interp.OpCSRRW, interp.OpCSRRWI:
-		return csr == interp.CSRFflags
+		return csr == interp.CSRFflags || csr == interp.CSRFrm || csr == interp.CSRFcsr
 	}
 	return false
 }
 
 // IsCSRRead and IsCSRWrite tell the two CSR instructions of the IR:
-// Dst = the CSR numbered Off (OpCSRRS with A = 0), and Dst = fflags,
-// fflags = A (OpCSRRW; Off is CSRFflags).
+// Dst = the CSR numbered Off (OpCSRRS with A = 0), and Dst = the CSR,
+// the CSR = A (OpCSRRW). Off is fflags, frm or fcsr.
 func IsCSRRead(op interp.Op) bool  { return op == interp.OpCSRRS }
 func IsCSRWrite(op interp.Op) bool { return op == interp.OpCSRRW }
 
-// lowerCSR appends the IR of a CSR instruction CSRCompiles accepts.
-func (f *Func) lowerCSR(x Inst, in interp.Inst) {
+// lowerCSR appends the IR of a CSR instruction CSRCompiles accepts. A
+// write of frm (or fcsr) changes the rounding of what follows: the next
+// instruction that rounds by the dynamic mode gets an OpFrm of its own.
+func (f *Func) lowerCSR(x Inst, in interp.Inst, frmGuarded *bool) {
 	x.Dst, x.Off = in.Rd, in.Imm&0xfff
 	switch in.Op {
 	case interp.OpCSRRW:
@@ -138,6 +142,9 @@ func (f *Func) lowerCSR(x Inst, in interp.Inst) {
 		x.Op, x.A = interp.OpCSRRW, C(uint64(in.Rs1))
 	default:
 		x.Op, x.A = interp.OpCSRRS, C(0)
+	}
+	if x.Op == interp.OpCSRRW && x.Off != interp.CSRFflags {
+		*frmGuarded = false
 	}
 	f.Insts = append(f.Insts, x)
 }

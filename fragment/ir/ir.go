@@ -71,11 +71,12 @@ const (
 	OpCheck
 	// OpFrm installs frm as the host's rounding mode for the
 	// instructions of the Func that round by the dynamic mode (RM 7),
-	// before the first of them; if frm holds a mode the host lacks (rmm,
-	// or a reserved one, an illegal instruction) it leaves through Exit
-	// (an interpreter exit at PC, before that instruction). frm cannot
-	// change while native code runs: only CSR instructions write it,
-	// and they end traces.
+	// before the first of them and the first after a write of frm or
+	// fcsr; if frm holds a mode the host lacks (rmm, or a reserved one,
+	// an illegal instruction) it leaves through Exit (an interpreter exit
+	// at PC, before that instruction). Native code keeps the host's mode
+	// equal to frm whenever frm holds rne, rtz, rdn or rup: a write of
+	// frm in native code installs it at once.
 	OpFrm
 	numIROps
 )
@@ -237,7 +238,7 @@ func (in Inst) String() string {
 	case IsCSRRead(op):
 		fmt.Fprintf(&b, "csr %s", interp.CSRName(uint16(in.Off)))
 	case IsCSRWrite(op):
-		fmt.Fprintf(&b, "csr fflags, fflags = %v", in.A)
+		fmt.Fprintf(&b, "csr %s, %s = %v", interp.CSRName(uint16(in.Off)), interp.CSRName(uint16(in.Off)), in.A)
 		return b.String()
 	case IsFloat(op):
 		b.WriteString(in.floatString())
@@ -423,7 +424,7 @@ func LowerSampled(t *interp.Trace, env Env, sample Sampler) *Func {
 		case op.IsFloat() && FloatCompiles(in): // before the loads and stores: flw, fsd, ... are of their classes
 			f.lowerFloat(x, in, s.Addr, i, &frmGuarded)
 		case CSRCompiles(in):
-			f.lowerCSR(x, in)
+			f.lowerCSR(x, in, &frmGuarded)
 		case op.IsFloat(): // the rest of the trace is left to the interpreter
 			x.Op, x.Exit = OpExit, f.newExit(ExitInterp, pc, pc, i)
 			emit(x)

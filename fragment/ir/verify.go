@@ -219,8 +219,8 @@ func Verify(f *Func) error {
 				return bad("interpreter exit %v", e)
 			}
 		case IsCSRRead(op) || IsCSRWrite(op):
-			if in.Exit >= 0 || IsCSRWrite(op) && in.Off != interp.CSRFflags {
-				return bad("a CSR access takes no exit and writes fflags only")
+			if in.Exit >= 0 || in.Off < interp.CSRFflags || in.Off > interp.CSRFcsr {
+				return bad("a CSR access takes no exit and names fflags, frm or fcsr")
 			}
 		case IsFloat(op):
 			if in.Exit >= 0 {
