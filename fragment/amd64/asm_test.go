@@ -52,14 +52,14 @@ func TestPatchFields(t *testing.T) {
 // the same thing in native code (tested end to end in package fragment).
 func TestIBLIndex(t *testing.T) {
 	for _, tc := range []struct{ pc, slot uint64 }{
-		{0, 0}, {4, 1}, {8, 2}, {4 * (IBLEntries - 1), IBLEntries - 1}, {4 * IBLEntries, 0},
-		{1<<63 | 12, 3}, {^uint64(3), IBLEntries - 1},
+		{0, 0}, {2, 1}, {4, 2}, {2 * (IBLEntries - 1), IBLEntries - 1}, {2 * IBLEntries, 0},
+		{1<<63 | 12, 6}, {^uint64(1), IBLEntries - 1},
 	} {
 		if got := IBLIndex(tc.pc); got != tc.slot {
 			t.Errorf("IBLIndex(%#x) = %d, want %d", tc.pc, got, tc.slot)
 		}
 	}
-	if IBLSlotBytes != 1<<iblSlotShift || IBLEntries&(IBLEntries-1) != 0 || IBLEmpty&3 == 0 {
+	if IBLSlotBytes != 1<<iblSlotShift || IBLEntries&(IBLEntries-1) != 0 || IBLEmpty&1 == 0 {
 		t.Error("IBL constants inconsistent")
 	}
 }

@@ -13,9 +13,7 @@ const (
 	// IBLSlotBytes is the size of a slot: two 8-byte words.
 	IBLSlotBytes = 16
 	// IBLEmpty is the tag of an empty slot. No looked-up target can equal
-	// it: a stub looks up only targets that are multiples of 4 (others
-	// leave to the interpreter, which reports the misaligned jump), and
-	// IBLEmpty is odd. So a guest value, 0 included, can never select an
+	// it: a jalr clears bit 0 of its target, and IBLEmpty is odd. So a guest value, 0 included, can never select an
 	// empty slot's entry address, and a hit costs no more than the one
 	// compare with the tag.
 	//
@@ -27,7 +25,7 @@ const (
 	// them.
 	IBLEmpty = ^uint64(0)
 
-	iblShift     = 2 // guest instructions are 4-byte aligned
+	iblShift     = 1 // guest instructions are 2-byte aligned (compressed ones)
 	iblSlotShift = 4 // log2(IBLSlotBytes)
 )
 
@@ -51,8 +49,7 @@ func IBLClear(table []uint64, fresh bool) {
 // looks the target up in the indirect branch lookup table, jumping
 // straight to the fragment found there (DynamoRIO's IBL):
 //
-//	stub: TESTL $3, AX ; JNE misaligned      ; let the interpreter fault
-//	      MOVQ host, X[r](R15) ...           ; write back dirty registers
+//	stub: MOVQ host, X[r](R15) ...           ; write back dirty registers
 //	      MOVQ $pc+len, X[rd](R15)           ; the link register (pc + 2 or 4)
 //	      MOVQ X[h](R15), home ...           ; reload borrowed home registers
 //	      SUBQ $retired, R12 ; JLE out       ; poll point
@@ -62,16 +59,15 @@ func IBLClear(table []uint64, fresh bool) {
 //	out:  MOVQ home, X[h](R15) ...           ; write back every home register
 //	      MOVQ AX, PC(R15) ; MOVL $id, Exit(R15) ; RET
 //
-// The alignment test comes first so that only multiples of 4 are looked
-// up, which an empty slot's odd tag (IBLEmpty) cannot equal: target 0 is
-// a miss like any other. With Options.NoIBL the stub has no lookup (from
+// Every target is even (and legal: with compressed instructions any
+// even address may start one), which an empty slot's odd tag
+// (IBLEmpty) cannot equal: target 0 is a miss like any other. With
+// Options.NoIBL the stub has no lookup (from
 // the SUBQ it charges and leaves).
 func (c *compiler) emitIndirectStub(e *exitStub) {
 	a := c.a
 	a.bind(e.stub)
 	out := &label{}
-	a.op(xTESTL, imm(3), reg(rAX))
-	a.jcc(condNE, e.misaligned.stub)
 	c.extendStale(e.stale)
 	e.stale = 0
 	c.writeBack(e)

@@ -30,11 +30,9 @@ type exitStub struct {
 	id      patchField
 	link32  patchField // the link jump's rel32, if hasLink
 	hasLink bool
-	// ExitIndirect: the jalr's link register and value, and the exit
-	// taken for a misaligned target.
-	rd         uint8
-	link       uint64
-	misaligned *exitStub
+	// ExitIndirect: the jalr's link register and value.
+	rd   uint8
+	link uint64
 }
 
 // stubFor creates the stub of IR exit e, taken by instruction at; its
@@ -45,7 +43,6 @@ func (c *compiler) stubFor(e, at int) *exitStub {
 	c.exits = append(c.exits, s)
 	if r.Kind == ir.ExitIndirect {
 		s.rd, s.link = r.Link, r.LinkVal
-		s.misaligned = c.stubFor(r.Alt, at)
 	}
 	if c.selfExits && selfExit(c.f, r) {
 		s.linked = c.body

@@ -149,15 +149,10 @@ func CheckHoist(f *Func) {
 	n := len(f.Pre)
 	pre := make([]ExitRec, n, n+len(f.Exits))
 	for i := range f.Pre {
-		pre[i] = ExitRec{Exit: Exit{Kind: ExitInterp, Target: f.Head, From: f.Head}, Alt: -1}
+		pre[i] = ExitRec{Exit: Exit{Kind: ExitInterp, Target: f.Head, From: f.Head}}
 		f.Pre[i].Exit = i
 	}
 	f.Exits = append(pre, f.Exits...)
-	for i := range f.Exits[n:] {
-		if e := &f.Exits[n+i]; e.Alt >= 0 {
-			e.Alt += n
-		}
-	}
 	vals = newValues()
 	for i := range f.Insts {
 		in := &f.Insts[i]

@@ -51,7 +51,9 @@ const (
 	ExitBranch ExitKind = iota
 	// ExitInterp interprets the instruction at Target, which native code
 	// did not execute: a load or store outside guest memory (the
-	// interpreter reports the fault), or a jalr to a misaligned target.
+	// interpreter reports the fault), a rounding mode the host lacks
+	// (OpFrm), or an instruction fragments leave to the interpreter
+	// that ends a Func (FloatCompiles).
 	ExitInterp
 	// ExitIndirect continues at State.CPU.PC: a jalr whose target was
 	// neither the recorded one nor found in the indirect branch lookup

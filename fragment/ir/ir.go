@@ -283,7 +283,6 @@ type ExitRec struct {
 	Exit
 	Link    uint8  // ExitIndirect: the jalr's rd, written by the stub
 	LinkVal uint64 // ExitIndirect: the value rd gets (the jalr's pc + its length)
-	Alt     int    // ExitIndirect: the exit for a misaligned target, -1 otherwise
 }
 
 func (e ExitRec) String() string {
@@ -344,7 +343,7 @@ func (f *Func) String() string {
 
 // newExit appends an exit record and returns its index.
 func (f *Func) newExit(kind ExitKind, target, from uint64, retired int) int {
-	f.Exits = append(f.Exits, ExitRec{Exit: Exit{Kind: kind, Target: target, From: from, Retired: retired}, Alt: -1})
+	f.Exits = append(f.Exits, ExitRec{Exit: Exit{Kind: kind, Target: target, From: from, Retired: retired}})
 	return len(f.Exits) - 1
 }
 
@@ -416,9 +415,8 @@ func LowerSampled(t *interp.Trace, env Env, sample Sampler) *Func {
 		case op == interp.OpJALR:
 			x.Op, x.A, x.Off, x.B = op, R(in.Rs1), in.Imm, C(s.Next)
 			x.Exit = f.newExit(ExitIndirect, 0, pc, i+1)
-			alt := f.newExit(ExitInterp, pc, pc, i)
 			e := &f.Exits[x.Exit]
-			e.Link, e.LinkVal, e.Alt = in.Rd, next, alt
+			e.Link, e.LinkVal = in.Rd, next
 			emit(x)
 			mov(in.Rd, next)
 		case op.IsFloat() && FloatCompiles(in): // before the loads and stores: flw, fsd, ... are of their classes

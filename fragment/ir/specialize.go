@@ -66,21 +66,10 @@ func Specialize(f *Func, vals ValueOracle) int {
 	}
 	g := 0
 	for i, in := range f.Insts {
-		// An indirect exit's Alt precedes it (created second but taken by
-		// the same jalr); keep the pair's relative order.
-		if in.Op == interp.OpJALR && in.Exit >= 0 {
-			x := move(in.Exit)
-			alt := f.Exits[in.Exit].Alt
-			if alt >= 0 {
-				exits[x].Alt = move(alt)
-			}
-			in.Exit = x
-		} else {
-			in.Exit = move(in.Exit)
-		}
+		in.Exit = move(in.Exit)
 		insts = append(insts, in)
 		if g < len(guards) && guards[g].after == i {
-			exits = append(exits, ExitRec{Exit: Exit{Kind: ExitBranch, Target: in.PC + uint64(in.Len), From: in.PC, Retired: in.Step + 1, Spec: true}, Alt: -1})
+			exits = append(exits, ExitRec{Exit: Exit{Kind: ExitBranch, Target: in.PC + uint64(in.Len), From: in.PC, Retired: in.Step + 1, Spec: true}})
 			insts = append(insts, Inst{Op: interp.OpBNE, A: R(in.Dst), B: C(guards[g].value), Exit: len(exits) - 1, PC: in.PC, Step: in.Step})
 			g++
 		}

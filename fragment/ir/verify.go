@@ -198,12 +198,6 @@ func Verify(f *Func) error {
 			if e.Kind != ExitIndirect || e.Retired != in.Step+1 || !in.B.IsConst {
 				return bad("indirect exit %v", e)
 			}
-			if err := take(i, e.Alt); err != nil {
-				return err
-			}
-			if m := f.Exits[e.Alt]; m.Kind != ExitInterp || m.Retired != in.Step || m.Target != in.PC {
-				return bad("misaligned-target exit %v", m)
-			}
 		case op == OpSample:
 			if err := take(i, in.Exit); err != nil {
 				return err
