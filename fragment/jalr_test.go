@@ -55,7 +55,7 @@ func TestIndirectJumpCheck(t *testing.T) {
 		{"recorded target", T + 0x0c, fragment.ExitBranch, T + 0x10, 3, T + 8, 0, 1},
 		{"other target", T + 0x08, fragment.ExitIndirect, T + 0x08, 2, T + 8, 0, 0},
 		{"target 2 mod 4", T + 0x0a, fragment.ExitIndirect, T + 0x0a, 2, T + 8, 0, 0}, // legal with compressed instructions
-		{"odd target", T + 0x0d, fragment.ExitBranch, T + 0x10, 3, T + 8, 0, 1}, // jalr clears bit 0
+		{"odd target", T + 0x0d, fragment.ExitBranch, T + 0x10, 3, T + 8, 0, 1},       // jalr clears bit 0
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			m := load(t, img)
