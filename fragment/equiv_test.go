@@ -53,6 +53,19 @@ func randomProgram(rng *rand.Rand, n int) []uint32 {
 			words = append(words, rvtest.Encode(randomFloatInst(rng)))
 			continue
 		}
+		if rng.IntN(12) == 0 && n-i >= 2 {
+			// An atomic off an aligned base (usually), as C code's locks
+			// and reference counts do, or off a base as it is.
+			d := scratchReg(rng, uint8(1+rng.IntN(31)))
+			op := interp.OpLRW + interp.Op(rng.IntN(int(interp.OpAMOMAXUD-interp.OpLRW)+1))
+			and := interp.Inst{Op: interp.OpANDI, Rd: d, Rs1: uint8(regBase + rng.IntN(2)), Imm: -8}
+			if rng.IntN(4) == 0 {
+				and.Imm = -1
+			}
+			at := interp.Inst{Op: op, Rd: scratchReg(rng, uint8(rng.IntN(32))), Rs1: d, Rs2: uint8(rng.IntN(32))}
+			words = append(words, rvtest.Encode(and), rvtest.Encode(at))
+			continue
+		}
 		op := straightOps[rng.IntN(len(straightOps))]
 		in := rvtest.RandomInst(rng, op)
 		in.Rd = scratchReg(rng, in.Rd)
@@ -424,6 +437,9 @@ func matchInterpreter(t *testing.T, what string, trace *interp.Trace, ref *inter
 		if st.CPU.F[r] != ref.CPU.F[r] {
 			t.Fatalf("%s: f%d native %#x interpreter %#x after %d instructions%s", what, r, st.CPU.F[r], ref.CPU.F[r], retired, listing)
 		}
+	}
+	if st.CPU.Resv != ref.CPU.Resv {
+		t.Fatalf("%s: reservation native %#x interpreter %#x after %d instructions%s", what, st.CPU.Resv, ref.CPU.Resv, retired, listing)
 	}
 	if st.CPU.FCSR != ref.CPU.FCSR {
 		t.Fatalf("%s: fcsr native %#x interpreter %#x after %d instructions%s", what, st.CPU.FCSR, ref.CPU.FCSR, retired, listing)

@@ -18,7 +18,7 @@ type State struct {
 	// where the guest continues.
 	CPU interp.CPU
 	// Budget is how many more guest instructions native code may retire
-	// before it must return (offset 528). The trampoline keeps it in R12
+	// before it must return (offset 560). The trampoline keeps it in R12
 	// while native code runs; every exit stub subtracts the instructions
 	// retired since the fragment entry and leaves through the dispatcher
 	// when the result is <= 0, so the dispatcher regains control in bounded
@@ -42,11 +42,11 @@ type State struct {
 	// instruction. Unused when no profiler is attached.
 	Countdown [NumCountdowns]uint64
 	// Native is the memory native queries share with the query engine
-	// (offset 832, rpa.Engine.UseNative): sampling gaps drawn ahead,
+	// (offset 840, rpa.Engine.UseNative): sampling gaps drawn ahead,
 	// native counters and the record buffer (RPA sec. 3.4.2).
 	Native rpa.NativeState
 	// MXCSR is the host's SSE control and status register as native code
-	// left it (offset 10552), saved by the trampoline on every return; the
+	// left it (offset 10560), saved by the trampoline on every return; the
 	// trampoline clears its sticky exception flags (bits 0..5) on entry,
 	// so they hold exactly what native code raised. AccrueFlags moves
 	// them into fflags.

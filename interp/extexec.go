@@ -212,14 +212,14 @@ func (m *Machine) execAtomic(in Inst, pc uint64, e *Event) error {
 	switch op {
 	case OpLRW:
 		rd = load()
-		m.resv, m.resvValid = addr, true
+		m.CPU.Resv = addr + 1
 	case OpSCW:
 		rd = 1
-		if m.resvValid && m.resv == addr {
+		if m.CPU.Resv == addr+1 {
 			store(src)
 			rd, stored = 0, src
 		}
-		m.resvValid = false
+		m.CPU.Resv = 0
 	default:
 		old := load()
 		v := src

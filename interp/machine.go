@@ -10,7 +10,7 @@ import (
 // A CPU is the guest's architectural register state. Native code reads and
 // writes it in place (see package fragment), so its layout is fixed: X at
 // offset 0 (x0 always reads as zero), PC at offset 256, F at 264, FCSR at
-// 520.
+// 520, Resv at 528.
 type CPU struct {
 	X  [32]uint64
 	PC uint64
@@ -23,6 +23,11 @@ type CPU struct {
 	// (the accrued exception flags, bits 4:0: NV DZ OF UF NX) and frm
 	// (the dynamic rounding mode, bits 7:5); the other bits are zero.
 	FCSR uint64
+	// Resv is lr's reservation: the reserved address plus 1, or 0 when
+	// there is none. sc succeeds only at the reserved address, and
+	// clears it either way. Kept here so native code and the
+	// interpreter share it.
+	Resv uint64
 }
 
 // Config describes the process a guest program is started as.
@@ -128,8 +133,6 @@ type Machine struct {
 	retired  uint64
 	pending  uint64 // instructions the fast loop retired but has not added to retired yet
 
-	resv      uint64 // the address lr reserved (execAtomic)
-	resvValid bool
 
 	hook     Hook
 	hookMask ClassMask

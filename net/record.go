@@ -18,7 +18,7 @@ const (
 	EndCycle                     // control returned to the trace's own head
 	EndFragment                  // control reached the head of an existing fragment
 	EndMaxLen                    // the trace reached the length limit
-	EndStop                      // the next instruction is one native code does not run (ecall, ebreak, fence.i, illegal, A; and what the dispatcher names, see Selector.Refuse)
+	EndStop                      // the next instruction is one native code does not run (ecall, ebreak, fence.i, illegal; and what the dispatcher names, see Selector.Refuse)
 	NumEndReasons
 )
 
@@ -33,8 +33,8 @@ func (r EndReason) String() string {
 }
 
 // stops reports whether native code leaves before executing in: a
-// system instruction, an illegal one or an atomic (the interpreter runs
-// them). Floating-point instructions and CSR accesses are recorded: the
+// system instruction or an illegal one (the interpreter runs them).
+// Atomics, floating-point instructions and CSR accesses are recorded: the
 // fragment compiler runs most natively and ends a fragment before the
 // few it leaves to the interpreter (fragment.Refuses, which the
 // dispatcher passes to Selector.Refuse so that traces end before them).
@@ -44,7 +44,7 @@ func stops(in interp.Inst) bool {
 	case interp.OpECALL, interp.OpEBREAK, interp.OpFENCEI, interp.OpIllegal:
 		return true
 	}
-	return !in.Op.IsBase() && !in.Op.IsFloat() && !(in.Op >= interp.OpCSRRW && in.Op <= interp.OpCSRRCI)
+	return false
 }
 
 // Record executes the machine from its current pc, the trace head, and

@@ -25,17 +25,18 @@ const (
 	StatePC     = 256 // CPU.PC: the guest pc, written by indirect exits
 	StateF      = 264 // CPU.F: guest registers f0..f31, 8 bytes each
 	StateFCSR   = 520 // CPU.FCSR: fflags and frm
-	StateBudget = 528 // Budget: guest instructions native code may still retire
-	StateExit   = 536 // Exit: the ID of the exit stub taken
-	StateIBL    = 544 // IBL: host address of the indirect branch lookup table
+	StateResv   = 528 // CPU.Resv: lr's reservation
+	StateBudget = 536 // Budget: guest instructions native code may still retire
+	StateExit   = 544 // Exit: the ID of the exit stub taken
+	StateIBL    = 552 // IBL: host address of the indirect branch lookup table
 	// StateCountdown is Countdown: the relational profiler's sampling
 	// countdowns, 8 bytes each, indexed by ir.Inst.Off of an OpSample.
-	StateCountdown = 552
+	StateCountdown = 560
 	// StateNative is Native: the rpa.NativeState native queries use.
-	StateNative = 832
+	StateNative = 840
 	// StateMXCSR is MXCSR: the host's MXCSR as native code left it,
 	// saved by the trampoline (fragment.State.AccrueFlags).
-	StateMXCSR = 10552
+	StateMXCSR = 10560
 )
 
 // Offsets in State of the rpa.NativeState fields native queries use.

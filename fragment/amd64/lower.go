@@ -222,6 +222,8 @@ func (c *compiler) lowerInst(i int, in ir.Inst) {
 		c.lowerFloat(i, in)
 	case ir.IsCSRRead(op) || ir.IsCSRWrite(op):
 		c.lowerCSR(in)
+	case ir.IsAtomic(op):
+		c.lowerAtomic(i, in)
 	default:
 		panic("amd64: cannot lower " + in.String())
 	}

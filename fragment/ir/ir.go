@@ -235,6 +235,9 @@ func (in Inst) String() string {
 		return b.String()
 	case op == OpFrm:
 		fmt.Fprintf(&b, "round by frm, exit %d if the host cannot", in.Exit)
+	case IsAtomic(op):
+		fmt.Fprintf(&b, "%v %v, (%v)  ; else exit %d", op, in.B, in.A, in.Exit)
+		return b.String()
 	case IsCSRRead(op):
 		fmt.Fprintf(&b, "csr %s", interp.CSRName(uint16(in.Off)))
 	case IsCSRWrite(op):
@@ -389,6 +392,9 @@ func LowerSampled(t *interp.Trace, env Env, sample Sampler) *Func {
 		base := Inst{PC: pc, Step: i, Exit: -1, Len: uint8(in.Len())}
 		if sample != nil {
 			if k, nv, ok := sample(pc, in); ok {
+				if !in.Op.IsBase() {
+					nv = nil // native records know the base ISA's operands; the query engine runs the others
+				}
 				x := base
 				x.Op, x.Off, x.Exit = OpSample, int64(k), f.newExit(ExitSample, pc, pc, i)
 				if nv != nil {
@@ -423,6 +429,8 @@ func LowerSampled(t *interp.Trace, env Env, sample Sampler) *Func {
 			f.lowerFloat(x, in, s.Addr, i, &frmGuarded)
 		case CSRCompiles(in):
 			f.lowerCSR(x, in, &frmGuarded)
+		case IsAtomic(op):
+			f.lowerAtomic(x, in)
 		case op.IsFloat(): // the rest of the trace is left to the interpreter
 			x.Op, x.Exit = OpExit, f.newExit(ExitInterp, pc, pc, i)
 			emit(x)

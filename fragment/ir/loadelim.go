@@ -77,6 +77,8 @@ func LoadElim(f *Func) {
 			if in.Dst != 0 && !in.A.IsReg(in.Dst) {
 				facts = append(facts, memFact{base: base, baseVer: bv, off: off, width: w, val: R(in.Dst), valVer: ver[in.Dst] + 1, op: in.Op})
 			}
+		case IsAtomic(in.Op):
+			facts = facts[:0] // it may write anywhere
 		case IsStore(in.Op) || IsFloatStore(in.Op):
 			base, bv, off := key(in)
 			w := Width(in.Op)

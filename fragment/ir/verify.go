@@ -104,7 +104,7 @@ func Verify(f *Func) error {
 		if writes && in.Dst == 0 {
 			return bad("computes a value into x0")
 		}
-		if xd, _, _ := in.Op.FRegs(); !writes && !IsLoad(in.Op) && in.Dst != 0 && !(IsFloat(in.Op) && !xd) && !IsCSRRead(in.Op) && !IsCSRWrite(in.Op) {
+		if xd, _, _ := in.Op.FRegs(); !writes && !IsLoad(in.Op) && in.Dst != 0 && !(IsFloat(in.Op) && !xd) && !IsCSRRead(in.Op) && !IsCSRWrite(in.Op) && !IsAtomic(in.Op) {
 			return bad("op writes no register")
 		}
 		switch op := in.Op; {
@@ -205,7 +205,7 @@ func Verify(f *Func) error {
 			if e := f.Exits[in.Exit]; e.Kind != ExitSample || e.Retired != in.Step || e.Target != in.PC || in.Off < 0 {
 				return bad("sample exit %v", e)
 			}
-		case IsFloatLoad(op) || IsFloatStore(op) || op == OpFrm:
+		case IsFloatLoad(op) || IsFloatStore(op) || op == OpFrm || IsAtomic(op):
 			if err := take(i, in.Exit); err != nil {
 				return err
 			}

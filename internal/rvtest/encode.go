@@ -6,9 +6,9 @@ import "rvdyn/interp"
 
 // Encode returns the instruction word for in, using its Op, registers and
 // Imm (Raw is ignored). Immediates are truncated to their field widths.
-// F and D instructions (encode_float.go) and CSR accesses (Imm the CSR,
-// Rs1 the register or immediate) are encoded too; A instructions are
-// not. For interp.OpIllegal it returns 0, which is not a
+// F and D instructions (encode_float.go), CSR accesses (Imm the CSR,
+// Rs1 the register or immediate) and atomics (aq and rl clear) are
+// encoded too. For interp.OpIllegal it returns 0, which is not a
 // valid instruction.
 func Encode(in interp.Inst) uint32 {
 	rd, rs1, rs2 := uint32(in.Rd&31), uint32(in.Rs1&31), uint32(in.Rs2&31)
@@ -83,6 +83,16 @@ func Encode(in interp.Inst) uint32 {
 		return i(0x73, uint32(1+op-interp.OpCSRRW))
 	case op >= interp.OpCSRRWI && op <= interp.OpCSRRCI:
 		return i(0x73, uint32(5+op-interp.OpCSRRWI))
+	case op >= interp.OpLRW && op <= interp.OpAMOMAXUD:
+		f3, k := uint32(2), op-interp.OpLRW
+		if op >= interp.OpLRD {
+			f3, k = 3, op-interp.OpLRD
+		}
+		f5 := [...]uint32{2, 3, 1, 0, 4, 0xc, 8, 0x10, 0x14, 0x18, 0x1c}[k]
+		if k == 0 {
+			rs2 = 0
+		}
+		return f5<<27 | rs2<<20 | rs1<<15 | f3<<12 | rd<<7 | 0x2f
 	}
 	w, _ := encodeFloat(in)
 	return w
