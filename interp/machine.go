@@ -133,7 +133,6 @@ type Machine struct {
 	retired  uint64
 	pending  uint64 // instructions the fast loop retired but has not added to retired yet
 
-
 	hook     Hook
 	hookMask ClassMask
 	ev       Event
