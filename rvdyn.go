@@ -363,7 +363,7 @@ func New(image []byte, opts Options) (*VM, error) {
 		vm.st = new(fragment.State)
 		m.UseCPU(&vm.st.CPU)
 		vm.sel = net.NewSelector(opts.NET)
-		vm.sel.Refuse(fragment.Refuses)
+		vm.sel.Refuse(vm.opts.Compile.Refuses)
 		vm.env = fragment.EnvOf(m)
 		if vm.scheme, err = vm.newScheme(opts.Select); err != nil {
 			vm.Close()

@@ -31,6 +31,19 @@ func Refuses(in interp.Inst) bool {
 	return false
 }
 
+// Refuses is Refuses under o: with NoFloat, every F, D and CSR
+// instruction too, with NoAtomics every atomic. The dispatcher passes it
+// to net.Selector.Refuse.
+func (o Options) Refuses(in interp.Inst) bool {
+	switch {
+	case o.NoFloat && (in.Op.IsFloat() || in.Op >= interp.OpCSRRW && in.Op <= interp.OpCSRRCI):
+		return true
+	case o.NoAtomics && ir.IsAtomic(in.Op):
+		return true
+	}
+	return Refuses(in)
+}
+
 // An ExitKind says what the dispatcher does when native code leaves
 // through an exit; see ir.ExitKind.
 type ExitKind = ir.ExitKind

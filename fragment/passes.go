@@ -30,6 +30,13 @@ type Options struct {
 	// NoFloatRegs keeps every f register in State instead of giving the
 	// most used ones XMM registers (amd64.Options.NoFloatRegs).
 	NoFloatRegs bool
+	// NoFloat leaves every F and D instruction and every CSR access to
+	// the interpreter: traces end before them (Options.Refuses), as
+	// before fragments compiled floating point.
+	NoFloat bool
+	// NoAtomics leaves lr, sc and the AMOs to the interpreter: traces
+	// end before them (Options.Refuses).
+	NoAtomics bool
 	// NoBulk compiles byte fill and copy loops (a C library's
 	// byte-at-a-time memset and memcpy) iteration by iteration instead
 	// of with REP STOSB and REP MOVSB (amd64.Options.NoBulk).
@@ -150,6 +157,8 @@ var backendSwitches = []pass{
 	{"lazy-sext", nil, func(o *Options) *bool { return &o.NoLazySext }},
 	{"home-regs", nil, func(o *Options) *bool { return &o.NoHomeRegs }},
 	{"float-regs", nil, func(o *Options) *bool { return &o.NoFloatRegs }},
+	{"float", nil, func(o *Options) *bool { return &o.NoFloat }},
+	{"atomics", nil, func(o *Options) *bool { return &o.NoAtomics }},
 	{"bulk", nil, func(o *Options) *bool { return &o.NoBulk }},
 	{"self-exits", nil, func(o *Options) *bool { return &o.NoSelfExits }},
 }
