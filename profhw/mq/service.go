@@ -62,6 +62,7 @@ type Service struct {
 	once     sync.Once
 	wg       sync.WaitGroup
 	handled  atomic.Uint64
+	counters consumerCounters
 }
 
 // Serve starts one service thread that hands every message of q to handle,
@@ -125,9 +126,19 @@ func (s *Service) run(qs []*Queue, base int, handle func(int, *Message), b Backo
 	}()
 	var m Message
 	var timer *time.Timer
-	idle := 0
+	idle := 1 // the first message is a wake-up too
 	sleep := b.MinSleep
+	c := &s.counters
+	burst, burstPhase := uint64(0), WakeSpin
 	for {
+		// A poll after empty ones that finds a message is a wake-up:
+		// note how full the queues were before taking anything.
+		full := false
+		if idle > 0 {
+			for _, q := range qs {
+				full = full || q.occupancy() >= q.n
+			}
+		}
 		got := 0
 		for i, q := range qs {
 			for k := 0; k < batch && q.Receive(&m); k++ {
@@ -136,11 +147,26 @@ func (s *Service) run(qs []*Queue, base int, handle func(int, *Message), b Backo
 			}
 		}
 		if got > 0 {
+			if idle > 0 {
+				if burst > 0 {
+					c.endBurst(burstPhase, burst)
+				}
+				burst, burstPhase = 0, phaseOf(idle, b)
+				c.wakeups[burstPhase].Add(1)
+				if full {
+					c.wakeFull[burstPhase].Add(1)
+				}
+			}
+			burst += uint64(got)
 			s.handled.Add(uint64(got))
 			idle, sleep = 0, b.MinSleep
 			if !s.stopping.Load() {
 				continue
 			}
+		}
+		if burst > 0 {
+			c.endBurst(burstPhase, burst)
+			burst = 0
 		}
 		if s.stopping.Load() {
 			// Everything sent before Stop is visible now; take it all.
@@ -148,19 +174,31 @@ func (s *Service) run(qs []*Queue, base int, handle func(int, *Message), b Backo
 			return
 		}
 		idle++
-		switch {
-		case idle <= b.Spins:
-		case idle <= b.Spins+b.Yields:
+		switch phaseOf(idle, b) {
+		case WakeSpin:
+		case WakeYield:
+			t0 := time.Now()
 			runtime.Gosched()
+			c.yields.Add(1)
+			c.yieldNs.Add(uint64(time.Since(t0)))
 		default:
 			if timer == nil {
 				timer = time.NewTimer(sleep)
 			} else {
 				timer.Reset(sleep)
 			}
+			for _, q := range qs {
+				q.asleep.Store(true)
+			}
+			t0 := time.Now()
 			select {
 			case <-timer.C:
 			case <-s.stopCh:
+			}
+			c.sleeps.Add(1)
+			c.sleepNs.Add(uint64(time.Since(t0)))
+			for _, q := range qs {
+				q.asleep.Store(false)
 			}
 			if sleep *= 2; sleep > b.MaxSleep {
 				sleep = b.MaxSleep
