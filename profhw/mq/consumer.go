@@ -4,8 +4,8 @@ package mq
 
 import "sync/atomic"
 
-// A WakePhase is the backoff phase a service thread was in when its last
-// empty poll was made (Backoff): the phase it woke up from when the next
+// A WakePhase is the backoff phase a service thread was in when it made
+// its last empty poll (Backoff): the phase it woke up from when the next
 // poll finds a message.
 type WakePhase int
 
@@ -25,18 +25,6 @@ func (p WakePhase) String() string {
 		return "WakePhase(?)"
 	}
 	return wakePhaseNames[p]
-}
-
-// phaseOf is the phase of a thread that has made idle empty polls in a
-// row under b.
-func phaseOf(idle int, b Backoff) WakePhase {
-	switch {
-	case idle <= b.Spins:
-		return WakeSpin
-	case idle <= b.Spins+b.Yields:
-		return WakeYield
-	}
-	return WakeSleep
 }
 
 // ConsumerStats are a service thread's counters (all of a Service's
@@ -103,4 +91,19 @@ func (q *Queue) occupancy() uint64 {
 		return 0
 	}
 	return atomic.LoadUint64(&h.written) - atomic.LoadUint64(&h.readStatus)
+}
+
+// wakeConsumer wakes the queue's service thread if it sleeps on a timer
+// (Backoff), so that it drains the queue now rather than when the timer
+// fires. A wake-up sent while it is not asleep ends its next sleep early.
+func (q *Queue) wakeConsumer() {
+	if !q.asleep.Load() {
+		return
+	}
+	if w := q.wake.Load(); w != nil {
+		select {
+		case *w <- struct{}{}:
+		default: // a wake-up is already pending
+		}
+	}
 }

@@ -89,8 +89,10 @@ type Queue struct {
 	// timer; stallsAsleep counts the producer's stalls that began then.
 	asleep       atomic.Bool
 	stallsAsleep atomic.Uint64
-	closeMu      sync.Mutex
-	final        Stats // Stats at Close, so counters stay readable afterwards
+	// wake is the service thread's wake-up channel (set by Serve).
+	wake    atomic.Pointer[chan struct{}]
+	closeMu sync.Mutex
+	final   Stats // Stats at Close, so counters stay readable afterwards
 }
 
 // NewQueue maps a queue of the given number of slots: 0 means DefaultSlots;
@@ -182,6 +184,12 @@ func (q *Queue) Send(m *Message) {
 	for !sendFast(q.h, m) {
 		q.WaitSpace()
 	}
+	// A sleeping consumer is woken before the queue fills, so that a Go
+	// producer does not stall on it (native producers wake it when they
+	// stall, through WaitSpace).
+	if q.asleep.Load() && q.occupancy() >= q.n/2 {
+		q.wakeConsumer()
+	}
 }
 
 // WaitSpace returns when the queue has room for one more message, stalling
@@ -214,6 +222,7 @@ func (q *Queue) stall(n uint64) {
 			h.cachedRead = r
 			break
 		}
+		q.wakeConsumer()
 		switch {
 		case i < producerSpins:
 		case i < producerSpins+producerYields:
