@@ -138,8 +138,8 @@ func (p *Program) QueueLayouts() (layouts map[int]FieldMask, ok bool) {
 // attaches a Session to a guest run in either mode (rvdyn.Options.Profile).
 type Session struct {
 	Engine *Engine
-	Queues []*mq.Queue // indexed by queue number; nil where unused
-	Tables []*PCTable  // indexed by queue number; nil where unused or consumed by a handler
+	Queues []*mq.Queue   // indexed by queue number; nil where unused
+	Tables []*PCTable    // indexed by queue number; nil where unused or consumed by a handler
 	svcs   []*mq.Service // indexed by queue number; nil where unused
 	closed bool
 }
