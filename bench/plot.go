@@ -28,12 +28,11 @@ func PlotSweep(r *Report, path string) error {
 	}
 	p := plot.New()
 	p.Title.Text = "rvdyn: speedup over the interpreter vs NET prediction delay"
-	p.X.Label.Text = "prediction delay (tau)"
+	p.X.Label.Text = "prediction delay tau (executions of a trace head)"
 	p.Y.Label.Text = "speedup (interp time / dynamo time)"
 	p.X.Scale = plot.LogScale{}
 	p.X.Tick.Marker = plot.LogTicks{Prec: -1}
-	p.Y.Min = 0 // speedups from zero: the legend goes in the empty lower part
-	p.Legend.Top = false
+	p.Y.Min = 0 // speedups from zero
 	x := func(d int) float64 { return math.Max(float64(d), 0.5) }
 	var lines []any
 	for _, g := range r.Guests() {
@@ -96,7 +95,6 @@ func plotRates(names []string, as []*net.Analysis, path, what string, y0 float64
 			if zoom == 1 {
 				p.Title.Text += " (zoom: profiled flow 0-10%)"
 			}
-			p.Legend.Top, p.Legend.Left = y0 < 0, y0 >= 0
 			var lines []any
 			for i, a := range as {
 				var pts plotter.XYs

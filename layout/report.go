@@ -157,6 +157,5 @@ func PlotKeyMatch(rs []*Result, limit int, path string) error {
 	if err := plotutil.AddLines(p, args...); err != nil {
 		return err
 	}
-	p.Legend.Top, p.Legend.Left = true, true
 	return figure.Save(p, 6*vg.Inch, 4.5*vg.Inch, path)
 }
