@@ -13,16 +13,25 @@ import (
 	"runtime/debug"
 	"strings"
 	"time"
+
+	"rvdyn/bench"
 )
 
 const reproduceUsage = `usage: rvdyn reproduce [--quick] [--out DIR] [--only PAPER[,PAPER...]]
 
 Runs every experiment rvdyn reproduces from its papers, in order, with a
 progress line each, and writes into DIR: each experiment's JSON, its
-figures (SVG) and its text tables, and one markdown page per paper
-(PAPER.md) that puts the paper's numbers next to ours and says in a
-sentence why they differ. --quick runs everything at small sizes in a few
-minutes (what CI runs); the committed docs/figures come from a full run.
+figures (SVG) and its text tables, one markdown page per paper (PAPER.md)
+that puts the paper's numbers next to ours and says in a sentence why
+they differ, and an index of them all (index.md, and index.html to open
+in a browser). --quick runs everything at small sizes in a few minutes
+(what CI runs); the committed docs/figures come from a full run.
+
+It runs from any directory: the guests are embedded in the binary, and
+the layout experiment, which relinks guests with make and the RV64IM
+cross toolchain, uses bench/guests when run inside a source tree and an
+extracted copy of the embedded sources otherwise. An experiment whose
+tools are missing is skipped with a message naming them.
 Papers: %s.
 
 flags:
@@ -42,6 +51,11 @@ type experiment struct {
 	figures []string
 	// paper is what the paper reports; differs says why ours differs.
 	says, differs string
+	// needs are the programs (on PATH) or, with a "/", the directories
+	// the experiment needs beyond rvdyn itself; install says how to get
+	// them.
+	needs   []string
+	install string
 }
 
 // papers names the pages in order, with each paper's title.
@@ -74,7 +88,36 @@ var commands = map[string]func(args []string, stdout, stderr io.Writer) int{
 	"predict": predictCmd, "bench": benchCmd, "profile": profileCmd, "rpa": rpaCmd, "gc": gcCmd, "layout": layoutCmd,
 }
 
-func experiments() []experiment {
+// crossNeeds is what relinking a guest needs (bench/guests/Makefile: the
+// RV64IM flavor, and the host build for native times).
+var crossNeeds = []string{"make", "riscv64-unknown-elf-gcc", "/usr/lib/picolibc/riscv64-unknown-elf", "gcc"}
+
+const crossInstall = "apt-get install make gcc gcc-riscv64-unknown-elf picolibc-riscv64-unknown-elf"
+
+// missing returns the needs that are not there.
+func missing(needs []string) []string {
+	var miss []string
+	for _, n := range needs {
+		if strings.Contains(n, "/") {
+			if _, err := os.Stat(n); err != nil {
+				miss = append(miss, n)
+			}
+		} else if _, err := exec.LookPath(n); err != nil {
+			miss = append(miss, n)
+		}
+	}
+	return miss
+}
+
+// experiments lists the experiments; guests is the guest source
+// directory the layout experiment relinks in, extracted says it is a copy
+// of the embedded sources (no source tree: the corpus has no ELF files
+// for qemu-riscv64 to run, so layout's qemu check is off).
+func experiments(guests string, extracted bool) []experiment {
+	layoutArgs := []string{"--guests-dir", guests}
+	if extracted {
+		layoutArgs = append(layoutArgs, "--no-qemu")
+	}
 	return []experiment{
 		{
 			paper: "net", title: "Tables 1 and 2, Figures 2, 3 and 4: hit rate, noise and counter space against profiled flow",
@@ -199,9 +242,10 @@ func experiments() []experiment {
 			cmd: "layout",
 			args: func(out string, q bool) []string {
 				return append(pick(q, []string{"--native-runs", "7"}, []string{"--guest", "nqueens", "--sets", "4", "--period", "1000"}),
-					"--json", filepath.Join(out, "layout.json"), "--plot", filepath.Join(out, "layout-fig4.svg"))
+					append(layoutArgs, "--json", filepath.Join(out, "layout.json"), "--plot", filepath.Join(out, "layout-fig4.svg"))...)
 			},
 			figures: []string{"layout-fig4.svg"},
+			needs:   crossNeeds, install: crossInstall,
 			says:    "statistical profiles from a few sampled runs come close to complete ones (Table 5, Figure 4), and procedure orders from 32 sample sets lower instruction-cache miss rates about as much as orders from complete profiles (Table 6) and give the same speedups (Table 7).",
 			differs: "our main samples are frequency-based (one per N retired instructions), so they converge to the complete profile itself; time-based sets (rvdyn-hosted, and native by function; root only) are labelled rows beside them; our guests' text fits the paper's 32 KB cache, so scaled caches (2-8 KB) carry the comparison; native times on a shared machine are noise (docs/layout.md; rvdyn layout native re-times them). Table 4 needs root: rvdyn layout clock.",
 		},
@@ -236,26 +280,39 @@ func reproduceCmd(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "rvdyn reproduce: %v\n", err)
 		return 1
 	}
+	guests, extracted, cleanup, err := reproduceGuests(want, stderr)
+	if err != nil {
+		fmt.Fprintf(stderr, "rvdyn reproduce: %v\n", err)
+		return 1
+	}
+	defer cleanup()
 	var todo []experiment
-	for _, e := range experiments() {
+	for _, e := range experiments(guests, extracted) {
 		if len(want) == 0 || want[e.paper] {
 			todo = append(todo, e)
 		}
 	}
 	pages := map[string]*bytes.Buffer{}
+	var done []ran
 	status := 0
 	for i, e := range todo {
 		args := e.args(*out, *quick)
 		fmt.Fprintf(stderr, "[%d/%d] %s: %s ...", i+1, len(todo), e.paper, e.title)
-		start := time.Now()
 		var text, errs bytes.Buffer
-		code := commands[e.cmd](args, &text, &errs)
-		fmt.Fprintf(stderr, " %.1f s", time.Since(start).Seconds())
-		if code != 0 {
-			fmt.Fprintf(stderr, ": FAILED (exit %d)\n%s", code, errs.String())
-			status = 1
+		code := codeSkipped
+		if miss := missing(e.needs); len(miss) > 0 {
+			fmt.Fprintf(&text, "it needs %s, which this machine lacks (%s).\n", strings.Join(miss, ", "), e.install)
+			fmt.Fprintf(stderr, " SKIPPED: needs %s (%s)\n", strings.Join(miss, ", "), e.install)
 		} else {
-			fmt.Fprintln(stderr)
+			start := time.Now()
+			code = commands[e.cmd](args, &text, &errs)
+			fmt.Fprintf(stderr, " %.1f s", time.Since(start).Seconds())
+			if code != 0 {
+				fmt.Fprintf(stderr, ": FAILED (exit %d)\n%s", code, errs.String())
+				status = 1
+			} else {
+				fmt.Fprintln(stderr)
+			}
 		}
 		base := fmt.Sprintf("%s-%d.txt", e.paper, i+1)
 		if err := os.WriteFile(filepath.Join(*out, base), text.Bytes(), 0o644); err != nil {
@@ -268,6 +325,7 @@ func reproduceCmd(args []string, stdout, stderr io.Writer) int {
 			pages[e.paper] = pg
 		}
 		writeSection(pg, e, *out, args, base, text.String(), code)
+		done = append(done, ran{e: e, args: args, text: base, output: text.String(), code: code})
 	}
 	for _, p := range papers {
 		pg := pages[p.key]
@@ -288,7 +346,36 @@ func reproduceCmd(args []string, stdout, stderr io.Writer) int {
 			return 1
 		}
 	}
+	if err := writeIndex(*out, done, *quick); err != nil {
+		fmt.Fprintf(stderr, "rvdyn reproduce: %v\n", err)
+		return 1
+	}
 	return status
+}
+
+// reproduceGuests returns the guest source directory for the layout
+// experiment (if want selects it): bench/guests of the source tree the
+// command runs in, else (extracted) a temporary copy of the sources
+// embedded in the binary, which cleanup removes.
+func reproduceGuests(want map[string]bool, stderr io.Writer) (dir string, extracted bool, cleanup func(), err error) {
+	cleanup = func() {}
+	if len(want) > 0 && !want["layout"] {
+		return "", false, cleanup, nil
+	}
+	if d, err := bench.FindGuestsDir(); err == nil {
+		abs, err := filepath.Abs(d)
+		return abs, false, cleanup, err
+	}
+	tmp, err := os.MkdirTemp("", "rvdyn-guests-")
+	if err != nil {
+		return "", false, cleanup, err
+	}
+	if err := bench.ExtractGuests(tmp); err != nil {
+		os.RemoveAll(tmp)
+		return "", false, cleanup, fmt.Errorf("extracting the guest sources: %w", err)
+	}
+	fmt.Fprintf(stderr, "not in a source tree: the layout experiment relinks the guest sources embedded in rvdyn, extracted to %s, and checks relinked guests under the interpreter and rvdyn only (qemu-riscv64 needs the corpus's ELF files)\n", tmp)
+	return tmp, true, func() { os.RemoveAll(tmp) }, nil
 }
 
 // writeSection appends one experiment to its paper's page: the command,
@@ -297,7 +384,12 @@ func reproduceCmd(args []string, stdout, stderr io.Writer) int {
 func writeSection(w io.Writer, e experiment, out string, args []string, textFile, text string, code int) {
 	fmt.Fprintf(w, "## %s\n\n", e.title)
 	fmt.Fprintf(w, "```\nrvdyn %s %s\n```\n\n", e.cmd, strings.Join(args, " "))
-	if code != 0 {
+	switch {
+	case code == codeSkipped:
+		fmt.Fprintf(w, "**Not run here:** %s\n", text)
+		fmt.Fprintf(w, "**The paper:** %s\n\n", e.says)
+		return
+	case code != 0:
 		fmt.Fprintf(w, "**This experiment failed (exit %d); see the progress output.**\n\n", code)
 	}
 	for _, pat := range e.figures {
