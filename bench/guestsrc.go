@@ -78,4 +78,3 @@ func FindGuestsDir() (string, error) {
 		}
 	}
 }
-

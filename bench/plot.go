@@ -15,19 +15,24 @@ import (
 	"rvdyn/net"
 )
 
-// PlotSweep draws the speedup over the interpreter against the prediction
-// delay (log scale; delay 0 is drawn at 0.5), one line per guest plus the
-// geometric mean, like Figure 5 of the NET paper. The format follows the
-// extension of path: .svg or .png.
+// PlotSweep draws a delay sweep. A report with path profile based
+// prediction and native runs gets the NET paper's Figure 5 as the paper
+// draws it (PlotFigure5). Otherwise it draws our own view: the speedup
+// over the interpreter against the prediction delay (log scale; delay 0
+// is drawn at 0.5), one line per guest plus the geometric mean. The
+// format follows the extension of path: .svg or .png.
 func PlotSweep(r *Report, path string) error {
 	if err := figure.CheckPath(path); err != nil {
 		return fmt.Errorf("plot %w", err)
+	}
+	if r.HasFigure5() {
+		return PlotFigure5(r, path)
 	}
 	if len(r.Delays) < 2 {
 		return fmt.Errorf("plot: need a delay sweep (two or more --delays)")
 	}
 	p := plot.New()
-	p.Title.Text = "rvdyn: speedup over the interpreter vs NET prediction delay"
+	p.Title.Text = "rvdyn (ours, not the NET paper's Figure 5): speedup over the interpreter vs NET prediction delay"
 	p.X.Label.Text = "prediction delay tau (executions of a trace head)"
 	p.Y.Label.Text = "speedup (interp time / dynamo time)"
 	p.X.Scale = plot.LogScale{}
