@@ -232,6 +232,9 @@ func (s *Session) Close() {
 		return
 	}
 	s.closed = true
+	if s.Engine != nil {
+		s.Engine.DeliverPending() // the run's last asynchronous interrupts
+	}
 	for _, v := range s.svcs {
 		if v != nil {
 			v.Stop()
