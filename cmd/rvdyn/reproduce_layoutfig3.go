@@ -45,7 +45,7 @@ func layoutFig3Cmd(args []string, stdout, stderr io.Writer) int {
 			return 1
 		}
 		f := r.Figure3
-		fmt.Fprintf(stdout, "%s: %d basic blocks (Figure 3 draws the first %d); complete profile %.0f block executions; 1 sample set %.1f samples; %d sets %.1f samples; chi-square against the complete profile in Table 5\n",
+		fmt.Fprintf(stdout, "%s: %d basic blocks (Figure 3 draws the first %d); complete profile: %.0f block executions; samp2bb weight (samples / block size) of 1 sample set: %.1f, of %d sets: %.1f; their chi-square against the complete profile is Table 5's\n",
 			r.Guest, len(f.Complete), min(len(f.Complete), layout.Figure3Blocks), f.Complete.Total(), f.OneSet.Total(), f.Sets, f.AllSets.Total())
 	}
 	return 0
