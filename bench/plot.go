@@ -107,8 +107,11 @@ func plotRates(names []string, as []*net.Analysis, path, what string, y0 float64
 					pts = append(pts, plotter.XY{X: 0, Y: y0})
 				}
 				for _, d := range a.Delays() {
-					r := a.Find(s, d)
-					pts = append(pts, plotter.XY{X: r.ProfiledFlow, Y: y(r)})
+					// An analysis saved before a scheme existed (NET once)
+					// has no result for it.
+					if r := a.Find(s, d); r != nil {
+						pts = append(pts, plotter.XY{X: r.ProfiledFlow, Y: y(r)})
+					}
 				}
 				lines = append(lines, names[i], pts)
 			}

@@ -18,6 +18,7 @@ import (
 )
 
 const reproduceUsage = `usage: rvdyn reproduce [--quick] [--out DIR] [--only PAPER[,PAPER...]]
+       rvdyn reproduce --replot [--out DIR]
 
 Runs every experiment rvdyn reproduces from its papers, in order, with a
 progress line each, and writes into DIR: each experiment's JSON, its
@@ -280,12 +281,20 @@ func reproduceCmd(args []string, stdout, stderr io.Writer) int {
 	quick := fs.Bool("quick", false, "small sizes, one run each: the whole set in a few minutes")
 	out := fs.String("out", "docs/figures", "directory for the JSON, figures, tables and pages")
 	only := fs.String("only", "", "run only these papers (comma-separated: "+strings.Join(paperKeys(), ", ")+")")
+	replot := fs.Bool("replot", false, "run nothing: redraw every figure of --out from the JSON a previous run left there")
 	if code, ok := parseFlags(fs, args, fmt.Sprintf(reproduceUsage, strings.Join(paperKeys(), ", ")), stderr); !ok {
 		return code
 	}
 	if fs.NArg() > 0 {
 		fmt.Fprintf(stderr, "rvdyn reproduce: unexpected argument %q\n", fs.Arg(0))
 		return exitUsage
+	}
+	if *replot {
+		if err := replotDir(*out, stderr); err != nil {
+			fmt.Fprintf(stderr, "rvdyn reproduce: %v\n", err)
+			return 1
+		}
+		return 0
 	}
 	want := map[string]bool{}
 	for _, k := range splitList(*only, ",") {

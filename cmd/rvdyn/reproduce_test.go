@@ -152,3 +152,29 @@ func TestReproduceInstalled(t *testing.T) {
 		t.Errorf("empty PATH: the pages do not say layout was not run")
 	}
 }
+
+// TestReproduceReplot redraws a quick run's figures from its JSON alone.
+func TestReproduceReplot(t *testing.T) {
+	t.Setenv(figure.CheckEnv, "1")
+	dir := t.TempDir()
+	var out, errb strings.Builder
+	if code := reproduceCmd([]string{"--quick", "--only", "stratified", "--out", dir}, &out, &errb); code != 0 {
+		t.Fatalf("exit %d:\n%s", code, errb.String())
+	}
+	figs, _ := filepath.Glob(filepath.Join(dir, "*.svg"))
+	for _, f := range figs {
+		os.Remove(f)
+	}
+	errb.Reset()
+	if code := reproduceCmd([]string{"--replot", "--out", dir}, &out, &errb); code != 0 {
+		t.Fatalf("replot: exit %d:\n%s", code, errb.String())
+	}
+	for _, f := range figs {
+		if _, err := os.Stat(f); err != nil {
+			t.Errorf("%s not redrawn: %v", filepath.Base(f), err)
+		}
+	}
+	if code := reproduceCmd([]string{"--replot", "--out", t.TempDir()}, &out, &errb); code != 1 || !strings.Contains(errb.String(), "no JSON") {
+		t.Errorf("replot of an empty directory: exit %d, %s", code, errb.String())
+	}
+}
