@@ -63,8 +63,8 @@ type Grid struct {
 
 // Save draws the grid in the house style and writes it to path, in the
 // format its extension names (see CheckPath). House style: every legend
-// is drawn in a column to the right of the plots, level with its row
-// (identical legends of one row once), never on the data; titles and
+// is drawn in a column to the right of the plots, level with its row or
+// below the legend above it (identical legends once), never on the data; titles and
 // axis labels are wrapped to fit their tile; log axes get LogTicks. The
 // plots are modified (legends taken out, text wrapped). With CheckEnv
 // set to 1, a figure whose text extends past the canvas, whose legend
@@ -83,12 +83,14 @@ func (g Grid) Save(path string) error {
 		gap = 4 * vg.Millimeter
 	}
 	margin := 2 * vg.Millimeter
-	// Legends out of the plots, deduplicated per row.
+	// Legends out of the plots; a legend identical to one drawn before
+	// (the same entries in every tile, as grids usually have) is drawn
+	// once.
 	type rowLegend struct{ ls []plot.Legend }
 	legends := make([]rowLegend, len(g.Plots))
 	var legendW vg.Length
+	seen := map[string]bool{}
 	for j, row := range g.Plots {
-		seen := map[string]bool{}
 		for _, p := range row {
 			if p == nil {
 				continue
@@ -141,6 +143,7 @@ func (g Grid) Save(path string) error {
 		plotsC := dc
 		plotsC.Max.X -= legendW
 		canvases := plot.Align(padded, tiles, plotsC)
+		cursor := dc.Max.Y // legends stack down the legend column
 		for j := range padded {
 			top := vg.Length(math.Inf(-1))
 			for i, p := range padded[j] {
@@ -155,6 +158,7 @@ func (g Grid) Save(path string) error {
 			if math.IsInf(float64(top), -1) {
 				continue
 			}
+			top = min(top, cursor)
 			for _, l := range legends[j].ls {
 				lw, lh := legendSize(l)
 				lc := dc
@@ -163,6 +167,7 @@ func (g Grid) Save(path string) error {
 				l.Draw(lc)
 				legendBoxes = append(legendBoxes, lc.Rectangle)
 				top -= lh + gap
+				cursor = top
 			}
 		}
 		return checking()
