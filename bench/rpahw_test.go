@@ -40,9 +40,12 @@ func TestRunRPAHW(t *testing.T) {
 			t.Errorf("%d networks stall more than %d", k+1, k)
 		}
 	}
+	if len(g.ByRate) != len(RPAHWRates) || g.ByRate[len(g.ByRate)-1][0].StallCycles != g.Networks[0].StallCycles {
+		t.Errorf("Figure 8c rows: %d, and 1/256 with one network differs from Figure 8's", len(g.ByRate))
+	}
 	var b strings.Builder
 	r.WriteTables(&b)
-	for _, want := range []string{"MODEL, not a measurement", "paper jack", "Figure 7", "Figure 8a/8b", "cheap"} {
+	for _, want := range []string{"MODEL, not a measurement", "paper jack", "Figure 7", "Figure 8a/8b", "Figure 8c", "cheap"} {
 		if !strings.Contains(b.String(), want) {
 			t.Errorf("tables lack %q", want)
 		}
