@@ -371,13 +371,17 @@ func fmtMS(d time.Duration) string { return fmt.Sprintf("%.3f", d.Seconds()*1e3)
 // percent.
 type GCSummaryRow struct {
 	Exec, GC                  string
+	Baseline                  string // what GC is measured against (GCNoGC, or GCNoGCRPA for rpa)
 	Wall, ThreadCPU, TotalCPU float64
 }
 
 // GCSummary returns a row per execution and collector mode, in the
 // report's order.
 func (r *GCReport) GCSummary() []GCSummaryRow {
-	type acc struct{ wall, thread, total []float64 }
+	type acc struct {
+		base                string
+		wall, thread, total []float64
+	}
 	accs := map[[2]string]*acc{}
 	var order [][2]string
 	for _, m := range r.Measurements {
@@ -387,7 +391,7 @@ func (r *GCReport) GCSummary() []GCSummaryRow {
 		k := [2]string{m.Exec, m.GC}
 		a := accs[k]
 		if a == nil {
-			a = &acc{}
+			a = &acc{base: m.Baseline}
 			accs[k] = a
 			order = append(order, k)
 		}
@@ -398,7 +402,7 @@ func (r *GCReport) GCSummary() []GCSummaryRow {
 	var rows []GCSummaryRow
 	for _, k := range order {
 		a := accs[k]
-		rows = append(rows, GCSummaryRow{k[0], k[1], 100 * (GeoMean(a.wall) - 1), 100 * (GeoMean(a.thread) - 1), 100 * (GeoMean(a.total) - 1)})
+		rows = append(rows, GCSummaryRow{k[0], k[1], a.base, 100 * (GeoMean(a.wall) - 1), 100 * (GeoMean(a.thread) - 1), 100 * (GeoMean(a.total) - 1)})
 	}
 	return rows
 }

@@ -15,25 +15,29 @@ import (
 	"rvdyn/net"
 )
 
-// PlotSweep draws the speedup over the interpreter against the prediction
-// delay (log scale; delay 0 is drawn at 0.5), one line per guest plus the
-// geometric mean, like Figure 5 of the NET paper. The format follows the
-// extension of path: .svg or .png.
+// PlotSweep draws a delay sweep. A report with path profile based
+// prediction and native runs gets the NET paper's Figure 5 as the paper
+// draws it (PlotFigure5). Otherwise it draws our own view: the speedup
+// over the interpreter against the prediction delay (log scale; delay 0
+// is drawn at 0.5), one line per guest plus the geometric mean. The
+// format follows the extension of path: .svg or .png.
 func PlotSweep(r *Report, path string) error {
 	if err := figure.CheckPath(path); err != nil {
 		return fmt.Errorf("plot %w", err)
+	}
+	if r.HasFigure5() {
+		return PlotFigure5(r, path)
 	}
 	if len(r.Delays) < 2 {
 		return fmt.Errorf("plot: need a delay sweep (two or more --delays)")
 	}
 	p := plot.New()
-	p.Title.Text = "rvdyn: speedup over the interpreter vs NET prediction delay"
-	p.X.Label.Text = "prediction delay (tau)"
+	p.Title.Text = "rvdyn (ours, not the NET paper's Figure 5): speedup over the interpreter vs NET prediction delay"
+	p.X.Label.Text = "prediction delay tau (executions of a trace head)"
 	p.Y.Label.Text = "speedup (interp time / dynamo time)"
 	p.X.Scale = plot.LogScale{}
 	p.X.Tick.Marker = plot.LogTicks{Prec: -1}
-	p.Y.Min = 0 // speedups from zero: the legend goes in the empty lower part
-	p.Legend.Top = false
+	p.Y.Min = 0 // speedups from zero
 	x := func(d int) float64 { return math.Max(float64(d), 0.5) }
 	var lines []any
 	for _, g := range r.Guests() {
@@ -96,7 +100,6 @@ func plotRates(names []string, as []*net.Analysis, path, what string, y0 float64
 			if zoom == 1 {
 				p.Title.Text += " (zoom: profiled flow 0-10%)"
 			}
-			p.Legend.Top, p.Legend.Left = y0 < 0, y0 >= 0
 			var lines []any
 			for i, a := range as {
 				var pts plotter.XYs
@@ -104,8 +107,11 @@ func plotRates(names []string, as []*net.Analysis, path, what string, y0 float64
 					pts = append(pts, plotter.XY{X: 0, Y: y0})
 				}
 				for _, d := range a.Delays() {
-					r := a.Find(s, d)
-					pts = append(pts, plotter.XY{X: r.ProfiledFlow, Y: y(r)})
+					// An analysis saved before a scheme existed (NET once)
+					// has no result for it.
+					if r := a.Find(s, d); r != nil {
+						pts = append(pts, plotter.XY{X: r.ProfiledFlow, Y: y(r)})
+					}
 				}
 				lines = append(lines, names[i], pts)
 			}

@@ -149,7 +149,6 @@ func PlotSelection(r *Report, path string) error {
 	p := plot.New()
 	p.Title.Text = fmt.Sprintf("rvdyn: speedup over the interpreter by trace selection scheme (delay %d)", d)
 	p.Y.Label.Text = "speedup (interp time / dynamo time)"
-	p.Legend.Top = true
 	schemes := r.schemes()
 	w := vg.Points(60 / float64(len(schemes)+1))
 	for i, s := range schemes {

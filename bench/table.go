@@ -270,7 +270,11 @@ func (r *Report) WritePrediction(w io.Writer) error {
 		fmt.Fprintf(tw, "geomean\t%d\t\t\t%s\t%s\t%s\t%s\t\t\t\t\n", d, fmtF(GeoMean(c.ni), "%.2fx"), fmtF(GeoMean(c.pi), "%.2fx"),
 			fmtF(GeoMean(c.nn), "%.2fx"), fmtF(GeoMean(c.pn), "%.2fx"))
 	}
-	return tw.Flush()
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	r.WriteFigure5(w)
+	return nil
 }
 
 // hitNoise formats the online hit rate and noise of m's compiled traces

@@ -1,8 +1,8 @@
 // Package layout implements procedure placement from statistical profiles,
-// after Gloy, Blackwell, Smith and Calder, "Procedure placement using
-// temporal ordering information" / the Morph Continuous Monitoring System
-// paper (papers/statistical-profiles-pettis-hansen-layout.txt), here "the
-// paper":
+// after Gloy, Wang, Zhang, Chen and Smith, "Profile-Based Optimization
+// with Statistical Profiles" (Harvard TR-02-97, 1997: the Morph Continuous
+// Monitoring System; papers/statistical-profiles-pettis-hansen-layout.txt),
+// here "the paper":
 //
 //   - sample sets: a histogram of program counters taken by a sampler
 //     (SampleSet). The frequency-based sampler of the paper's section 2 (the

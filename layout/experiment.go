@@ -146,6 +146,20 @@ type Result struct {
 	// guest's functions), by kind.
 	ClockSamplesPerSet map[SetKind]float64 `json:"clock_samples_per_set,omitempty"`
 	ClockUnmapped      map[SetKind]float64 `json:"clock_unmapped_per_set,omitempty"`
+	// Figure3 holds the three profiles the paper's Figure 3 sets side by
+	// side: the complete profile, one sample set and all of them summed.
+	Figure3 *Figure3 `json:"figure3,omitempty"`
+}
+
+// Figure3 is the paper's Figure 3 for one guest (sec. 4.2.1): basic-block
+// profiles indexed by block in text order (Program.Blocks), the complete
+// profile (executions) and the frequency-based statistical profiles of
+// the first sample set and of all Sets summed (samp2bb weights).
+type Figure3 struct {
+	Sets     int     `json:"sets"`
+	Complete Profile `json:"complete"`
+	OneSet   Profile `json:"one_set"`
+	AllSets  Profile `json:"all_sets"`
 }
 
 // Experiment runs the paper's pipeline on g: Sets sampled training runs
@@ -200,6 +214,7 @@ func Experiment(g Guest, o Options) (*Result, error) {
 	gm, _ := ChiSquare(GoodMatch(complete, o.Seed), complete)
 	r.Table5 = append(r.Table5, ChiRow{Row: `"expected"`, Chi2: ex}, ChiRow{Row: "good match", Chi2: gm})
 	r.KeyMatch = KeyMatch(complete, sum, 0)
+	r.Figure3 = &Figure3{Sets: o.Sets, Complete: complete, OneSet: sets[0], AllSets: append(Profile(nil), sum...)}
 	// Time-based sets, labelled by kind, after the reference rows.
 	clockSums, err := clockSets(g, p, o, complete, r)
 	if err != nil {

@@ -35,6 +35,19 @@ func (s Scheme) String() string {
 // MarshalText makes a Scheme appear by name in JSON.
 func (s Scheme) MarshalText() ([]byte, error) { return []byte(s.String()), nil }
 
+// UnmarshalText reads a name MarshalText wrote ("path profile", "NET",
+// "NET once"), so that saved analyses can be read back (rvdyn reproduce
+// --replot); any other text is an error.
+func (s *Scheme) UnmarshalText(b []byte) error {
+	for k, name := range schemeNames {
+		if string(b) == name {
+			*s = Scheme(k)
+			return nil
+		}
+	}
+	return fmt.Errorf("net: unknown prediction scheme %q", b)
+}
+
 // A Summary describes a profile as Tables 1 and 2 do.
 type Summary struct {
 	Paths      int     // distinct paths (#Paths)

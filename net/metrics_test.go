@@ -173,3 +173,19 @@ func TestHitRateAt(t *testing.T) {
 		t.Errorf("averages %+v", avg)
 	}
 }
+
+// TestSchemeText checks that every scheme's JSON name reads back as the
+// scheme, and that an unknown name is an error.
+func TestSchemeText(t *testing.T) {
+	for s := range NumSchemes {
+		b, _ := s.MarshalText()
+		var got Scheme
+		if err := got.UnmarshalText(b); err != nil || got != s {
+			t.Errorf("%v: read back %v, %v", s, got, err)
+		}
+	}
+	var s Scheme
+	if err := s.UnmarshalText([]byte("oracle")); err == nil {
+		t.Error("an unknown scheme name was accepted")
+	}
+}

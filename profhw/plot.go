@@ -75,7 +75,6 @@ func seriesPlot(rows []Row, title, ylabel string, y func(Point) (float64, bool))
 	p.Y.Label.Text = ylabel
 	p.X.Scale = plot.LogScale{}
 	p.X.Tick.Marker = plot.LogTicks{Prec: -1}
-	p.Legend.Top, p.Legend.Left = true, true
 	drawn := 0
 	for i, r := range rows {
 		var xys plotter.XYs
@@ -141,7 +140,6 @@ func breakdownPlot(rows []Row, title string) (*plot.Plot, error) {
 		p.Add(b)
 		p.Legend.Add(part.name, b)
 	}
-	p.Legend.Top = true
 	p.NominalX(names...)
 	p.X.Tick.Label.Rotation = 0.6
 	p.X.Tick.Label.XAlign = draw.XRight
@@ -176,9 +174,8 @@ func ShortName(notation string) string {
 func PlotMonteCarlo(rows []MCRow, path string) error {
 	p := plot.New()
 	p.Title.Text = "Estimating the frequency of a tuple (t = 0.3N)"
-	p.X.Label.Text = "stream length N"
+	p.X.Label.Text = "stream length N (tuples)"
 	p.Y.Label.Text = "mean error (%)"
-	p.Legend.Top = true
 	var order []string
 	series := map[string]plotter.XYs{}
 	for _, r := range rows {

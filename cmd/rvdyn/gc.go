@@ -26,7 +26,7 @@ func gcCmd(args []string, stdout, stderr io.Writer) int {
 	heap := fs.Int("heap-mb", 256, "guest heap in MiB (the no-GC run must fit)")
 	noNative := fs.Bool("rpa-no-native", false, "run the rpa modes' queries in Go after a sample exit, not in the fragments (rvdyn.Options.ProfileNoNative)")
 	jsonPath := fs.String("json", "", "also write the report as JSON to this file")
-	plotPath := fs.String("plot", "", "also draw the guest-thread GC overhead per program and mode to this .svg or .png file")
+	plotPath := fs.String("plot", "", "also draw the run-time (wall) overhead against no GC per program and mode, rpa whole and in parts, to this .svg or .png file")
 	fromJSON := fs.String("from-json", "", "measure nothing: read a report written by --json and print (and plot) it")
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "usage: rvdyn gc [flags]\n\nMeasures the Scheme guest's collectors (docs/gc.md): per program, execution mode and collector,\nwall, guest-thread CPU and total CPU time against a run that never collects, collections,\npauses, store-barrier traffic, queue 3 high-water and stalls, peak heap.\n\nflags:\n")
@@ -72,11 +72,12 @@ func gcCmd(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "rvdyn: %v\n", err)
 		return 1
 	}
-	fmt.Fprintln(stdout, "\nGC overhead: geometric mean over programs of time / no-GC time, in %:")
-	fmt.Fprintf(stdout, "  %-7s %-17s %8s %12s %10s\n", "exec", "gc", "wall", "guest thread", "total CPU")
+	fmt.Fprintln(stdout, "\nGC overhead: geometric mean over programs of time / baseline time, in %:")
+	fmt.Fprintf(stdout, "  %-7s %-28s %8s %12s %10s\n", "exec", "gc (baseline)", "wall", "guest thread", "total CPU")
 	for _, s := range r.GCSummary() {
-		fmt.Fprintf(stdout, "  %-7s %-17s %+8.1f %+12.1f %+10.1f\n", s.Exec, s.GC, s.Wall, s.ThreadCPU, s.TotalCPU)
+		fmt.Fprintf(stdout, "  %-7s %-28s %+8.1f %+12.1f %+10.1f\n", s.Exec, s.GC+" ("+s.Baseline+")", s.Wall, s.ThreadCPU, s.TotalCPU)
 	}
+	bench.WriteGCPaperComparison(stdout, r.GCPaperComparison())
 	if *plotPath != "" {
 		if err := bench.PlotGC(r, *plotPath); err != nil {
 			fmt.Fprintf(stderr, "rvdyn: --plot: %v\n", err)

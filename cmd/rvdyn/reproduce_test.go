@@ -1,6 +1,9 @@
 package main
 
 import (
+	"os/exec"
+	"rvdyn/internal/figure"
+
 	"os"
 	"path/filepath"
 	"strings"
@@ -50,5 +53,128 @@ func TestReproduceQuick(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(dir, "net.md")); err == nil {
 		t.Error("--only stratified wrote the net page")
+	}
+}
+
+// TestReproduceFigures renders every figure of a quick run of every
+// paper with the house-style check on (figure.CheckEnv): a figure whose
+// text extends past its canvas, whose legend box overlaps a plot's data
+// area or whose numeric axis has no unit fails its experiment, and so
+// the run.
+func TestReproduceFigures(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: a quick run of every paper")
+	}
+	t.Setenv(figure.CheckEnv, "1")
+	dir := t.TempDir()
+	var out, errb strings.Builder
+	if code := reproduceCmd([]string{"--quick", "--out", dir}, &out, &errb); code != 0 {
+		t.Fatalf("exit %d:\n%s", code, errb.String())
+	}
+	figs, _ := filepath.Glob(filepath.Join(dir, "*.svg"))
+	if len(figs) < 7 {
+		t.Errorf("%d figures: %v", len(figs), figs)
+	}
+	for _, f := range figs {
+		b, err := os.ReadFile(f)
+		if err != nil || !strings.Contains(string(b), "<svg") {
+			t.Errorf("%s: %v", f, err)
+		}
+	}
+}
+
+// TestReproduceInstalled installs rvdyn (go install, into a temporary
+// GOBIN) and runs its reproduce command from a temporary directory,
+// outside any source tree: the layout experiment must relink the
+// embedded guest sources (or, where the cross toolchain is missing, say
+// so and skip), and the output directory must get its pages and an
+// index (index.md, index.html) showing the figures. A second run with an
+// empty PATH must skip the layout experiment with a message naming what
+// is missing, and still succeed.
+func TestReproduceInstalled(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: installs rvdyn and runs two papers' quick experiments")
+	}
+	gobin := t.TempDir()
+	install := exec.Command("go", "install", ".")
+	install.Env = append(os.Environ(), "GOBIN="+gobin)
+	if out, err := install.CombinedOutput(); err != nil {
+		t.Fatalf("go install: %v\n%s", err, out)
+	}
+	bin := filepath.Join(gobin, "rvdyn")
+	run := func(env []string, only string) (dir, stderr string) {
+		t.Helper()
+		work := t.TempDir()
+		cmd := exec.Command(bin, "reproduce", "--quick", "--only", only, "--out", "out")
+		cmd.Dir, cmd.Env = work, append(os.Environ(), env...)
+		var errb strings.Builder
+		cmd.Stderr = &errb
+		if err := cmd.Run(); err != nil {
+			t.Fatalf("rvdyn reproduce --only %s in %s: %v\n%s", only, work, err, errb.String())
+		}
+		return filepath.Join(work, "out"), errb.String()
+	}
+	out, stderr := run([]string{figure.CheckEnv + "=1"}, "stratified,layout")
+	page := func(name string) string {
+		b, err := os.ReadFile(filepath.Join(out, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(b)
+	}
+	if len(missing(crossNeeds)) == 0 {
+		if !strings.Contains(stderr, "extracted to") || !strings.Contains(page("layout.md"), "## Tables 5") {
+			t.Errorf("layout from the embedded sources: stderr\n%s", stderr)
+		}
+		if _, err := os.Stat(filepath.Join(out, "layout-fig4.svg")); err != nil {
+			t.Errorf("layout figure: %v", err)
+		}
+	} else if !strings.Contains(stderr, "SKIPPED: needs") {
+		t.Errorf("no skip message with the toolchain missing:\n%s", stderr)
+	}
+	for _, want := range []string{"(stratified.md)", "(layout.md)", "![stratified-fig4.svg]", "**The paper:**", "**Why they differ:**"} {
+		if !strings.Contains(page("index.md"), want) {
+			t.Errorf("index.md lacks %q", want)
+		}
+	}
+	html := page("index.html")
+	for _, want := range []string{"<!DOCTYPE html>", `<img src="stratified-fig4.svg"`, `href="layout.md"`, "Why they differ"} {
+		if !strings.Contains(html, want) {
+			t.Errorf("index.html lacks %q", want)
+		}
+	}
+
+	out, stderr = run([]string{"PATH=" + t.TempDir()}, "layout")
+	if !strings.Contains(stderr, "SKIPPED: needs make, riscv64-unknown-elf-gcc") || !strings.Contains(stderr, "apt-get install") {
+		t.Errorf("empty PATH: stderr\n%s", stderr)
+	}
+	if !strings.Contains(page("layout.md"), "**Not run here:** it needs") || !strings.Contains(page("index.md"), "(not run here)") {
+		t.Errorf("empty PATH: the pages do not say layout was not run")
+	}
+}
+
+// TestReproduceReplot redraws a quick run's figures from its JSON alone.
+func TestReproduceReplot(t *testing.T) {
+	t.Setenv(figure.CheckEnv, "1")
+	dir := t.TempDir()
+	var out, errb strings.Builder
+	if code := reproduceCmd([]string{"--quick", "--only", "stratified", "--out", dir}, &out, &errb); code != 0 {
+		t.Fatalf("exit %d:\n%s", code, errb.String())
+	}
+	figs, _ := filepath.Glob(filepath.Join(dir, "*.svg"))
+	for _, f := range figs {
+		os.Remove(f)
+	}
+	errb.Reset()
+	if code := reproduceCmd([]string{"--replot", "--out", dir}, &out, &errb); code != 0 {
+		t.Fatalf("replot: exit %d:\n%s", code, errb.String())
+	}
+	for _, f := range figs {
+		if _, err := os.Stat(f); err != nil {
+			t.Errorf("%s not redrawn: %v", filepath.Base(f), err)
+		}
+	}
+	if code := reproduceCmd([]string{"--replot", "--out", t.TempDir()}, &out, &errb); code != 1 || !strings.Contains(errb.String(), "no JSON") {
+		t.Errorf("replot of an empty directory: exit %d, %s", code, errb.String())
 	}
 }

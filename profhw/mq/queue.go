@@ -85,6 +85,12 @@ type Queue struct {
 
 	closed  atomic.Bool
 	serving atomic.Int32 // running service threads attached to the queue
+	// asleep is set by the queue's service thread while it sleeps on a
+	// timer; stallsAsleep counts the producer's stalls that began then.
+	asleep       atomic.Bool
+	stallsAsleep atomic.Uint64
+	// wake is the service thread's wake-up channel (set by Serve).
+	wake    atomic.Pointer[chan struct{}]
 	closeMu sync.Mutex
 	final   Stats // Stats at Close, so counters stay readable afterwards
 }
@@ -178,6 +184,12 @@ func (q *Queue) Send(m *Message) {
 	for !sendFast(q.h, m) {
 		q.WaitSpace()
 	}
+	// A sleeping consumer is woken before the queue fills, so that a Go
+	// producer does not stall on it (native producers wake it when they
+	// stall, through WaitSpace).
+	if q.asleep.Load() && q.occupancy() >= q.n/2 {
+		q.wakeConsumer()
+	}
 }
 
 // WaitSpace returns when the queue has room for one more message, stalling
@@ -201,12 +213,16 @@ func (q *Queue) WaitSpace() {
 func (q *Queue) stall(n uint64) {
 	h := q.h
 	t0 := time.Now()
+	if q.asleep.Load() {
+		q.stallsAsleep.Add(1)
+	}
 	for i := 0; ; i++ {
 		r := atomic.LoadUint64(&h.readStatus)
 		if n-r < q.n {
 			h.cachedRead = r
 			break
 		}
+		q.wakeConsumer()
 		switch {
 		case i < producerSpins:
 		case i < producerSpins+producerYields:
@@ -247,6 +263,9 @@ type Stats struct {
 	Stalls       uint64 // sends that found the queue full and waited
 	StallNs      uint64 // total time those sends waited, ns
 	MaxOccupancy uint64 // most messages in the queue at once, as seen by the consumer
+	// StallsAsleep counts the Stalls that began while the queue's
+	// service thread was sleeping on a timer (Backoff), not polling.
+	StallsAsleep uint64
 }
 
 // Stats returns the queue's counters. It is safe to call from any goroutine
@@ -268,5 +287,6 @@ func (q *Queue) stats() Stats {
 		Stalls:       atomic.LoadUint64(&h.stalls),
 		StallNs:      atomic.LoadUint64(&h.stallNs),
 		MaxOccupancy: atomic.LoadUint64(&h.maxOccupancy),
+		StallsAsleep: q.stallsAsleep.Load(),
 	}
 }

@@ -10,19 +10,31 @@ import (
 	"time"
 )
 
-// Backoff sets how an idle service thread polls. After Spins empty polls
-// in a row it calls runtime.Gosched before each poll; after Yields more it
-// sleeps between polls, starting at MinSleep and doubling up to MaxSleep.
-// Any message resets it to spinning. A zero field takes its default.
+// Backoff sets how an idle service thread polls. It spins (polls
+// without yielding the core) for Spins empty polls, and on for as long as
+// its last message is less than SpinFor old; then it calls
+// runtime.Gosched before each of Yields more polls; then it sleeps
+// between polls, starting at MinSleep and doubling up to MaxSleep. Any
+// message resets it to spinning. A zero field takes its default.
 //
-// Latency: while messages keep coming the thread never sleeps and reads a
-// message one poll (tens of ns) after its ready word is stored. After an
-// idle spell of more than about Spins+Yields polls (some tens of µs) the
-// first message waits up to MaxSleep plus timer slack; a producer that
-// fills the queue meanwhile stalls that long. An idle thread costs one poll
-// per MaxSleep.
+// A consumer that stops polling for longer than its producer takes to
+// fill the queue stalls the producer; docs/rpa.md ("Queue stalls") has
+// the measurements (ConsumerStats). SpinFor keeps the thread polling
+// through the gaps of an active producer, at the price of its core for
+// that long after each burst: what the paper's dedicated service
+// processor would spend, but on a machine without an idle core it takes
+// the time from the producer (measured: fewer stalls, longer runs), so it
+// is off by default.
+//
+// Latency: while the thread spins it reads a message one poll (tens of
+// ns) after its ready word is stored. A sleeping thread is woken at once
+// by a producer that stalls on its full queue (WaitSpace, and native code
+// through it) or by a Send that finds it half full; otherwise its first
+// message waits up to MaxSleep plus timer slack. An idle thread costs one
+// poll per MaxSleep.
 type Backoff struct {
 	Spins    int           // empty polls that spin; default 64
+	SpinFor  time.Duration // keep spinning this long after the last message; default 0 (off)
 	Yields   int           // further empty polls that yield; default 64
 	MinSleep time.Duration // first sleep; default 5µs
 	MaxSleep time.Duration // longest sleep; default 200µs
@@ -35,6 +47,9 @@ func (b Backoff) withDefaults() Backoff {
 	d := DefaultBackoff
 	if b.Spins > 0 {
 		d.Spins = b.Spins
+	}
+	if b.SpinFor > 0 {
+		d.SpinFor = b.SpinFor
 	}
 	if b.Yields > 0 {
 		d.Yields = b.Yields
@@ -62,6 +77,7 @@ type Service struct {
 	once     sync.Once
 	wg       sync.WaitGroup
 	handled  atomic.Uint64
+	counters consumerCounters
 }
 
 // Serve starts one service thread that hands every message of q to handle,
@@ -112,11 +128,15 @@ func (s *Service) start(qs []*Queue, base int, handle func(int, *Message), b Bac
 			panic("mq: queue already has a service thread")
 		}
 	}
+	wake := make(chan struct{}, 1)
+	for _, q := range qs {
+		q.wake.Store(&wake)
+	}
 	s.wg.Add(1)
-	go s.run(qs, base, handle, b)
+	go s.run(qs, base, handle, b, wake)
 }
 
-func (s *Service) run(qs []*Queue, base int, handle func(int, *Message), b Backoff) {
+func (s *Service) run(qs []*Queue, base int, handle func(int, *Message), b Backoff, wake chan struct{}) {
 	defer func() {
 		for _, q := range qs {
 			q.serving.Store(0)
@@ -125,9 +145,22 @@ func (s *Service) run(qs []*Queue, base int, handle func(int, *Message), b Backo
 	}()
 	var m Message
 	var timer *time.Timer
-	idle := 0
+	idle := 1 // the first message is a wake-up too
+	phase := WakeSpin
+	yields := 0
+	last := time.Now() // when the last burst ended
 	sleep := b.MinSleep
+	c := &s.counters
+	burst, burstPhase := uint64(0), WakeSpin
 	for {
+		// A poll after empty ones that finds a message is a wake-up:
+		// note how full the queues were before taking anything.
+		full := false
+		if idle > 0 {
+			for _, q := range qs {
+				full = full || q.occupancy() >= q.n
+			}
+		}
 		got := 0
 		for i, q := range qs {
 			for k := 0; k < batch && q.Receive(&m); k++ {
@@ -136,11 +169,27 @@ func (s *Service) run(qs []*Queue, base int, handle func(int, *Message), b Backo
 			}
 		}
 		if got > 0 {
+			if idle > 0 {
+				if burst > 0 {
+					c.endBurst(burstPhase, burst)
+				}
+				burst, burstPhase = 0, phase
+				c.wakeups[burstPhase].Add(1)
+				if full {
+					c.wakeFull[burstPhase].Add(1)
+				}
+			}
+			burst += uint64(got)
 			s.handled.Add(uint64(got))
-			idle, sleep = 0, b.MinSleep
+			idle, yields, phase, sleep = 0, 0, WakeSpin, b.MinSleep
 			if !s.stopping.Load() {
 				continue
 			}
+		}
+		if burst > 0 {
+			c.endBurst(burstPhase, burst)
+			burst = 0
+			last = time.Now()
 		}
 		if s.stopping.Load() {
 			// Everything sent before Stop is visible now; take it all.
@@ -148,19 +197,42 @@ func (s *Service) run(qs []*Queue, base int, handle func(int, *Message), b Backo
 			return
 		}
 		idle++
-		switch {
-		case idle <= b.Spins:
-		case idle <= b.Spins+b.Yields:
+		if phase == WakeSpin && idle > b.Spins && time.Since(last) >= b.SpinFor {
+			phase = WakeYield
+		}
+		if phase == WakeYield && yields >= b.Yields {
+			phase = WakeSleep
+		}
+		switch phase {
+		case WakeSpin:
+		case WakeYield:
+			yields++
+			t0 := time.Now()
 			runtime.Gosched()
+			c.yields.Add(1)
+			c.yieldNs.Add(uint64(time.Since(t0)))
 		default:
 			if timer == nil {
 				timer = time.NewTimer(sleep)
 			} else {
 				timer.Reset(sleep)
 			}
+			for _, q := range qs {
+				q.asleep.Store(true)
+			}
+			t0 := time.Now()
 			select {
 			case <-timer.C:
 			case <-s.stopCh:
+			case <-wake:
+				c.woken.Add(1)
+				timer.Stop() // since Go 1.23 no stale tick survives Stop
+
+			}
+			c.sleeps.Add(1)
+			c.sleepNs.Add(uint64(time.Since(t0)))
+			for _, q := range qs {
+				q.asleep.Store(false)
 			}
 			if sleep *= 2; sleep > b.MaxSleep {
 				sleep = b.MaxSleep

@@ -111,7 +111,7 @@ var classList = "a class (opJMP, opBRANCH, opLOAD, opSTORE, opALU, opMULT, opFLO
 
 var keywords = map[string]bool{
 	"for": true, "every": true, "always": true, "collect": true, "if": true, "then": true, "else": true,
-	"send": true, "count": true, "interrupt": true, "stop": true, "goto": true, "and": true, "or": true,
+	"send": true, "count": true, "interrupt": true, "async": true, "stop": true, "goto": true, "and": true, "or": true,
 	"true": true, "false": true, "filter": true, "bclr": true, "bset": true,
 }
 
@@ -327,12 +327,16 @@ func (a *assembler) clause(mask FieldMask) (QueryInst, []fixup, error) {
 			q.Action = ActCount
 		case a.accept("interrupt"):
 			q.Action = ActInterrupt
+			async := a.accept("async")
 			if a.peek().kind == tokNum {
-				v, _, err := a.number("an interrupt code", CounterMax)
+				v, _, err := a.number("an interrupt code", uint64(InterruptAsync-1))
 				if err != nil {
 					return err
 				}
 				q.Arg = uint16(v)
+			}
+			if async {
+				q.Arg |= InterruptAsync
 			}
 		}
 		return setNext(&q.Match)

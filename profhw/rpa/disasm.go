@@ -145,11 +145,14 @@ func clauseText(q QueryInst, mask FieldMask) string {
 	case ActCount:
 		acts = append(acts, "count")
 	case ActInterrupt:
-		if q.Arg != 0 {
-			acts = append(acts, fmt.Sprintf("interrupt %d", q.Arg))
-		} else {
-			acts = append(acts, "interrupt")
+		a := "interrupt"
+		if q.Arg&InterruptAsync != 0 {
+			a += " async"
 		}
+		if c := q.Arg &^ InterruptAsync; c != 0 {
+			a += fmt.Sprintf(" %d", c)
+		}
+		acts = append(acts, a)
 	}
 	if n := next(q.Match); n != "" {
 		acts = append(acts, n)

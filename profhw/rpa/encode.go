@@ -133,13 +133,20 @@ type Action uint8
 
 // The actions (sec. 3.1): none, a message to queue Arg, increment the
 // counter Arg embedded in the instruction, interrupt the thread with code
-// Arg.
+// Arg (InterruptAsync set: asynchronously).
 const (
 	ActNone Action = iota
 	ActSend
 	ActCount
 	ActInterrupt
 )
+
+// InterruptAsync is the bit of an interrupt action's argument that makes
+// the interrupt asynchronous (sec. 3.1: "The interrupt may be synchronous
+// or asynchronous"): the profiled thread is not held at the profiled
+// instruction; the interrupt reaches it later (Options.OnInterrupt). The
+// other bits are the interrupt code, 0 to InterruptAsync-1.
+const InterruptAsync uint16 = 1 << 14
 
 // A QueryInst is one decoded query instruction (Figure 4). The comparisons
 // are combined with AND (Or false) or OR. If they match, the engine

@@ -20,11 +20,16 @@ type Options struct {
 	// Queues[q] receives "send q". Every queue the program sends to must
 	// be present (NewEngine fails otherwise): a message is never dropped.
 	Queues []*mq.Queue
-	// OnInterrupt, if set, is called synchronously for every interrupt
-	// action and every counter overflow, with the QPC of the instruction,
-	// its interrupt code (CounterOverflow for an overflow) and the record.
-	// The profiled instruction has retired; the guest resumes when it
-	// returns (the paper's synchronous interrupt, sec. 3.1).
+	// OnInterrupt, if set, is called for every interrupt action and
+	// every counter overflow, on the profiled thread, with the QPC of the
+	// instruction, its interrupt code (CounterOverflow for an overflow)
+	// and the record. A synchronous interrupt is delivered at once: the
+	// profiled instruction has retired and the guest resumes when it
+	// returns (sec. 3.1). An asynchronous one (interrupt async; its code
+	// has InterruptAsync set) is queued with a copy of the record and
+	// delivered at the engine's next event, a later instruction of the
+	// same thread, or at DeliverPending: the instructions after the
+	// profiled one do not wait for the query.
 	OnInterrupt func(qpc int, code uint16, rec *Record)
 	// Handlers, for Start only: a queue number listed here is consumed by
 	// its own service-thread handler instead of a PCTable (the concurrent
@@ -53,6 +58,7 @@ type Stats struct {
 	Sent       [MaxQueues]uint64 // messages sent, per queue number
 	Counts     uint64            // count actions
 	Interrupts uint64            // interrupt actions and counter overflows
+	Async      uint64            // of Interrupts, asynchronous ones (delivered or pending)
 	Runaway    uint64            // queries cut off after MaxInsts instructions (only hand-made programs branch backward)
 	Native     uint64            // of Records, those run by code emitted into fragments (UseNative)
 }
@@ -105,10 +111,13 @@ type Engine struct {
 	left   *[NumEntries]uint64
 	own    [NumEntries]uint64
 	folded []uint64 // counter values folded in at overflow, per QPC
-	opts   Options
-	m      *interp.Machine
-	stats  Stats
-	rec    Record
+	// pending are the asynchronous interrupts raised and not delivered
+	// yet (DeliverPending).
+	pending []pendingInterrupt
+	opts    Options
+	m       *interp.Machine
+	stats   Stats
+	rec     Record
 	// nat is the memory shared with native queries (UseNative), ahead
 	// the entries whose gaps are drawn ahead into it.
 	nat     *NativeState
@@ -219,6 +228,9 @@ func (g *Engine) tagAt(pc uint64) uint8 {
 // Event runs one retired instruction through the PCT and, if it is
 // sampled, through its query (interp.Hook).
 func (g *Engine) Event(e *interp.Event) {
+	if len(g.pending) > 0 {
+		g.DeliverPending()
+	}
 	c := g.classOf[e.Class&7]
 	var tag uint8
 	tagKnown := false
@@ -338,8 +350,33 @@ func (g *Engine) act(qpc int, q *QueryInst, rec *Record) {
 
 func (g *Engine) interrupt(qpc int, code uint16, rec *Record) {
 	g.stats.Interrupts++
+	if code != CounterOverflow && code&InterruptAsync != 0 {
+		g.stats.Async++
+		if g.opts.OnInterrupt != nil {
+			g.pending = append(g.pending, pendingInterrupt{qpc, code, *rec})
+		}
+		return
+	}
 	if g.opts.OnInterrupt != nil {
 		g.opts.OnInterrupt(qpc, code, rec)
+	}
+}
+
+// A pendingInterrupt is an asynchronous interrupt not delivered yet.
+type pendingInterrupt struct {
+	qpc  int
+	code uint16
+	rec  Record
+}
+
+// DeliverPending hands the asynchronous interrupts not delivered yet to
+// Options.OnInterrupt, in the order they were raised. The engine calls it
+// at each event; call it once more after the run for the last ones.
+func (g *Engine) DeliverPending() {
+	ps := g.pending
+	g.pending = nil
+	for i := range ps {
+		g.opts.OnInterrupt(ps[i].qpc, ps[i].code, &ps[i].rec)
 	}
 }
 

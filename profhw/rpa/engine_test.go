@@ -3,6 +3,7 @@ package rpa
 import (
 	"math"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 
@@ -283,5 +284,48 @@ func TestEngineRefusesMissingQueue(t *testing.T) {
 	p, _ := Assemble("for opALU * always collect pc; send 2 stop;")
 	if _, err := NewEngine(p, Options{}); err == nil {
 		t.Fatal("NewEngine accepted a send to a queue it does not have")
+	}
+}
+
+// TestAsyncInterrupt checks sec. 3.1's asynchronous interrupt: it is not
+// delivered at the profiled instruction, but later, in order, with the
+// record as it was; a synchronous one in the same query is delivered at
+// once; the assembler and disassembler agree on the syntax.
+func TestAsyncInterrupt(t *testing.T) {
+	src := "for opALU * always collect pc;\nif pc > 100 then interrupt 3;\ninterrupt async 7 stop;"
+	p, err := Assemble(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	type got struct {
+		code uint16
+		pc   uint32
+	}
+	var ints []got
+	g, err := NewEngine(p, Options{OnInterrupt: func(_ int, code uint16, rec *Record) { ints = append(ints, got{code, rec[0]}) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec := Record{50}
+	g.Run(0, &rec)
+	rec[0] = 200
+	g.Run(0, &rec)
+	rec[0] = 999 // the pending copies must not see this
+	if want := []got{{3, 200}}; !slices.Equal(ints, want) {
+		t.Fatalf("before delivery: %v, want only the synchronous %v", ints, want)
+	}
+	g.DeliverPending()
+	async := 7 | InterruptAsync
+	if want := []got{{3, 200}, {async, 50}, {async, 200}}; !slices.Equal(ints, want) {
+		t.Errorf("after delivery: %v, want %v", ints, want)
+	}
+	if st := g.Stats(); st.Interrupts != 3 || st.Async != 2 {
+		t.Errorf("stats %+v: want 3 interrupts, 2 asynchronous", st)
+	}
+	if d := Disassemble(p); !strings.Contains(d, "interrupt async 7") || !strings.Contains(d, "interrupt 3") {
+		t.Errorf("disassembly:\n%s", d)
+	}
+	if _, err := Assemble("for opALU * always collect pc; interrupt async 20000 stop;"); err == nil {
+		t.Error("an interrupt code above InterruptAsync-1 was accepted")
 	}
 }

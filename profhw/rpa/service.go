@@ -138,9 +138,9 @@ func (p *Program) QueueLayouts() (layouts map[int]FieldMask, ok bool) {
 // attaches a Session to a guest run in either mode (rvdyn.Options.Profile).
 type Session struct {
 	Engine *Engine
-	Queues []*mq.Queue // indexed by queue number; nil where unused
-	Tables []*PCTable  // indexed by queue number; nil where unused or consumed by a handler
-	svcs   []*mq.Service
+	Queues []*mq.Queue   // indexed by queue number; nil where unused
+	Tables []*PCTable    // indexed by queue number; nil where unused or consumed by a handler
+	svcs   []*mq.Service // indexed by queue number; nil where unused
 	closed bool
 }
 
@@ -169,7 +169,7 @@ func Start(p *Program, opts Options, slots int) (*Session, error) {
 			return nil, fmt.Errorf("rpa: queries with different fields send to queue %d: its service thread cannot read them (give the queue a handler)", n)
 		}
 	}
-	s := &Session{Queues: make([]*mq.Queue, MaxQueues), Tables: make([]*PCTable, MaxQueues)}
+	s := &Session{Queues: make([]*mq.Queue, MaxQueues), Tables: make([]*PCTable, MaxQueues), svcs: make([]*mq.Service, MaxQueues)}
 	for _, n := range sends {
 		q, err := mq.NewQueue(slots)
 		if err != nil {
@@ -182,7 +182,7 @@ func Start(p *Program, opts Options, slots int) (*Session, error) {
 			s.Tables[n] = NewPCTable(layouts[n])
 			h = s.Tables[n].Handle
 		}
-		s.svcs = append(s.svcs, mq.ServeQueues([]*mq.Queue{q}, func(_ int, m *mq.Message) { h(m) }, opts.Backoff))
+		s.svcs[n] = mq.ServeQueues([]*mq.Queue{q}, func(_ int, m *mq.Message) { h(m) }, opts.Backoff)
 	}
 	opts.Queues = s.Queues
 	g, err := NewEngine(p, opts)
@@ -232,8 +232,13 @@ func (s *Session) Close() {
 		return
 	}
 	s.closed = true
+	if s.Engine != nil {
+		s.Engine.DeliverPending() // the run's last asynchronous interrupts
+	}
 	for _, v := range s.svcs {
-		v.Stop()
+		if v != nil {
+			v.Stop()
+		}
 	}
 	for _, q := range s.Queues {
 		if q != nil {
@@ -246,6 +251,9 @@ func (s *Session) Close() {
 type QueueStats struct {
 	Queue int `json:"queue"`
 	mq.Stats
+	// Consumer is the queue's service thread's: wake-ups by backoff
+	// phase, how full it found the queue, messages per burst, sleeps.
+	Consumer mq.ConsumerStats `json:"consumer"`
 }
 
 // Report is a session's statistics: the engine's counters and each
@@ -267,7 +275,11 @@ func (s *Session) Report() Report {
 	r := Report{Events: st.Events, Records: st.Records, Insts: st.Insts, Counts: st.Counts, Interrupts: st.Interrupts, Runaway: st.Runaway, Native: st.Native}
 	for n, q := range s.Queues {
 		if q != nil {
-			r.Queues = append(r.Queues, QueueStats{Queue: n, Stats: q.Stats()})
+			qs := QueueStats{Queue: n, Stats: q.Stats()}
+			if v := s.svcs[n]; v != nil {
+				qs.Consumer = v.Consumer()
+			}
+			r.Queues = append(r.Queues, qs)
 		}
 	}
 	return r
