@@ -134,7 +134,15 @@ func layoutCmd(args []string, stdout, stderr io.Writer) int {
 		if err != nil {
 			return fail("%v", err)
 		}
-		path, _ := corpus.ELFFile(name)
+		path, err := corpus.ELFFile(name)
+		if err != nil {
+			// Outside a source tree the corpus has no files: qemu-riscv64
+			// checks the embedded image written out.
+			path = filepath.Join(wd, name+".elf")
+			if err := os.WriteFile(path, image, 0o755); err != nil {
+				return fail("%v", err)
+			}
+		}
 		g := layout.Guest{Name: name, Image: image, Path: path,
 			Train: append([]string{name}, in[0]...), Test: append([]string{name}, in[1]...)}
 		r, err := layout.Experiment(g, opts)
