@@ -42,9 +42,12 @@ func TestDropInGDB(t *testing.T) {
 		if err := cmd.Start(); err != nil {
 			t.Fatal(err)
 		}
-		defer cmd.Wait()
-		defer cmd.Process.Kill() // if gdb failed
-		waitListening(t, port)
+		exited := make(chan struct{})
+		go func() { cmd.Wait(); close(exited) }()
+		defer func() { cmd.Process.Kill(); <-exited }() // if gdb failed
+		if !waitListening(port, exited) {
+			t.Fatalf("%v exited without listening on port %d:\n%s", emulator, port, out.String())
+		}
 		g, err := exec.Command(gdbPath, "-batch", "-nx",
 			"-ex", "file "+guest,
 			"-ex", fmt.Sprintf("target remote 127.0.0.1:%d", port),
@@ -89,19 +92,24 @@ func freePort(t *testing.T) int {
 }
 
 // waitListening waits until a socket listens on port, looking in
-// /proc/net: a probe connection would be taken for the debugger's.
-func waitListening(t *testing.T, port int) {
-	t.Helper()
+// /proc/net (a probe connection would be taken for the debugger's), and
+// reports false if the emulator exits first. A hang is the test
+// binary's timeout's to catch.
+func waitListening(port int, exited <-chan struct{}) bool {
 	local := fmt.Sprintf(":%04X ", port)
-	for start := time.Now(); time.Since(start) < time.Minute; time.Sleep(10 * time.Millisecond) { // only a hang reaches the minute
+	for {
 		for _, f := range []string{"/proc/net/tcp", "/proc/net/tcp6"} {
 			b, _ := os.ReadFile(f)
 			for _, l := range strings.Split(string(b), "\n") {
 				if fs := strings.Fields(l); len(fs) > 3 && strings.HasSuffix(fs[1]+" ", local) && fs[3] == "0A" {
-					return
+					return true
 				}
 			}
 		}
+		select {
+		case <-exited:
+			return false
+		case <-time.After(10 * time.Millisecond):
+		}
 	}
-	t.Fatalf("nothing listens on port %d", port)
 }
