@@ -152,13 +152,20 @@ func (c *compiler) loadFloat(r uint8, x register, single bool, pc uint64) {
 
 // canonicalize replaces a NaN in x by the canonical NaN.
 func (c *compiler) canonicalize(x register, single bool, pc uint64) {
+	ucomis := xUCOMISD
 	if single {
-		c.a.op(xUCOMISS, reg(x), reg(x))
-		c.outOfLine(condPS, pc, func(*label) { c.loadConstX(canonNaN32, x) })
-		return
+		ucomis = xUCOMISS
 	}
-	c.a.op(xUCOMISD, reg(x), reg(x))
-	c.outOfLine(condPS, pc, func(*label) { c.loadConstX(canonNaN64, x) })
+	c.a.op(ucomis, reg(x), reg(x))
+	c.outOfLine(condPS, pc, func(*label) { c.loadConstX(canonNaN(single), x) })
+}
+
+// canonNaN returns the canonical NaN of a double, or of a single boxed.
+func canonNaN(single bool) uint64 {
+	if single {
+		return canonNaN32
+	}
+	return canonNaN64
 }
 
 // singleOp reports whether a floating-point op's f operands are singles.
@@ -254,7 +261,7 @@ func (c *compiler) lowerFloat(i int, in ir.Inst) {
 		// the addend is a quiet NaN; x86's then raises nothing.
 		a.op(ucomis, reg(w), reg(w))
 		c.outOfLine(condPS, pc, func(*label) {
-			c.loadConstX(map[bool]uint64{false: canonNaN64, true: canonNaN32}[single], w)
+			c.loadConstX(canonNaN(single), w)
 			c.invalidProduct(single)
 		})
 		c.fput(w, in.F.D)
@@ -434,13 +441,15 @@ func (c *compiler) lowerSignInject(in ir.Inst, single bool) {
 // and fmax do; a quiet NaN raises nothing.
 func (c *compiler) lowerMinMax(in ir.Inst, single bool) {
 	a := c.a
-	ucomis, mn, canon := xUCOMISD, xMINSD, uint64(canonNaN64)
-	if single {
-		ucomis, mn, canon = xUCOMISS, xMINSS, canonNaN32
-	}
 	isMax := in.Op == interp.OpFMAXD || in.Op == interp.OpFMAXS
-	if isMax {
-		mn = map[mnemonic]mnemonic{xMINSD: xMAXSD, xMINSS: xMAXSS}[mn]
+	ucomis, mn := xUCOMISD, xMINSD
+	switch {
+	case single && isMax:
+		ucomis, mn = xUCOMISS, xMAXSS
+	case single:
+		ucomis, mn = xUCOMISS, xMINSS
+	case isMax:
+		mn = xMAXSD
 	}
 	c.loadFloat(in.F.A, rX0, single, in.PC)
 	c.loadFloat(in.F.B, rX1, single, in.PC)
@@ -452,7 +461,7 @@ func (c *compiler) lowerMinMax(in ir.Inst, single bool) {
 		a.op(xMOVSD, reg(rX1), reg(rX0))
 		a.op(ucomis, reg(rX0), reg(rX0))
 		a.jcc(condPC, done)
-		c.loadConstX(canon, rX0)
+		c.loadConstX(canonNaN(single), rX0)
 		a.jmp(done)
 	})
 	c.outOfLine(condEQ, in.PC, func(back *label) {
@@ -585,13 +594,7 @@ func (c *compiler) lowerToInt(in ir.Inst, single bool) {
 	})
 	if rounded {
 		a.op(ucomis, src, reg(rX1))
-		c.outOfLine(condNE, in.PC, func(*label) {
-			a.op(xMOVL, imm(1), reg(rAX))
-			a.op(xCVTSL2SD, reg(rAX), reg(rX1))
-			a.op(xMOVL, imm(3), reg(rAX))
-			a.op(xCVTSL2SD, reg(rAX), reg(rX2))
-			a.op(xDIVSD, reg(rX2), reg(rX1))
-		})
+		c.outOfLine(condNE, in.PC, func(*label) { c.raiseInexact() })
 	}
 	a.bind(done)
 	if !long {
@@ -631,8 +634,11 @@ func (c *compiler) lowerFromInt(in ir.Inst) {
 			src = reg(rDX)
 		}
 	}
-	if single {
-		cvt = map[mnemonic]mnemonic{xCVTSL2SD: xCVTSL2SS, xCVTSQ2SD: xCVTSQ2SS}[cvt]
+	switch {
+	case single && cvt == xCVTSL2SD:
+		cvt = xCVTSL2SS
+	case single:
+		cvt = xCVTSQ2SS
 	}
 	a.op(cvt, src, reg(rX0))
 	c.fput(rX0, in.F.D)
@@ -749,6 +755,17 @@ func (c *compiler) raiseInvalid() {
 	c.a.op(xDIVSD, reg(rX2), reg(rX2))
 }
 
+// raiseInexact raises the inexact flag alone (1/3 in X2; AX and X3 are
+// clobbered too).
+func (c *compiler) raiseInexact() {
+	a := c.a
+	a.op(xMOVL, imm(1), reg(rAX))
+	a.op(xCVTSL2SD, reg(rAX), reg(rX2))
+	a.op(xMOVL, imm(3), reg(rAX))
+	a.op(xCVTSL2SD, reg(rAX), reg(rX3))
+	a.op(xDIVSD, reg(rX3), reg(rX2))
+}
+
 // lowerToUnsigned lowers fcvt.wu.d, fcvt.lu.d, fcvt.wu.s and fcvt.lu.s
 // (the result of a .wu sign-extended from 32 bits, as RV64 wants):
 //
@@ -797,13 +814,7 @@ func (c *compiler) lowerToUnsigned(in ir.Inst, single bool) {
 	a.op(ucomis, reg(rX2), reg(rX1))
 	c.outOfLine(condAE, in.PC, invalid(-1))
 	a.op(ucomis, src, reg(rX1))
-	c.outOfLine(condNE, in.PC, func(*label) {
-		a.op(xMOVL, imm(1), reg(rAX))
-		a.op(xCVTSL2SD, reg(rAX), reg(rX2))
-		a.op(xMOVL, imm(3), reg(rAX))
-		a.op(xCVTSL2SD, reg(rAX), reg(rX3))
-		a.op(xDIVSD, reg(rX3), reg(rX2))
-	})
+	c.outOfLine(condNE, in.PC, func(*label) { c.raiseInexact() })
 	if long {
 		c.loadConstX(half, rX2)
 		a.op(ucomis, reg(rX2), reg(rX1))
