@@ -369,9 +369,19 @@ func (vm *VM) install(trace *interp.Trace, code *fragment.Code) error {
 	if vm.opts.PerfMap != nil {
 		vm.writePerfMap(f)
 	}
+	var pages []uint64
 	for _, s := range trace.Steps {
-		vm.codePages[s.PC&^(pageSize-1)] = true
+		p := s.PC &^ (pageSize - 1)
+		vm.codePages[p] = true
+		if len(pages) == 0 || pages[len(pages)-1] != p {
+			pages = append(pages, p)
+		}
+		if e := (s.PC + 3) &^ (pageSize - 1); e != p { // a 4-byte instruction across a page boundary
+			vm.codePages[e] = true
+			pages = append(pages, e)
+		}
 	}
+	vm.fragPages[f] = pages
 	if !vm.started.IsZero() {
 		vm.ctr.lastInsert = time.Since(vm.started)
 	}

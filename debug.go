@@ -106,12 +106,7 @@ func (d *Debugger) textWritten(lo, hi uint64) {
 	if vm.cache == nil {
 		return
 	}
-	for _, page := range changed {
-		if vm.codePages[page] {
-			vm.flush()
-			return
-		}
-	}
+	vm.dropStale(changed)
 }
 
 // SetBreakpoint plants a breakpoint at pc, which must be an instruction

@@ -108,16 +108,7 @@ func (vm *VM) dispatch() error {
 				return err
 			}
 		case interp.StopFenceI:
-			// The interpreter has dropped the text pages the guest
-			// rewrote; fragments built from them go too (the whole
-			// cache, Dynamo's policy), and only then.
-			for _, page := range m.TextChanged() {
-				if vm.codePages[page] {
-					vm.ctr.fenceIFlushes++
-					vm.flush()
-					break
-				}
-			}
+			vm.dropStale(m.TextChanged())
 		}
 	}
 	return nil
@@ -259,10 +250,54 @@ func (vm *VM) phaseFlush(window uint64) {
 	vm.scheme.reset()
 }
 
+// dropStale removes the fragments built from the text pages in changed
+// (the guest rewrote them and ran fence.i, or unmapped or re-protected
+// them, or a debugger wrote there), and only those: the cache
+// consistency of Dynamo (Bala, Duesterwald and Banerjia, "Dynamo: A
+// Transparent Dynamic Optimization System", section 5), which flushes the
+// whole cache instead, made per page as DynamoRIO does (Bruening,
+// "Efficient, Transparent, and Comprehensive Runtime Code Manipulation",
+// chapter 6). Traces being compiled on the service thread are discarded
+// when they arrive, whatever their pages (they are few and rare).
+func (vm *VM) dropStale(changed []uint64) {
+	hit := map[uint64]bool{}
+	for _, p := range changed {
+		if vm.codePages[p] {
+			hit[p] = true
+		}
+	}
+	if len(hit) == 0 {
+		return
+	}
+	at := vm.m.Retired()
+	n := vm.cache.RemoveIf(func(f *codecache.Fragment) bool {
+		for _, p := range vm.fragPages[f] {
+			if hit[p] {
+				delete(vm.fragPages, f)
+				vm.m.Mark(f.Head, false)
+				vm.metrics.remove(at, f.Head)
+				return true
+			}
+		}
+		return false
+	})
+	for p := range hit {
+		delete(vm.codePages, p)
+	}
+	for _, ps := range vm.fragPages { // pages other fragments still hold
+		for _, p := range ps {
+			vm.codePages[p] = true
+		}
+	}
+	vm.ctr.staleRemoved += uint64(n)
+	vm.async.flushed()
+}
+
 // flush empties the code cache and starts prediction afresh.
 func (vm *VM) flush() {
 	vm.foldFragmentStats()
 	clear(vm.codePages)
+	clear(vm.fragPages)
 	vm.cache.Flush()
 	vm.m.ClearMarks()
 	vm.sel.Reset()

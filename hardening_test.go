@@ -432,14 +432,14 @@ func TestSelfModifyingCode(t *testing.T) {
 	}
 	checkQemu(t, img, ref)
 	got := run(t, img, rvdyn.Options{NET: net.Options{Delay: net.NoDelay}})
-	if got.stats.FenceIFlushes == 0 || got.stats.Fragments < 2 {
-		t.Errorf("rewritten code compiled: %d fragments, %d fence.i flushes", got.stats.Fragments, got.stats.FenceIFlushes)
+	if got.stats.StaleRemoved == 0 || got.stats.Fragments < 2 {
+		t.Errorf("rewritten code compiled: %d fragments, %d removed as stale", got.stats.Fragments, got.stats.StaleRemoved)
 	}
 	// fence.i in a loop, code unchanged: no flush, and the loop compiles.
 	loop := rvtest.MakeELF(words(cat(li(5, 1000), []I{
 		{Op: interp.OpADDI, Rd: 5, Rs1: 5, Imm: -1}, {Op: interp.OpFENCEI},
 		{Op: interp.OpBNE, Rs1: 5, Imm: -8}, {Op: interp.OpADDI, Rd: 10}}, exitWith())...), nil, 4096)
-	if st := run(t, loop, rvdyn.Options{NET: net.Options{Delay: net.NoDelay}}).stats; st.FenceIFlushes != 0 {
-		t.Errorf("unchanged code: %d fence.i flushes", st.FenceIFlushes)
+	if st := run(t, loop, rvdyn.Options{NET: net.Options{Delay: net.NoDelay}}).stats; st.StaleRemoved != 0 {
+		t.Errorf("unchanged code: %d fragments removed as stale", st.StaleRemoved)
 	}
 }

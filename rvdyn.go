@@ -228,9 +228,12 @@ type VM struct {
 	bailed    bool          // optimization given up: interpreting to the end
 	again     bool          // path profiling: the pc is a head whose path is profiled next
 	metrics   *traceMetrics // Options.Select.Metrics: the selection log (metrics.go)
-	// codePages holds the guest text pages the fragments in the cache were
-	// built from: a fence.i after the guest rewrote one flushes the cache.
+	// codePages holds the guest text pages the fragments in the cache
+	// (and the traces queued for compilation) were built from, and
+	// fragPages each fragment's: code changed on one of them removes
+	// the fragments built from it (dropStale).
 	codePages map[uint64]bool
+	fragPages map[*codecache.Fragment][]uint64
 	syms      *interp.Symbols       // the guest's function names
 	live      []*codecache.Fragment // fragments in the cache, for their tallies
 	// The heads the last phase flush removed that have not been
@@ -342,7 +345,7 @@ func New(image []byte, opts Options) (*VM, error) {
 	if err != nil {
 		return nil, err
 	}
-	vm := &VM{opts: opts, m: m, codePages: make(map[uint64]bool), syms: interp.LoadSymbols(image), metrics: tm}
+	vm := &VM{opts: opts, m: m, codePages: make(map[uint64]bool), fragPages: make(map[*codecache.Fragment][]uint64), syms: interp.LoadSymbols(image), metrics: tm}
 	if cd := layout.NewCountdown(opts.Sample); cd != nil {
 		vm.samp = sampler{cd: cd, set: make(layout.SampleSet)}
 	}

@@ -63,7 +63,7 @@ type counters struct {
 	phaseBackoffs     int    // ... found premature (codecache.Policy.Regret)
 	phaseRemoved      uint64 // the fragments those removed
 	capacityFlushes   uint64
-	fenceIFlushes     uint64
+	staleRemoved      uint64
 	bailedOutAt       uint64
 	wall              time.Duration
 	recordTime        time.Duration
@@ -106,7 +106,7 @@ type Stats struct {
 	PhaseRemoved      uint64                    // fragments those removed while keeping the new phase's (the default; 0 with codecache.PolicyOptions.FullPhaseFlush)
 	PhaseBackoffs     int                       // phase flushes found premature, each doubling the burst the next needs (codecache.Policy.Regret)
 	CapacityFlushes   uint64                    // ... because the cache was full
-	FenceIFlushes     uint64                    // ... because of a fence.i after the guest rewrote compiled code
+	StaleRemoved      uint64                    // fragments removed because the code they were built from changed (rewritten and fence.i, unmapped, re-protected): per page, no flush
 	BailedOutAt       uint64                    // guest instructions retired when rvdyn gave up optimizing (0: never)
 	Syscalls          uint64                    // system calls made
 	UnknownSyscalls   map[uint64]uint64         // calls answered -ENOSYS, by number
@@ -151,7 +151,7 @@ func (vm *VM) Stats() Stats {
 		GuestInstructions: vm.m.Retired(), CacheInstructions: c.cacheInstructions,
 		Traces: c.traces, TraceInstructions: c.traceInstructions, EndReasons: c.endReasons,
 		TooLarge: c.tooLarge, Exits: c.exits,
-		PhaseFlushes: c.phaseFlushes, PhaseRemoved: c.phaseRemoved, PhaseBackoffs: c.phaseBackoffs, CapacityFlushes: c.capacityFlushes, FenceIFlushes: c.fenceIFlushes,
+		PhaseFlushes: c.phaseFlushes, PhaseRemoved: c.phaseRemoved, PhaseBackoffs: c.phaseBackoffs, CapacityFlushes: c.capacityFlushes, StaleRemoved: c.staleRemoved,
 		BailedOutAt: c.bailedOutAt,
 		Wall:        c.wall, RecordTime: c.recordTime, CompileTime: c.compileTime, SelectTime: c.selectTime,
 		LastInsert: c.lastInsert, Compiler: vm.async.stats,
@@ -249,7 +249,7 @@ func (s Stats) MarshalJSON() ([]byte, error) {
 	o.add("phase_removed", s.PhaseRemoved)
 	o.add("phase_backoffs", uint64(s.PhaseBackoffs))
 	o.add("capacity_flushes", s.CapacityFlushes)
-	o.add("fencei_flushes", s.FenceIFlushes)
+	o.add("stale_removed", s.StaleRemoved)
 	o.add("bailed_out_at", s.BailedOutAt)
 	o.add("flushes", s.Flushes)
 	o.add("syscalls", s.Syscalls)
@@ -371,7 +371,7 @@ func (s *Stats) WriteTable(w io.Writer) error {
 			row("    found premature (back-offs)", s.PhaseBackoffs)
 		}
 		row("  cache full", s.CapacityFlushes)
-		row("  fence.i", s.FenceIFlushes)
+		row("fragments removed as stale (code changed)", s.StaleRemoved)
 		if s.BailedOutAt > 0 {
 			row("bailed out at instruction", s.BailedOutAt)
 		}

@@ -8,19 +8,12 @@ package interp
 // their next fetch, and reported by TextChanged, so that the code built
 // from them can be dropped too. Addresses outside the text are ignored.
 func (m *Machine) TextWritten(lo, hi uint64) {
-	for _, r := range m.execRanges {
-		a, b := max(lo, r.lo)&^(pageSize-1), min(hi, r.hi)
-		for ; a < b; a += pageSize {
-			off := a - m.codeLo
-			p := off / pageSize
-			if m.decoded[p] {
-				clear(m.code[off/2 : off/2+slotsPerPage])
-				m.decoded[p] = false
-			}
-			m.changed = append(m.changed, a)
+	for a := lo &^ (pageSize - 1); a < hi; a += pageSize {
+		if m.isExec(a) {
+			m.dropCode(a)
 		}
 	}
 }
 
-// IsText reports whether guest address pc lies in an executable segment.
+// IsText reports whether guest address pc lies on an executable page.
 func (m *Machine) IsText(pc uint64) bool { return m.isExec(pc) }

@@ -16,6 +16,7 @@ import (
 const (
 	pageSize      = 4096
 	stackGuardGap = 1 << 20 // the guard gap below the stack: Linux's stack_guard_gap (256 pages)
+	dynBase       = 0x10000 // where a position-independent executable's first page goes
 	efFloatABI    = 0x6     // e_flags: float ABI mask (0 soft, 2 single, 4 double, 6 quad)
 	efFloatQuad   = 0x6
 	efRVE         = 0x8 // e_flags: the RV32E/RV64E base (16 registers)
@@ -25,22 +26,24 @@ const (
 // Linux's default RLIMIT_STACK, and qemu-riscv64's stack size.
 const DefaultStackSize = 8 << 20
 
-// Load checks and loads a static RV64GC ELF executable (RV64IM ones
-// included: every flavor of the ISA and float ABI the standard toolchains
-// build for RV64GC) and prepares the
-// initial process state as Linux would: PT_LOAD segments copied (bss
-// zeroed), the brk heap after the last segment, and a stack with argc,
-// argv, envp and auxv at the top of the address space. The stack may
-// grow down to Config.StackSize below its top; under it lies a guard gap
-// (1 MiB, as Linux keeps, or a sixteenth of a small address space) where
-// every access faults, and under that the heap's limit:
+// Load checks and loads an RV64GC ELF executable (RV64IM ones included:
+// every flavor of the ISA and float ABI the standard toolchains build for
+// RV64GC), static or dynamically linked, position-dependent or not, and
+// prepares the initial process state as Linux would: PT_LOAD segments
+// copied (bss zeroed), the brk heap after the last segment, and a stack
+// with argc, argv, envp and auxv at the top of the address space. The
+// stack may grow down to Config.StackSize below its top; under it lies a
+// guard gap (1 MiB, as Linux keeps, or a sixteenth of a small address
+// space) where every access faults, and under that the heap's limit. A
+// mapping (mmap, and the dynamic loader a PT_INTERP names, found under
+// Config.LdPrefix) goes top down below the guard gap:
 //
-//	0 ... text, data, bss | brk heap -> | guard gap | <- stack | top page
-//	                      ^ end of bss  ^ brk limit ^ stack limit
+//	0 ... text, data, bss | brk heap -> | <- mappings | guard gap | <- stack | top page
+//	                      ^ end of bss  ^ brk limit   ^ mmap top  ^ stack limit
 //
-// The executable
-// segments are decoded once here. A malformed or unsupported image gives a
-// *LoadError.
+// A position-independent executable (ET_DYN) is placed at 64 KiB. The
+// executable pages are decoded lazily, at their first fetch. A malformed
+// or unsupported image gives a *LoadError.
 func Load(image []byte, cfg Config) (m *Machine, err error) {
 	defer func() {
 		// debug/elf does not promise to survive every malformed input.
@@ -60,20 +63,18 @@ func Load(image []byte, cfg Config) (m *Machine, err error) {
 	case f.Data != elf.ELFDATA2LSB:
 		return nil, &LoadError{Reason: "big-endian image"}
 	}
+	interpPath := ""
 	for _, p := range f.Progs {
-		// Before the type: the toolchain's default, a dynamically
-		// linked PIE, is ET_DYN, and its missing piece is the linker.
 		if p.Type == elf.PT_INTERP {
-			interp := "?"
-			if b, err := io.ReadAll(io.LimitReader(p.Open(), 256)); err == nil {
-				interp = strings.TrimRight(string(b), "\x00")
+			b, err := io.ReadAll(io.LimitReader(p.Open(), 4096))
+			if err != nil || len(b) == 0 {
+				return nil, &LoadError{Reason: "unreadable PT_INTERP (the dynamic loader's path)"}
 			}
-			return nil, &LoadError{Reason: fmt.Sprintf("dynamically linked (interpreter %s), and rvdyn cannot run a dynamic linker yet; link the program with -static", interp)}
+			interpPath = strings.TrimRight(string(b), "\x00")
 		}
 	}
-	switch {
-	case f.Type != elf.ET_EXEC:
-		return nil, &LoadError{Reason: fmt.Sprintf("type %v, want a static executable (ET_EXEC)", f.Type)}
+	if f.Type != elf.ET_EXEC && f.Type != elf.ET_DYN {
+		return nil, &LoadError{Reason: fmt.Sprintf("type %v, want an executable (ET_EXEC, or ET_DYN: a position-independent one)", f.Type)}
 	}
 	flags := binary.LittleEndian.Uint32(image[48:52])
 	if flags&efFloatABI == efFloatQuad {
@@ -81,11 +82,6 @@ func Load(image []byte, cfg Config) (m *Machine, err error) {
 	}
 	if flags&efRVE != 0 {
 		return nil, &LoadError{Reason: "built for the RV64E base (16 registers); build for RV64GC or RV64IM"}
-	}
-	for _, p := range f.Progs {
-		if p.Type == elf.PT_INTERP || p.Type == elf.PT_DYNAMIC {
-			return nil, &LoadError{Reason: "dynamically linked; link with -static"}
-		}
 	}
 
 	size := cfg.MemSize
@@ -96,20 +92,48 @@ func Load(image []byte, cfg Config) (m *Machine, err error) {
 	if err != nil {
 		return nil, err
 	}
-	m = &Machine{CPU: new(CPU), Mem: mem, cfg: cfg, entry: f.Entry}
-	if err := m.loadSegments(f, image); err != nil {
-		m.Close()
-		return nil, err
-	}
-	if err := m.setupStack(f, image); err != nil {
-		m.Close()
-		return nil, err
-	}
-	if err := m.initOS(); err != nil {
+	m = &Machine{CPU: new(CPU), Mem: mem, cfg: cfg}
+	m.initPages()
+	if err := m.load(f, image, interpPath); err != nil {
 		m.Close()
 		return nil, err
 	}
 	return m, nil
+}
+
+// load places the program (and the dynamic loader it names, if any),
+// prepares the kernel-side state and the initial stack.
+func (m *Machine) load(f *elf.File, image []byte, interpPath string) error {
+	var bias uint64
+	if f.Type == elf.ET_DYN {
+		// A position-independent executable goes where a static one
+		// is linked (64 KiB), above the null page; Linux puts it at two
+		// thirds of the address space, which this one is too small for.
+		lo := ^uint64(0)
+		for _, p := range f.Progs {
+			if p.Type == elf.PT_LOAD && p.Memsz != 0 {
+				lo = min(lo, p.Vaddr&^(pageSize-1))
+			}
+		}
+		if lo == ^uint64(0) {
+			return &LoadError{Reason: "no loadable executable segment"}
+		}
+		bias = dynBase - lo
+	}
+	if err := m.loadSegments(f, image, bias); err != nil {
+		return err
+	}
+	if err := m.initOS(); err != nil {
+		return err
+	}
+	var ld *loaded
+	if interpPath != "" {
+		var err error
+		if ld, err = m.loadInterp(interpPath); err != nil {
+			return err
+		}
+	}
+	return m.setupStack(f, image, bias, ld)
 }
 
 // layout places the stack and its guard gap at the top of the address
@@ -129,7 +153,7 @@ func layout(size, stackSize uint64) (top, stackLo, guardLo uint64, err error) {
 	return top, top - stackSize, top - stackSize - guard, nil
 }
 
-func (m *Machine) loadSegments(f *elf.File, image []byte) error {
+func (m *Machine) loadSegments(f *elf.File, image []byte, bias uint64) error {
 	mem := m.Mem
 	stackTop, stackLo, guardLo, err := layout(mem.size, m.cfg.StackSize)
 	if err != nil {
@@ -138,7 +162,6 @@ func (m *Machine) loadSegments(f *elf.File, image []byte) error {
 	var lo, end uint64 = ^uint64(0), 0
 	var xlo, xhi uint64 = ^uint64(0), 0
 	var wlo uint64 = ^uint64(0)
-	var ranges []execRange
 	var roEnd uint64 // end of the read-only text
 	loads := 0
 	for i, p := range f.Progs {
@@ -146,6 +169,7 @@ func (m *Machine) loadSegments(f *elf.File, image []byte) error {
 			continue
 		}
 		loads++
+		v := p.Vaddr + bias
 		bad := func(why string) error {
 			return &LoadError{Reason: fmt.Sprintf("segment %d (vaddr 0x%x, memsz 0x%x): %s", i, p.Vaddr, p.Memsz, why)}
 		}
@@ -154,30 +178,27 @@ func (m *Machine) loadSegments(f *elf.File, image []byte) error {
 			return bad("file size larger than memory size")
 		case p.Off > uint64(len(image)) || p.Filesz > uint64(len(image))-p.Off:
 			return bad("extends past the end of the file")
-		case p.Vaddr < pageSize || p.Vaddr >= guardLo || p.Memsz > guardLo-p.Vaddr:
+		case v < pageSize || v >= guardLo || p.Memsz > guardLo-v:
 			return bad(fmt.Sprintf("outside the guest address space below the stack [0x%x, 0x%x)", pageSize, guardLo))
 		}
-		copy(mem.Bytes(p.Vaddr, p.Filesz), image[p.Off:p.Off+p.Filesz])
-		lo = min(lo, p.Vaddr&^(pageSize-1))
-		end = max(end, p.Vaddr+p.Memsz)
+		copy(mem.Bytes(v, p.Filesz), image[p.Off:p.Off+p.Filesz])
+		lo = min(lo, v&^(pageSize-1))
+		end = max(end, v+p.Memsz)
+		m.orPages(v&^(pageSize-1), pageUp(v+p.Memsz), segPerm(p.Flags))
 		if p.Flags&elf.PF_X != 0 {
-			xlo, xhi = min(xlo, p.Vaddr), max(xhi, p.Vaddr+p.Memsz)
-			r := execRange{lo: p.Vaddr &^ (pageSize - 1), hi: (p.Vaddr + p.Memsz + pageSize - 1) &^ (pageSize - 1)}
-			if p.Flags&elf.PF_W != 0 {
-				r.writable = true // code the guest may rewrite (see SyncText)
-			} else {
-				roEnd = max(roEnd, p.Vaddr+p.Memsz)
+			xlo, xhi = min(xlo, v), max(xhi, v+p.Memsz)
+			if p.Flags&elf.PF_W == 0 {
+				roEnd = max(roEnd, v+p.Memsz)
 			}
-			ranges = append(ranges, r)
 		}
 		if p.Flags&elf.PF_W != 0 {
-			wlo = min(wlo, p.Vaddr&^(pageSize-1))
+			wlo = min(wlo, v&^(pageSize-1))
 		}
 	}
 	if loads == 0 || xhi == 0 {
 		return &LoadError{Reason: "no loadable executable segment"}
 	}
-	if f.Entry < xlo || f.Entry >= xhi || f.Entry&1 != 0 {
+	if e := f.Entry + bias; e < xlo || e >= xhi || e&1 != 0 {
 		return &LoadError{Reason: fmt.Sprintf("entry point 0x%x is not in the executable segment", f.Entry)}
 	}
 	if wlo == ^uint64(0) {
@@ -191,15 +212,41 @@ func (m *Machine) loadSegments(f *elf.File, image []byte) error {
 
 	// The text is decoded lazily (text.go): a huge memsz costs address
 	// space, not memory or time.
-	if err := m.initText(ranges); err != nil {
+	if err := m.initText(xlo &^ (pageSize - 1)); err != nil {
 		return err
 	}
 
+	m.entry = f.Entry + bias
 	m.brkStart = (end + pageSize - 1) &^ (pageSize - 1)
 	m.brk = m.brkStart
 	m.brkLimit = guardLo
+	m.mm.top = guardLo
 	m.stackTop = stackTop
+	m.setPages(stackLo, mem.size, permRW, false)
 	return nil
+}
+
+// segPerm converts a segment's p_flags to a page permission byte.
+func segPerm(fl elf.ProgFlag) uint8 {
+	p := permMap
+	if fl&elf.PF_R != 0 {
+		p |= permR
+	}
+	if fl&elf.PF_W != 0 {
+		p |= permW
+	}
+	if fl&elf.PF_X != 0 {
+		p |= permX
+	}
+	return p
+}
+
+// orPages adds permission p to the pages of [lo, hi): where two segments
+// share a page, it has both's permissions, as Linux maps it.
+func (m *Machine) orPages(lo, hi uint64, p uint8) {
+	for a := lo; a < hi; a += pageSize {
+		m.perm[a/pageSize] |= p
+	}
 }
 
 // Auxiliary vector keys (Linux include/uapi/linux/auxvec.h).
@@ -233,7 +280,11 @@ const HWCAP = hwcapRV64IMAFDC
 // setupStack lays out the initial stack the way Linux does for a new
 // process: strings and 16 AT_RANDOM bytes at the top, then (from sp
 // upwards) argc, argv[], NULL, envp[], NULL, auxv pairs, AT_NULL.
-func (m *Machine) setupStack(f *elf.File, image []byte) error {
+//
+// bias is where the program was moved to (a position-independent one);
+// ld, if not nil, is the dynamic loader, which runs first (AT_BASE) and
+// finds the program by AT_PHDR and AT_ENTRY.
+func (m *Machine) setupStack(f *elf.File, image []byte, bias uint64, ld *loaded) error {
 	args := m.cfg.Args
 	if len(args) == 0 {
 		args = []string{"prog"}
@@ -264,15 +315,19 @@ func (m *Machine) setupStack(f *elf.File, image []byte) error {
 	phoff := binary.LittleEndian.Uint64(image[32:40])
 	for _, p := range f.Progs {
 		if p.Type == elf.PT_LOAD && phoff >= p.Off && phoff < p.Off+p.Filesz {
-			phdr = p.Vaddr + phoff - p.Off
+			phdr = p.Vaddr + phoff - p.Off + bias
 		}
+	}
+	pc, base := m.entry, uint64(0)
+	if ld != nil {
+		pc, base = ld.entry, ld.base
 	}
 	// The keys and order of qemu-riscv64's auxiliary vector (linux-user's
 	// create_elf_tables); the ids are the host process's, as the
 	// get*id system calls report them.
 	auxv := []uint64{
 		atPhdr, phdr, atPhent, 56, atPhnum, uint64(len(f.Progs)),
-		atPagesz, pageSize, atBase, 0, atFlags, 0, atEntry, f.Entry,
+		atPagesz, pageSize, atBase, base, atFlags, 0, atEntry, m.entry,
 		atUID, uint64(unix.Getuid()), atEUID, uint64(unix.Geteuid()),
 		atGID, uint64(unix.Getgid()), atEGID, uint64(unix.Getegid()),
 		atHwcap, HWCAP, atClktck, 100, atRandom, random, atSecure, 0,
@@ -293,6 +348,6 @@ func (m *Machine) setupStack(f *elf.File, image []byte) error {
 		m.Mem.store64(sp+8*uint64(i), w)
 	}
 	m.CPU.X[2] = sp
-	m.CPU.PC = f.Entry
+	m.CPU.PC = pc
 	return nil
 }

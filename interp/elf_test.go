@@ -25,7 +25,7 @@ func TestLoadRejects(t *testing.T) {
 		{"short", good[:20], "not an ELF file"},
 		{"32-bit", patch(4, 1), "not an ELF file"}, // header no longer parses as ELF64
 		{"x86-64", patch(18, 62, 0), "machine EM_X86_64"},
-		{"shared object", patch(16, 3, 0), "want a static executable"},
+		{"relocatable", patch(16, 1, 0), "want an executable"},
 		{"quad float", patch(48, 6), "quad-precision float ABI"},
 		{"rv64e", patch(48, 8), "RV64E"},
 		{"entry outside text", patch(24, 0, 0, 3), "entry point"},

@@ -12,7 +12,7 @@ const (
 	StopBudget               // the instruction budget ran out
 	StopBackward             // a taken backward branch or jump (StopOnBackward); PC is its target
 	StopMarked               // a control transfer landed on a marked pc (StopOnMarked)
-	StopFenceI               // a fence.i retired (StopOnFenceI): translated code must be dropped
+	StopFenceI               // a fence.i retired, or a system call unmapped or re-protected code (StopOnFenceI): translated code must be dropped
 )
 
 var stopNames = [...]string{"exit", "budget", "backward branch", "marked target", "fence.i"}
@@ -41,8 +41,9 @@ const (
 	// StopOnMarked stops right after a taken control transfer lands on a
 	// pc set with Mark (a fragment entry); the run returns StopMarked.
 	StopOnMarked
-	// StopOnFenceI stops right after a fence.i retires; the run returns
-	// StopFenceI.
+	// StopOnFenceI stops right after a fence.i retires, and after a
+	// system call that took code away (see TextChanged); the run
+	// returns StopFenceI.
 	StopOnFenceI
 
 	// StopsAll selects every stop, the dispatcher's set. The fast loop
@@ -294,9 +295,20 @@ loop:
 			m.CPU.PC = pc
 			if m.syscall() {
 				stop = StopExit
-				pc += in.Len()
+				pc += 4
 				break loop
 			}
+			if dispatch && len(m.changed) > 0 {
+				// munmap, mprotect or mmap took code away (in may
+				// be cleared now): the dispatcher drops what was
+				// built from it, as after a fence.i.
+				pc += 4
+				stop = StopFenceI
+				break loop
+			}
+			x[0] = 0
+			pc += 4 // not by in, which the call may have cleared
+			continue
 		case OpEBREAK:
 			n++
 			err = &Fault{Kind: FaultBreakpoint, PC: pc, Raw: in.Raw}

@@ -60,6 +60,7 @@ type fdTable struct {
 	files  []*gfile
 	root   string // "": paths are host paths, as under qemu-riscv64
 	rootFd int    // an O_PATH fd of root, valid while root != ""
+	prefix string // Config.LdPrefix, cleaned: tried first for absolute paths
 }
 
 // maxFds is the guest's RLIMIT_NOFILE.
@@ -88,7 +89,35 @@ func (m *Machine) initFiles() error {
 		}
 		t.root, t.rootFd = m.cfg.Root, fd
 	}
+	if m.cfg.LdPrefix != "" {
+		t.prefix = strings.TrimRight(m.cfg.LdPrefix, "/")
+	}
 	return nil
+}
+
+// prefixed returns p with the sysroot (Config.LdPrefix) in front when p
+// is absolute and the prefixed file exists, and p otherwise: qemu-riscv64
+// -L's rule (its path()), which lets a dynamic loader and the libraries
+// it asks for by their system paths come from the sysroot while every
+// other file stays where it is. Under a root the prefix is a guest path.
+func (t *fdTable) prefixed(p string) string {
+	if t.prefix == "" || !strings.HasPrefix(p, "/") {
+		return p
+	}
+	q := t.prefix + p
+	if t.root == "" {
+		var st unix.Stat_t
+		if unix.Fstatat(unix.AT_FDCWD, q, &st, unix.AT_SYMLINK_NOFOLLOW) != nil {
+			return p
+		}
+		return q
+	}
+	fd, err := unix.Openat2(t.rootFd, q, &unix.OpenHow{Flags: unix.O_PATH | unix.O_NOFOLLOW | unix.O_CLOEXEC, Resolve: unix.RESOLVE_IN_ROOT | unix.RESOLVE_NO_MAGICLINKS})
+	if err != nil {
+		return p
+	}
+	unix.Close(fd)
+	return q
 }
 
 // orDiscard is w, or io.Discard for nil (Config: a nil Stdout or
@@ -228,6 +257,7 @@ func (t *fdTable) guestPath(dirfd uint64, p string) (string, uint64) {
 // if the root were "/". It returns the host fd and the guest path, or
 // -errno.
 func (t *fdTable) open(dirfd uint64, p string, flags int, mode uint32) (int, string, uint64) {
+	p = t.prefixed(p)
 	if t.root == "" {
 		dir := unix.AT_FDCWD
 		if !isCwd(dirfd) && !strings.HasPrefix(p, "/") {
@@ -277,6 +307,7 @@ func (t *fdTable) resolveParent(dirfd uint64, p string, dot, dotdot uint64) (res
 	if p == "" {
 		return resolved{}, neg(eNOENT)
 	}
+	p = t.prefixed(p)
 	if t.root == "" {
 		if isCwd(dirfd) || strings.HasPrefix(p, "/") {
 			return resolved{dir: unix.AT_FDCWD, name: p}, 0

@@ -118,10 +118,12 @@ type Machine struct {
 	marks             []uint8 // markEntry, markQuiet
 	decoded           []bool
 	codeLo            uint64
-	execRanges        []execRange
 	codeMem, marksMem []byte
+	decodedPages      []uint64 // the pages decoded (some dropped since): SyncText's list
 	marked            []uint64 // pcs whose mark may be set
-	changed           []uint64 // text pages dropped by SyncText, see TextChanged
+	changed           []uint64 // text pages dropped, see TextChanged
+	changedSet        map[uint64]bool
+	perm              []uint8 // the page table (pages.go)
 
 	brkStart, brk, brkLimit uint64
 	stackTop                uint64

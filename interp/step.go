@@ -144,7 +144,7 @@ func (m *Machine) runHooked(budget uint64, stops StopSet) (Stop, error) {
 				return StopMarked, nil
 			}
 		}
-		if stops&StopOnFenceI != 0 && e.Inst.Op == OpFENCEI {
+		if stops&StopOnFenceI != 0 && (e.Inst.Op == OpFENCEI || e.Inst.Op == OpECALL && len(m.changed) > 0) {
 			return StopFenceI, nil
 		}
 	}

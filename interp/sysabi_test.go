@@ -69,6 +69,9 @@ func TestSyscallsHostile(t *testing.T) {
 			for i := range a {
 				a[i] = vals[r.IntN(len(vals))]
 			}
+			if num == 226 && a[0] == rvtest.MakeELFText {
+				continue // mprotect of the text under this very ecall: a fault, as on Linux
+			}
 			call(t, m, num, a[:]...)
 			if m.Exited() {
 				t.Fatalf("syscall %d%v exited the guest", num, a)
@@ -118,8 +121,10 @@ func TestMmapLayout(t *testing.T) {
 	if b != lo-4096 || m.Mem.Bytes(a, 8192)[0] != 0 {
 		t.Errorf("remapped at %#x, first byte %d", b, m.Mem.Bytes(a, 1)[0])
 	}
-	if r := call(t, m, interp.SysMmap, 0, 4096, 7, 0x22, ^uint64(0), 0); int64(r) != -13 {
-		t.Errorf("mmap PROT_EXEC: %d, want -EACCES", int64(r))
+	if r := call(t, m, interp.SysMmap, 0, 4096, 7, 0x22, ^uint64(0), 0); int64(r) < 0 || !m.IsText(r) {
+		t.Errorf("mmap PROT_EXEC: %d, executable %v", int64(r), m.IsText(r))
+	} else if call(t, m, 226, r, 4096, 3); m.IsText(r) { // mprotect
+		t.Errorf("mprotect without PROT_EXEC: still executable")
 	}
 	// The break cannot grow into a mapping.
 	if r := call(t, m, interp.SysBrk, lo); r == lo {

@@ -107,6 +107,9 @@ func (m *Machine) sysBrk(a uint64) uint64 {
 	}
 	if a < m.brk {
 		clear(m.Mem.Bytes(a, m.brk-a))
+		m.setPages(pageUp(a), pageUp(m.brk), 0, true)
+	} else {
+		m.setPages(pageUp(m.brk), pageUp(a), permRW, true)
 	}
 	m.brk = a
 	return a

@@ -12,14 +12,14 @@ import (
 // handed out top down from the heap's original limit as Linux does below
 // the stack; the brk heap's limit follows the lowest mapping down, so the
 // two never overlap. Memory there is already inside the guest's checked
-// address space: a mapping is bookkeeping plus zeroed pages, and the
-// guest can never be given memory outside [0, MemSize). Mappings are data
-// only: the guest executes code from its ELF segments alone, so no
-// mapping ever holds translated code (nothing to invalidate) and a
-// request for PROT_EXEC is refused with EACCES. Protections other than
-// that are recorded by the guest's intent only: rvdyn's checks know the
-// read-only text, the guard gap and the address space bounds, not
-// per-page PROT_NONE or PROT_READ (documented in docs/syscalls.md).
+// address space: a mapping is bookkeeping (the spans here, the page
+// table of pages.go) plus zeroed pages, and the guest can never be given
+// memory outside [0, MemSize). A mapping may be executable (a dynamic
+// loader maps libraries so, a JIT its buffers): the page table says so,
+// and unmapping, remapping or re-protecting such pages drops the code
+// built from them. Loads and stores are checked against the address
+// space's intervals (see Memory), not yet against each page's protection
+// (documented in docs/syscalls.md).
 
 type span struct{ lo, hi uint64 }
 
@@ -30,7 +30,8 @@ type mmapState struct {
 }
 
 const (
-	protExec         = 4
+	protGrowsdown    = 0x01000000
+	protGrowsup      = 0x02000000
 	mapShared        = 0x01
 	mapPrivate       = 0x02
 	mapFixed         = 0x10
@@ -45,9 +46,11 @@ func pageUp(n uint64) uint64 { return (n + pageSize - 1) &^ (pageSize - 1) }
 // mmapLow is the lowest address a mapping may take: above the break.
 func (m *Machine) mmapLow() uint64 { return pageUp(m.brk) }
 
-// add records [lo, hi) as mapped (merging neighbours) and zeroes it.
-func (m *Machine) mapAdd(lo, hi uint64) {
+// mapAdd records [lo, hi) as mapped with permission p (merging
+// neighbours) and zeroes it.
+func (m *Machine) mapAdd(lo, hi uint64, p uint8) {
 	m.zeroPages(lo, hi)
+	m.setPages(lo, hi, p, true)
 	s := append(m.mm.spans, span{lo, hi})
 	sort.Slice(s, func(i, j int) bool { return s[i].lo < s[j].lo })
 	out := s[:0]
@@ -78,6 +81,7 @@ func (m *Machine) mapRemove(lo, hi uint64) {
 			out = append(out, span{hi, x.hi})
 		}
 		m.zeroPages(max(x.lo, lo), min(x.hi, hi))
+		m.setPages(max(x.lo, lo), min(x.hi, hi), 0, true)
 	}
 	m.mm.spans = out
 	m.brkLimit = m.mm.top
@@ -160,8 +164,6 @@ func (m *Machine) sysMmap(addr, length, prot, flags, fd, off uint64) uint64 {
 		return neg(eNOMEM)
 	case flags&(mapShared|mapPrivate) == 0 || flags&(mapShared|mapPrivate) == mapShared|mapPrivate:
 		return neg(eINVAL)
-	case prot&protExec != 0:
-		return neg(eACCES)
 	}
 	var host int // the file to copy from, or -1
 	if file != nil {
@@ -194,7 +196,7 @@ func (m *Machine) sysMmap(addr, length, prot, flags, fd, off uint64) uint64 {
 			return neg(eNOMEM)
 		}
 	}
-	m.mapAdd(at, at+n)
+	m.mapAdd(at, at+n, protBits(prot))
 	if file != nil && host >= 0 {
 		// A private file mapping is a copy of the file: read it in.
 		b := m.Mem.Bytes(at, length)
@@ -252,22 +254,18 @@ func (m *Machine) sysMunmap(addr, length uint64) uint64 {
 	return 0
 }
 
+// sysMprotect changes the protection of mapped pages, as Linux does:
+// -ENOMEM if any page of the range is unmapped. PROT_GROWSDOWN and
+// PROT_GROWSUP are accepted and have no effect.
 func (m *Machine) sysMprotect(addr, length, prot uint64) uint64 {
 	n := pageUp(length)
 	switch {
-	case addr%pageSize != 0 || n < length || addr+n < addr || prot&^0x7 != 0:
+	case addr%pageSize != 0 || n < length || addr+n < addr || prot&^(7|protGrowsdown|protGrowsup) != 0:
 		return neg(eINVAL)
-	case !m.Mem.CanRead(addr, n) && n > 0:
+	case addr+n > m.Mem.size || !m.mappedRange(addr, addr+n):
 		return neg(eNOMEM)
 	}
-	if prot&protExec != 0 {
-		// Executable is what the program text already is, and only it.
-		for a := addr; a < addr+n; a += pageSize {
-			if !m.isExec(a) {
-				return neg(eACCES)
-			}
-		}
-	}
+	m.setPages(addr, addr+n, protBits(prot), false)
 	return 0
 }
 
@@ -288,7 +286,7 @@ func (m *Machine) sysMremap(old, oldLen, newLen, flags, newAddr uint64) uint64 {
 		m.mapRemove(old+nn, old+on)
 		return old
 	case m.mapFree(old+on, old+nn):
-		m.mapAdd(old+on, old+nn)
+		m.mapAdd(old+on, old+nn, m.pageOf(old+on-pageSize))
 		return old
 	case flags&mremapMaymove == 0:
 		return neg(eNOMEM)
@@ -297,8 +295,11 @@ func (m *Machine) sysMremap(old, oldLen, newLen, flags, newAddr uint64) uint64 {
 	if at == 0 {
 		return neg(eNOMEM)
 	}
-	m.mapAdd(at, at+nn)
+	m.mapAdd(at, at+nn, m.pageOf(old))
 	copy(m.Mem.Bytes(at, on), m.Mem.Bytes(old, on))
+	for a := uint64(0); a < on; a += pageSize {
+		m.perm[(at+a)/pageSize] = m.perm[(old+a)/pageSize] // protections move with the pages (at's are not decoded)
+	}
 	m.mapRemove(old, old+on)
 	return at
 }

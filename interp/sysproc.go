@@ -23,10 +23,9 @@ type sigState struct {
 	signalState
 }
 
-// initOS prepares the kernel-side state: the fd table, the mmap area and
-// the signal wake-up.
+// initOS prepares the kernel-side state: the fd table and the signal
+// wake-up.
 func (m *Machine) initOS() error {
-	m.mm.top = m.brkLimit
 	if err := m.initSignals(); err != nil {
 		return err
 	}

@@ -21,14 +21,6 @@ import (
 // the zero Inst, OpIllegal, so the interpreter's hot path needs no test:
 // the illegal-instruction case decodes the page and retries.
 
-// execRange is an executable segment, rounded out to whole pages as Linux
-// maps it (the zero padding after the text on its last page is
-// executable: all-zero words, illegal instructions).
-type execRange struct {
-	lo, hi   uint64
-	writable bool // a segment that is writable too: SyncText checks it
-}
-
 // mapArray reserves an array of n elements of T outside the Go heap (T
 // must hold no pointers); its pages cost nothing until touched.
 func mapArray[T any](n uint64) ([]T, []byte, error) {
@@ -44,13 +36,12 @@ func mapArray[T any](n uint64) ([]T, []byte, error) {
 	return unsafe.Slice((*T)(unsafe.Pointer(&b[0])), n), b, nil
 }
 
-// initText reserves the predecoded text for the executable ranges.
-func (m *Machine) initText(ranges []execRange) error {
-	lo, hi := ^uint64(0), uint64(0)
-	for _, r := range ranges {
-		lo, hi = min(lo, r.lo), max(hi, r.hi)
-	}
-	n := (hi - lo) / 2
+// initText reserves the predecoded text for every address from lo (the
+// lowest executable page of the program) to the top of the address
+// space: code may also come from mappings the guest makes executable
+// later (see pages.go).
+func (m *Machine) initText(lo uint64) error {
+	n := (m.Mem.size - lo) / 2
 	var err error
 	if m.code, m.codeMem, err = mapArray[Inst](n); err != nil {
 		return err
@@ -59,7 +50,7 @@ func (m *Machine) initText(ranges []execRange) error {
 		m.closeText()
 		return err
 	}
-	m.codeLo, m.execRanges = lo, ranges
+	m.codeLo = lo
 	m.decoded = make([]bool, (n+slotsPerPage-1)/slotsPerPage)
 	return nil
 }
@@ -76,16 +67,6 @@ func (m *Machine) closeText() {
 	m.code, m.marks, m.codeMem, m.marksMem = nil, nil, nil, nil
 }
 
-// isExec reports whether guest address pc lies in an executable range.
-func (m *Machine) isExec(pc uint64) bool {
-	for _, r := range m.execRanges {
-		if pc-r.lo < r.hi-r.lo {
-			return true
-		}
-	}
-	return false
-}
-
 // decodePage decodes the executable halfwords of the text page holding
 // code offset off (pc - codeLo); it reports false if the page was decoded
 // already.
@@ -95,6 +76,7 @@ func (m *Machine) decodePage(off uint64) bool {
 		return false
 	}
 	m.decoded[p] = true
+	m.decodedPages = append(m.decodedPages, m.codeLo+p*pageSize)
 	first := p * slotsPerPage
 	for i := first; i < first+slotsPerPage && i < uint64(len(m.code)); i++ {
 		if a := m.codeLo + 2*i; m.isExec(a) {
@@ -122,33 +104,36 @@ func (m *Machine) rawAt(a uint64) uint32 {
 
 // SyncText makes the predecoded text agree with guest memory again after
 // the guest may have rewritten its code: it is fence.i, which RISC-V
-// requires before modified code is fetched. Only writable executable
-// segments can have changed; their decoded pages are compared word by
-// word with memory, and a page that differs is dropped (decoded again on
-// its next fetch) and reported by TextChanged. A program without writable
-// code pays nothing.
+// requires before modified code is fetched. Only pages that are writable
+// and executable at once can have changed under a fetch (a page that
+// loses PROT_EXEC is dropped when it does, see setPages); their decoded
+// instructions are compared word by word with memory, and a page that
+// differs is dropped (decoded again on its next fetch) and reported by
+// TextChanged. A program without writable code pays nothing.
 func (m *Machine) SyncText() {
-	for _, r := range m.execRanges {
-		if !r.writable {
+	kept := m.decodedPages[:0]
+	for _, a := range m.decodedPages {
+		off := a - m.codeLo
+		p := off / pageSize
+		if !m.decoded[p] {
+			continue // dropped since: forgotten here too
+		}
+		kept = append(kept, a)
+		if m.pageOf(a)&(permW|permX) != permW|permX {
 			continue
 		}
-		for a := r.lo; a < r.hi; a += pageSize {
-			off := a - m.codeLo
-			p := off / pageSize
-			if !m.decoded[p] {
-				continue
-			}
-			page := m.code[off/2 : off/2+slotsPerPage]
-			for i := range page {
-				if page[i].Raw != m.rawAt(a+2*uint64(i)) {
-					clear(page)
-					m.decoded[p] = false
-					m.changed = append(m.changed, a)
-					break
-				}
+		page := m.code[off/2 : off/2+slotsPerPage]
+		for i := range page {
+			if page[i].Raw != m.rawAt(a+2*uint64(i)) {
+				clear(page)
+				m.decoded[p] = false
+				m.noteChanged(a)
+				kept = kept[:len(kept)-1]
+				break
 			}
 		}
 	}
+	m.decodedPages = kept
 }
 
 // TextChanged returns the guest addresses of the text pages SyncText
@@ -157,5 +142,6 @@ func (m *Machine) SyncText() {
 func (m *Machine) TextChanged() []uint64 {
 	c := m.changed
 	m.changed = nil
+	clear(m.changedSet)
 	return c
 }

@@ -51,8 +51,8 @@ func TestDropInRefusals(t *testing.T) {
 		{"unknown option", nil, []string{"-frob", testGuest}, "rvdyn: unknown option '-frob'"},
 		{"rvdyn flag, bad value", nil, []string{"--delay=x", testGuest}, "rvdyn: --delay x: "},
 		{"RVDYN_ bad value", map[string]string{"RVDYN_DELAY": "x"}, []string{testGuest}, "rvdyn: RVDYN_DELAY=x: "},
-		{"dynamically linked", nil, []string{"testdata/dynhello.elf"}, "rvdyn: testdata/dynhello.elf: bad guest program: dynamically linked (interpreter /lib/ld-linux-riscv64-lp64d.so.1), and rvdyn cannot run a dynamic linker yet; link the program with -static"},
-		{"dynamically linked, -L", map[string]string{"QEMU_LD_PREFIX": "/nonexistent"}, []string{"-L", "/usr/riscv64-linux-gnu", "testdata/dynhello.elf"}, "rvdyn: testdata/dynhello.elf: bad guest program: dynamically linked"},
+		{"dynamically linked, no sysroot", nil, []string{"testdata/dynhello.elf"}, "rvdyn: testdata/dynhello.elf: bad guest program: dynamically linked, and its dynamic loader /lib/ld-linux-riscv64-lp64d.so.1 cannot be opened (no such file or directory): give the sysroot that holds it with -L DIR or QEMU_LD_PREFIX"},
+		{"dynamically linked, -L beats QEMU_LD_PREFIX", map[string]string{"QEMU_LD_PREFIX": "/usr/riscv64-linux-gnu"}, []string{"-L", "/nonexistent", "testdata/dynhello.elf"}, "rvdyn: testdata/dynhello.elf: bad guest program: dynamically linked, and its dynamic loader /lib/ld-linux-riscv64-lp64d.so.1 cannot be opened (no such file or directory): it is not under the sysroot /nonexistent either"},
 		{"no program", nil, []string{"-strace"}, "rvdyn: no program given"},
 		{"not a command", nil, []string{"frob"}, "rvdyn: frob: not a command"},
 	} {

@@ -31,7 +31,7 @@ var qemuOpts = []qemuOpt{
 	{name: "h", help: "print this help and exit"}, // apply: see init
 	{name: "help", help: "print this help and exit"},
 	{name: "g", env: "QEMU_GDB", arg: "port", help: "wait for gdb on TCP port 'port' (all interfaces), as run --gdb=:port", apply: (*dropIn).gdb},
-	{name: "L", env: "QEMU_LD_PREFIX", arg: "path", help: "sysroot of dynamically linked programs (recorded; rvdyn runs static programs, which ignore it)", apply: setFlag("L")},
+	{name: "L", env: "QEMU_LD_PREFIX", arg: "path", help: "sysroot of dynamically linked programs: the loader and libraries are looked up there first", apply: setFlag("L")},
 	{name: "s", env: "QEMU_STACK_SIZE", arg: "size", help: "guest stack size in bytes, suffix k or M (at least 128 KiB, as qemu); as run --stack-size", apply: (*dropIn).stackSize},
 	{name: "cpu", env: "QEMU_CPU", arg: "model", help: "CPU model: one rvdyn can be (RV64GC); -cpu help lists them", apply: (*dropIn).setCPU},
 	{name: "E", env: "QEMU_SET_ENV", arg: "var=value", help: "set variables in the guest's environment (comma-separated, repeatable)", apply: (*dropIn).setEnv},

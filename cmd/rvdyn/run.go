@@ -4,6 +4,7 @@ package main
 
 import (
 	"bufio"
+	"cmp"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -87,7 +88,7 @@ func newRun(stderr io.Writer) (fs *flag.FlagSet, start func(stdin io.Reader, std
 	gcf := addGCFlags(fs)
 	envf := addEnvFlags(fs)
 	seed := fs.Uint64("seed", 0, "make the guest's getrandom deterministic, a stream seeded with this number (as qemu-riscv64 -seed); 0: the host's random source")
-	ldPrefix := fs.String("L", "", "sysroot of a dynamically linked program's interpreter and libraries (as qemu-riscv64 -L): recorded for the run; rvdyn runs static programs, which do not use it")
+	ldPrefix := fs.String("L", "", "sysroot of a dynamically linked program's loader and libraries (as qemu-riscv64 -L): absolute paths the guest opens are tried there first; default: $RVDYN_LD_PREFIX, else $QEMU_LD_PREFIX")
 	argv0 := fs.String("argv0", "", "the guest's argv[0] (as qemu-riscv64 -0); default: the program path")
 	logFile := fs.String("log-file", "", "write --strace lines and --listing=- to this file instead of stderr (as qemu-riscv64 -D)")
 	execFD := fs.Int("exec-fd", -1, "read the program from this open file descriptor (as binfmt_misc's O flag passes it); the program argument is then its name")
@@ -144,6 +145,9 @@ func newRun(stderr io.Writer) (fs *flag.FlagSet, start func(stdin io.Reader, std
 		var path string
 		if flagSet(fs, "argv0") {
 			path, gargs = gargs[0], append([]string{*argv0}, gargs[1:]...)
+		}
+		if !flagSet(fs, "L") {
+			*ldPrefix = cmp.Or(os.Getenv("RVDYN_LD_PREFIX"), os.Getenv("QEMU_LD_PREFIX"))
 		}
 		logw := stderr // where strace and --listing=- go
 		if *logFile != "" {
