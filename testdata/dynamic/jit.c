@@ -17,6 +17,7 @@
    other view, __builtin___clear_cache notwithstanding. */
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 
@@ -58,10 +59,12 @@ static void sync_icache(void *p, size_t n) {
   __builtin___clear_cache((char *)p, (char *)p + n);
 }
 
+/* check stops the program at a failed call, before it would call code
+   that is not there. */
 static void check(int ok, const char *what) {
   if (!ok) {
     printf("%s failed\n", what);
-    fflush(stdout);
+    exit(1);
   }
 }
 
