@@ -115,7 +115,10 @@ func TestDynamicPrograms(t *testing.T) {
 				t.Skipf("%s is dynamically linked and %s is missing (Debian: apt-get install libc6-riscv64-cross libstdc++6-riscv64-cross, which g++-riscv64-linux-gnu pulls in)", r.elf, sysrootLdSo)
 			}
 			args := append([]string{r.elf}, r.args...)
-			ref := run(t, image, rvdyn.Options{Mode: rvdyn.ModeInterp, Config: interp.Config{Args: args, LdPrefix: sysroot}})
+			// Each program its own $TMPDIR (mmap.c's temporary file):
+			// parallel runs with the same random seed draw the same names.
+			env := []string{"TMPDIR=" + t.TempDir()}
+			ref := run(t, image, rvdyn.Options{Mode: rvdyn.ModeInterp, Config: interp.Config{Args: args, Env: env, LdPrefix: sysroot}})
 			var fault *interp.Fault
 			if ref.err != nil && !errors.As(ref.err, &fault) {
 				t.Fatalf("interp: %v\nstderr: %.2000s", ref.err, ref.stderr)
@@ -128,7 +131,7 @@ func TestDynamicPrograms(t *testing.T) {
 				if !ok {
 					t.Fatalf("dynamoConfigs has no configuration %q", cname)
 				}
-				opts.Mode, opts.Args, opts.LdPrefix = rvdyn.ModeDynamo, args, sysroot
+				opts.Mode, opts.Args, opts.Env, opts.LdPrefix = rvdyn.ModeDynamo, args, env, sysroot
 				got := run(t, image, opts)
 				if got.code != ref.code || got.stdout != ref.stdout || fmt.Sprint(got.err) != fmt.Sprint(ref.err) {
 					t.Errorf("dynamo %s: exit %d (%v); interp: exit %d (%v); output:\n%s\nstderr: %.2000s",

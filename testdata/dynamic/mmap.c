@@ -221,7 +221,11 @@ static void ownfile(const char *self) {
 
 static void shared(void) {
   printf("-- shared file mappings\n");
-  char name[] = "/tmp/rvdyn-mmap-XXXXXX";
+  /* $TMPDIR: the tests give each run its own, as runs in parallel
+     with the same random seed would draw the same names. */
+  const char *dir = getenv("TMPDIR");
+  char name[4096];
+  snprintf(name, sizeof name, "%s/rvdyn-mmap-XXXXXX", dir && *dir ? dir : "/tmp");
   int fd = mkstemp(name);
   if (fd < 0) {
     printf("mkstemp: %s\n", errname(errno));
