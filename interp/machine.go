@@ -242,6 +242,7 @@ func (m *Machine) Quiet(pc uint64) {
 // Close releases the guest memory and the predecoded text.
 func (m *Machine) Close() error {
 	m.closeFiles()
+	m.closeMappings()
 	m.closeText()
 	return m.Mem.Close()
 }

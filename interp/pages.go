@@ -25,6 +25,7 @@ const (
 	permW   uint8 = 2
 	permX   uint8 = 4
 	permMap uint8 = 8
+	permBus uint8 = 16 // a file view's page wholly past the end of its file: an access is SIGBUS
 
 	permRW = permMap | permR | permW
 )

@@ -1,4 +1,4 @@
-// Memory system calls: mmap, munmap, mprotect, mremap, madvise -> page ranges inside the guest address space.
+// Memory system calls: mmap, munmap, mprotect, mremap, madvise, msync -> mappings (vmas) inside the guest address space.
 
 package interp
 
@@ -11,22 +11,39 @@ import (
 // Mappings live between the brk heap and the guard gap under the stack,
 // handed out top down from the heap's original limit as Linux does below
 // the stack; the brk heap's limit follows the lowest mapping down, so the
-// two never overlap. Memory there is already inside the guest's checked
-// address space: a mapping is bookkeeping (the spans here, the page
+// two never overlap. Memory there is already inside the guest's host
+// mapping: an anonymous mapping is bookkeeping (the vmas here, the page
 // table of pages.go) plus zeroed pages, and the guest can never be given
-// memory outside [0, MemSize). A mapping may be executable (a dynamic
-// loader maps libraries so, a JIT its buffers): the page table says so,
-// and unmapping, remapping or re-protecting such pages drops the code
-// built from them. Loads and stores are checked against the address
-// space's intervals (see Memory), not yet against each page's protection
-// (documented in docs/syscalls.md).
+// memory outside [0, MemSize). A file mapping is a host mapping of the
+// file placed over those pages (MAP_FIXED, private or shared as the guest
+// asked), so that shared stores reach the file, private pages are copied
+// on write and MADV_DONTNEED brings the file's bytes back, as under
+// Linux; unmapping puts anonymous memory back. A mapping may be
+// executable (a dynamic loader maps libraries so, a JIT its buffers): the
+// page table says so, and unmapping, remapping or re-protecting such
+// pages drops the code built from them.
 
-type span struct{ lo, hi uint64 }
+// A vma is one mapping: [lo, hi), anonymous (file nil) or a view of a
+// file from offset off. Neighbouring anonymous vmas merge, as Linux's do
+// (protections are per page, in the page table).
+type vma struct {
+	lo, hi uint64
+	file   *mapFile
+	off    uint64
+}
 
-// mmapState is the set of mapped page ranges, sorted and disjoint.
+// A mapFile is a file some vmas view: a host fd of it (dup'd: the guest
+// may close its own) and whether stores reach it.
+type mapFile struct {
+	fd     int
+	shared bool
+	refs   int
+}
+
+// mmapState is the set of mappings, sorted and disjoint.
 type mmapState struct {
-	spans []span
-	top   uint64 // the highest address a mapping may reach (the heap's original limit)
+	vmas []vma
+	top  uint64 // the highest address a mapping may reach (the heap's original limit)
 }
 
 const (
@@ -34,11 +51,17 @@ const (
 	protGrowsup      = 0x02000000
 	mapShared        = 0x01
 	mapPrivate       = 0x02
+	mapSharedValid   = 0x03
+	mapType          = 0x0f
 	mapFixed         = 0x10
 	mapAnonymous     = 0x20
 	mapFixedNoreplac = 0x100000
 	mremapMaymove    = 1
 	mremapFixed      = 2
+	mremapDontunmap  = 4
+	msAsync          = 1
+	msInvalidate     = 2
+	msSync           = 4
 )
 
 func pageUp(n uint64) uint64 { return (n + pageSize - 1) &^ (pageSize - 1) }
@@ -46,48 +69,104 @@ func pageUp(n uint64) uint64 { return (n + pageSize - 1) &^ (pageSize - 1) }
 // mmapLow is the lowest address a mapping may take: above the break.
 func (m *Machine) mmapLow() uint64 { return pageUp(m.brk) }
 
-// mapAdd records [lo, hi) as mapped with permission p (merging
-// neighbours) and zeroes it.
+// mapAdd maps [lo, hi) anonymous with permission p (zeroed; the caller
+// has made the range free).
 func (m *Machine) mapAdd(lo, hi uint64, p uint8) {
 	m.zeroPages(lo, hi)
+	m.vmaInsert(vma{lo: lo, hi: hi})
 	m.setPages(lo, hi, p, true)
-	s := append(m.mm.spans, span{lo, hi})
+}
+
+// vmaInsert records v (free before), merging it with compatible
+// neighbours, and moves the brk heap's limit.
+func (m *Machine) vmaInsert(v vma) {
+	if v.file != nil {
+		v.file.refs++
+	}
+	s := append(m.mm.vmas, v)
 	sort.Slice(s, func(i, j int) bool { return s[i].lo < s[j].lo })
 	out := s[:0]
 	for _, x := range s {
-		if n := len(out); n > 0 && x.lo <= out[n-1].hi {
-			out[n-1].hi = max(out[n-1].hi, x.hi)
+		if n := len(out); n > 0 && x.lo == out[n-1].hi && contiguous(out[n-1], x) {
+			out[n-1].hi = x.hi
+			if x.file != nil {
+				x.file.refs--
+			}
 			continue
 		}
 		out = append(out, x)
 	}
-	m.mm.spans = out
-	m.brkLimit = min(m.mm.top, out[0].lo)
+	m.mm.vmas = out
+	m.setBrkLimit()
 }
 
-// mapRemove unmaps [lo, hi): the pages go back to the host (and read as
-// zero when mapped again).
+// contiguous reports whether b continues a: both anonymous, or the same
+// file at the following offset.
+func contiguous(a, b vma) bool {
+	return a.file == b.file && (a.file == nil || a.off+(a.hi-a.lo) == b.off)
+}
+
+func (m *Machine) setBrkLimit() {
+	m.brkLimit = m.mm.top
+	if len(m.mm.vmas) > 0 {
+		m.brkLimit = min(m.mm.top, m.mm.vmas[0].lo)
+	}
+}
+
+// mapRemove unmaps [lo, hi): anonymous pages go back to the host (and
+// read as zero when mapped again), file views are replaced by anonymous
+// memory, and the pages become unmapped in the page table.
 func (m *Machine) mapRemove(lo, hi uint64) {
-	var out []span
-	for _, x := range m.mm.spans {
+	var out []vma
+	for _, x := range m.mm.vmas {
 		if x.hi <= lo || x.lo >= hi {
 			out = append(out, x)
 			continue
 		}
 		if x.lo < lo {
-			out = append(out, span{x.lo, lo})
+			out = append(out, vma{lo: x.lo, hi: lo, file: x.file, off: x.off})
+			x.fileRef()
 		}
 		if x.hi > hi {
-			out = append(out, span{hi, x.hi})
+			out = append(out, vma{lo: hi, hi: x.hi, file: x.file, off: x.off + (hi - x.lo)})
+			x.fileRef()
 		}
-		m.zeroPages(max(x.lo, lo), min(x.hi, hi))
-		m.setPages(max(x.lo, lo), min(x.hi, hi), 0, true)
+		a, b := max(x.lo, lo), min(x.hi, hi)
+		if x.file != nil {
+			m.hostAnon(a, b)
+			x.file.release()
+		} else {
+			m.zeroPages(a, b)
+		}
+		m.setPages(a, b, 0, true)
 	}
-	m.mm.spans = out
-	m.brkLimit = m.mm.top
-	if len(out) > 0 {
-		m.brkLimit = out[0].lo
+	m.mm.vmas = out
+	m.setBrkLimit()
+}
+
+func (v vma) fileRef() {
+	if v.file != nil {
+		v.file.refs++
 	}
+}
+
+// release drops a vma's reference to the file, closing the host fd with
+// the last.
+func (f *mapFile) release() {
+	if f.refs--; f.refs == 0 {
+		unix.Close(f.fd)
+	}
+}
+
+// closeMappings closes the files mappings hold (the memory goes with the
+// guest's).
+func (m *Machine) closeMappings() {
+	for _, x := range m.mm.vmas {
+		if x.file != nil {
+			x.file.release()
+		}
+	}
+	m.mm.vmas = nil
 }
 
 // zeroPages gives [lo, hi) back to the host: the private anonymous
@@ -98,12 +177,21 @@ func (m *Machine) zeroPages(lo, hi uint64) {
 	}
 }
 
-// free reports whether [lo, hi) is free for a mapping.
+// hostAnon puts fresh anonymous memory over [lo, hi) of the guest's host
+// mapping (where a file view was).
+func (m *Machine) hostAnon(lo, hi uint64) {
+	if hi > lo {
+		unix.MmapPtr(-1, 0, m.Mem.ptr(lo), uintptr(hi-lo), unix.PROT_READ|unix.PROT_WRITE,
+			unix.MAP_FIXED|unix.MAP_PRIVATE|unix.MAP_ANONYMOUS|unix.MAP_NORESERVE)
+	}
+}
+
+// mapFree reports whether [lo, hi) is free for a mapping.
 func (m *Machine) mapFree(lo, hi uint64) bool {
 	if lo < m.mmapLow() || hi > m.mm.top || hi < lo {
 		return false
 	}
-	for _, x := range m.mm.spans {
+	for _, x := range m.mm.vmas {
 		if x.lo < hi && lo < x.hi {
 			return false
 		}
@@ -111,29 +199,29 @@ func (m *Machine) mapFree(lo, hi uint64) bool {
 	return true
 }
 
-// mapped reports whether [lo, hi) lies inside one mapping.
-func (m *Machine) mapped(lo, hi uint64) bool {
-	for _, x := range m.mm.spans {
+// vmaOf returns the index of the vma holding all of [lo, hi), or -1.
+func (m *Machine) vmaOf(lo, hi uint64) int {
+	for i, x := range m.mm.vmas {
 		if lo >= x.lo && hi <= x.hi {
-			return true
+			return i
 		}
 	}
-	return false
+	return -1
 }
 
 // findFree returns the highest free range of n bytes, or 0.
 func (m *Machine) findFree(n uint64) uint64 {
 	hi := m.mm.top
-	for i := len(m.mm.spans) - 1; i >= -1; i-- {
+	for i := len(m.mm.vmas) - 1; i >= -1; i-- {
 		lo := m.mmapLow()
 		if i >= 0 {
-			lo = max(lo, m.mm.spans[i].hi)
+			lo = max(lo, m.mm.vmas[i].hi)
 		}
 		if hi >= lo && hi-lo >= n {
 			return hi - n
 		}
 		if i >= 0 {
-			hi = m.mm.spans[i].lo
+			hi = m.mm.vmas[i].lo
 		}
 	}
 	return 0
@@ -144,9 +232,6 @@ func (m *Machine) findFree(n uint64) uint64 {
 // that cannot fit is -ENOMEM, as there is no room for it), the mapping
 // type, then what the file allows.
 func (m *Machine) sysMmap(addr, length, prot, flags, fd, off uint64) uint64 {
-	if m.mm.top == 0 {
-		m.mm.top = m.brkLimit
-	}
 	if off%pageSize != 0 {
 		return neg(eINVAL)
 	}
@@ -157,22 +242,22 @@ func (m *Machine) sysMmap(addr, length, prot, flags, fd, off uint64) uint64 {
 		}
 	}
 	n := pageUp(length)
+	shared := flags&mapType == mapShared || flags&mapType == mapSharedValid
 	switch {
 	case length == 0:
 		return neg(eINVAL)
 	case n < length || n > m.mm.top:
 		return neg(eNOMEM)
-	case flags&(mapShared|mapPrivate) == 0 || flags&(mapShared|mapPrivate) == mapShared|mapPrivate:
+	case !shared && flags&mapType != mapPrivate:
+		return neg(eINVAL)
+	case prot&^(7|protGrowsdown|protGrowsup) != 0:
 		return neg(eINVAL)
 	}
-	var host int // the file to copy from, or -1
+	host, size := -1, uint64(0) // the file to map, and its size
 	if file != nil {
 		var e uint64
-		if host, e = mappable(file); e != 0 {
+		if host, size, e = mappable(file, shared && prot&unix.PROT_WRITE != 0); e != 0 {
 			return e
-		}
-		if flags&mapShared != 0 {
-			return neg(eNODEV) // a shared file mapping needs the host's pages: not offered
 		}
 	}
 	var at uint64
@@ -196,61 +281,109 @@ func (m *Machine) sysMmap(addr, length, prot, flags, fd, off uint64) uint64 {
 			return neg(eNOMEM)
 		}
 	}
-	m.mapAdd(at, at+n, protBits(prot))
-	if file != nil && host >= 0 {
-		// A private file mapping is a copy of the file: read it in.
-		b := m.Mem.Bytes(at, length)
-		for done := 0; done < len(b); {
-			k, err := unix.Pread(host, b[done:], int64(off)+int64(done))
-			if err != nil {
-				m.mapRemove(at, at+n)
-				return errno(err)
-			}
-			if k == 0 {
-				break
-			}
-			done += k
-		}
+	if host < 0 {
+		m.mapAdd(at, at+n, protBits(prot)) // anonymous, or /dev/zero
+		return at
+	}
+	if e := m.mapFile(at, n, host, off, size, shared, protBits(prot)); e != 0 {
+		return e
 	}
 	return at
 }
 
-// mappable says what a private mapping of file f is: a copy of a host
-// regular file (its fd), zeros (/dev/zero, fd -1), or -errno as the
-// kernel answers: -EACCES if f is not open for reading, -ENODEV for what
-// has no mmap (a directory, a pipe, a terminal, most devices, and a
-// standard stream that is not a host file).
-func mappable(f *gfile) (int, uint64) {
+// mapFile maps n bytes of host file fd (size bytes long) from offset off
+// at guest address at: the pages the file reaches are a host view of it;
+// those wholly past its end stay anonymous, and an access there is
+// SIGBUS, as under Linux (permBus).
+func (m *Machine) mapFile(at, n uint64, fd int, off, size uint64, shared bool, p uint8) uint64 {
+	in := uint64(0) // bytes of the view the file reaches
+	if size > off {
+		in = min(n, pageUp(size-off))
+	}
+	f := &mapFile{fd: -1, shared: shared}
+	if in > 0 {
+		dup, err := unix.FcntlInt(uintptr(fd), unix.F_DUPFD_CLOEXEC, 0)
+		if err != nil {
+			return errno(err)
+		}
+		f.fd = dup
+		kind := unix.MAP_PRIVATE
+		if shared {
+			kind = unix.MAP_SHARED
+		}
+		if _, err := unix.MmapPtr(fd, int64(off), m.Mem.ptr(at), uintptr(in), unix.PROT_READ|unix.PROT_WRITE, unix.MAP_FIXED|kind); err != nil {
+			unix.Close(dup)
+			return errno(err)
+		}
+		m.vmaInsert(vma{lo: at, hi: at + in, file: f, off: off})
+		m.setPages(at, at+in, p, true)
+	}
+	if in < n {
+		m.zeroPages(at+in, at+n)
+		m.vmaInsert(vma{lo: at + in, hi: at + n})
+		m.setPages(at+in, at+n, p|permBus, true)
+	}
+	return 0
+}
+
+// mappable says what a mapping of file f is: a view of a host regular
+// file (its fd and size), zeros (/dev/zero, fd -1), or -errno as the
+// kernel answers: -EACCES if f is not open for reading, or a writable
+// shared mapping of a file not open for writing; -ENODEV for what has no
+// mmap (a directory, a pipe, a terminal, most devices, and a standard
+// stream that is not a host file).
+func mappable(f *gfile, sharedWrite bool) (int, uint64, uint64) {
 	h := f.hostFd()
 	if h < 0 {
-		return -1, neg(eNODEV)
+		return -1, 0, neg(eNODEV)
 	}
 	fl, err := unix.FcntlInt(uintptr(h), unix.F_GETFL, 0)
 	if err != nil {
-		return -1, errno(err)
+		return -1, 0, errno(err)
 	}
-	if fl&unix.O_ACCMODE == unix.O_WRONLY {
-		return -1, neg(eACCES)
+	if fl&unix.O_ACCMODE == unix.O_WRONLY || sharedWrite && (fl&unix.O_ACCMODE != unix.O_RDWR || fl&unix.O_APPEND != 0) {
+		return -1, 0, neg(eACCES)
 	}
 	var st unix.Stat_t
 	if err := unix.Fstat(h, &st); err != nil {
-		return -1, errno(err)
+		return -1, 0, errno(err)
 	}
 	switch {
 	case st.Mode&unix.S_IFMT == unix.S_IFREG:
-		return h, 0
+		return h, uint64(st.Size), 0
 	case st.Mode&unix.S_IFMT == unix.S_IFCHR && st.Rdev == unix.Mkdev(1, 5): // /dev/zero
-		return -1, 0
+		return -1, 0, 0
 	}
-	return -1, neg(eNODEV)
+	return -1, 0, neg(eNODEV)
 }
 
+// sysMunmap unmaps what lies in the range (nothing mapped: still 0).
+// Pages of the program's segments, the brk heap and the stack are
+// unmapped too (an access there then faults), as Linux does.
 func (m *Machine) sysMunmap(addr, length uint64) uint64 {
 	n := pageUp(length)
-	if addr%pageSize != 0 || length == 0 || n < length || addr+n < addr {
+	if addr%pageSize != 0 || length == 0 || n < length || addr+n < addr || addr+n > taskSize {
 		return neg(eINVAL)
 	}
 	m.mapRemove(addr, addr+n)
+	for a := addr; a < addr+n && a < m.Mem.size; a += pageSize {
+		if m.pageOf(a)&permMap != 0 { // the program's segments, the brk heap, the stack
+			m.zeroPages(a, a+pageSize)
+			m.setPages(a, a+pageSize, 0, true)
+		}
+	}
+	return 0
+}
+
+// sysFlushIcache is riscv_flush_icache, what __builtin___clear_cache
+// calls on RISC-V Linux: fence.i for the whole process (SyncText). The
+// range and flags are hints the kernel ignores too, but for flags'
+// unknown bits (-EINVAL).
+func (m *Machine) sysFlushIcache(start, end, flags uint64) uint64 {
+	if flags&^1 != 0 { // SYS_RISCV_FLUSH_ICACHE_LOCAL
+		return neg(eINVAL)
+	}
+	m.SyncText()
 	return 0
 }
 
@@ -265,28 +398,60 @@ func (m *Machine) sysMprotect(addr, length, prot uint64) uint64 {
 	case addr+n > m.Mem.size || !m.mappedRange(addr, addr+n):
 		return neg(eNOMEM)
 	}
-	m.setPages(addr, addr+n, protBits(prot), false)
+	for a := addr; a < addr+n; a += pageSize {
+		if i := m.vmaOf(a, a+pageSize); i >= 0 && prot&unix.PROT_WRITE != 0 {
+			if f := m.mm.vmas[i].file; f != nil && f.shared && !writable(f.fd) {
+				return neg(eACCES) // a shared view of a file not open for writing
+			}
+		}
+	}
+	for a := addr; a < addr+n; a += pageSize {
+		m.setPages(a, a+pageSize, protBits(prot)|m.pageOf(a)&permBus, false)
+	}
 	return 0
 }
 
+// writable reports whether host fd h is open for writing.
+func writable(h int) bool {
+	fl, err := unix.FcntlInt(uintptr(h), unix.F_GETFL, 0)
+	return err == nil && fl&unix.O_ACCMODE == unix.O_RDWR
+}
+
+// sysMremap resizes or moves a mapping, which must hold all of the old
+// range (else -EFAULT). A file view grows by viewing more of its file;
+// it moves by the host's mremap, so that private pages written so far
+// move with it.
 func (m *Machine) sysMremap(old, oldLen, newLen, flags, newAddr uint64) uint64 {
 	on, nn := pageUp(oldLen), pageUp(newLen)
 	switch {
-	case old%pageSize != 0 || flags&^(mremapMaymove|mremapFixed) != 0 || flags&mremapFixed != 0 && flags&mremapMaymove == 0:
+	case old%pageSize != 0 || flags&^(mremapMaymove|mremapFixed|mremapDontunmap) != 0 || flags&mremapFixed != 0 && flags&mremapMaymove == 0:
 		return neg(eINVAL)
+	case flags&mremapDontunmap != 0:
+		return neg(eINVAL) // MREMAP_DONTUNMAP is not offered
 	case newLen == 0 || nn < newLen || on < oldLen || old+on < old || nn > taskSize:
 		return neg(eINVAL) // a length that wraps, or no address space has
-	case flags&mremapFixed != 0:
-		return neg(eINVAL) // moving to a chosen address is not offered
-	case on == 0 || !m.mapped(old, old+on):
+	case flags&mremapFixed != 0 && (newAddr%pageSize != 0 || newAddr < old+on && old < newAddr+nn):
+		return neg(eINVAL)
+	}
+	i := m.vmaOf(old, old+max(on, pageSize))
+	if on == 0 || i < 0 {
 		return neg(eFAULT)
 	}
+	v := m.mm.vmas[i]
 	switch {
+	case flags&mremapFixed != 0:
+		if newAddr < m.mmapLow() || newAddr+nn > m.mm.top || newAddr+nn < newAddr {
+			return neg(eNOMEM)
+		}
+		m.mapRemove(newAddr, newAddr+nn)
+		return m.moveMapping(v, old, on, nn, newAddr)
 	case nn <= on:
 		m.mapRemove(old+nn, old+on)
 		return old
 	case m.mapFree(old+on, old+nn):
-		m.mapAdd(old+on, old+nn, m.pageOf(old+on-pageSize))
+		if e := m.extend(v, old, on, nn); e != 0 {
+			return e
+		}
 		return old
 	case flags&mremapMaymove == 0:
 		return neg(eNOMEM)
@@ -295,27 +460,89 @@ func (m *Machine) sysMremap(old, oldLen, newLen, flags, newAddr uint64) uint64 {
 	if at == 0 {
 		return neg(eNOMEM)
 	}
-	m.mapAdd(at, at+nn, m.pageOf(old))
-	copy(m.Mem.Bytes(at, on), m.Mem.Bytes(old, on))
-	for a := uint64(0); a < on; a += pageSize {
-		m.perm[(at+a)/pageSize] = m.perm[(old+a)/pageSize] // protections move with the pages (at's are not decoded)
+	return m.moveMapping(v, old, on, nn, at)
+}
+
+// extend grows the mapping [old, old+on) of vma v in place to nn bytes:
+// more of the same file, or more anonymous memory, with the protection of
+// its last page.
+func (m *Machine) extend(v vma, old, on, nn uint64) uint64 {
+	p := m.pageOf(old+on-pageSize) &^ permBus
+	if v.file == nil {
+		m.mapAdd(old+on, old+nn, p)
+		return 0
 	}
-	m.mapRemove(old, old+on)
+	var st unix.Stat_t
+	if err := unix.Fstat(v.file.fd, &st); err != nil {
+		return errno(err)
+	}
+	return m.mapFile(old+on, nn-on, v.file.fd, v.off+(old+on-v.lo), uint64(st.Size), v.file.shared, p)
+}
+
+// moveMapping moves [old, old+on) of vma v to at (free), resized to nn
+// bytes, and returns at.
+func (m *Machine) moveMapping(v vma, old, on, nn, at uint64) uint64 {
+	keep := min(on, nn)
+	perms := make([]uint8, keep/pageSize)
+	copy(perms, m.perm[old/pageSize:])
+	if v.file == nil {
+		m.mapAdd(at, at+keep, permMap)
+		copy(m.Mem.Bytes(at, keep), m.Mem.Bytes(old, keep))
+	} else {
+		if _, err := unix.MremapPtr(m.Mem.ptr(old), uintptr(keep), m.Mem.ptr(at), uintptr(keep), unix.MREMAP_MAYMOVE|unix.MREMAP_FIXED); err != nil {
+			return errno(err)
+		}
+		m.hostAnon(old, old+keep) // the host left a hole there
+		m.vmaInsert(vma{lo: at, hi: at + keep, file: v.file, off: v.off + (old - v.lo)})
+	}
+	m.mapRemove(old, old+on) // a file view: its pages are anonymous already
+	for j, p := range perms {
+		m.setPages(at+uint64(j)*pageSize, at+uint64(j+1)*pageSize, p, true)
+	}
+	if nn > on {
+		vv := vma{lo: at, hi: at + keep, file: v.file, off: v.off + (old - v.lo)}
+		if e := m.extend(vv, at, on, nn); e != 0 {
+			return e
+		}
+	}
 	return at
 }
 
-// sysMadvise accepts the advice; MADV_DONTNEED zeroes mapped pages, as
-// it does for private anonymous memory under Linux.
+// sysMadvise accepts the advice; MADV_DONTNEED gives mapped pages back,
+// as Linux does: anonymous ones read as zero, private file views as the
+// file again, shared ones keep the file's contents.
 func (m *Machine) sysMadvise(addr, length, advice uint64) uint64 {
 	n := pageUp(length)
 	if addr%pageSize != 0 || n < length || addr+n < addr {
 		return neg(eINVAL)
 	}
 	if advice == unix.MADV_DONTNEED {
-		for _, x := range m.mm.spans {
+		for _, x := range m.mm.vmas {
 			lo, hi := max(x.lo, addr), min(x.hi, addr+n)
 			if lo < hi {
 				m.zeroPages(lo, hi)
+			}
+		}
+	}
+	return 0
+}
+
+// sysMsync writes shared file views back (the host's msync) after
+// Linux's checks: -EINVAL for an unaligned address or bad flags, -ENOMEM
+// if part of the range is unmapped.
+func (m *Machine) sysMsync(addr, length, flags uint64) uint64 {
+	n := pageUp(length)
+	switch {
+	case addr%pageSize != 0 || flags&^(msAsync|msInvalidate|msSync) != 0 || flags&(msAsync|msSync) == msAsync|msSync:
+		return neg(eINVAL)
+	case n < length || addr+n < addr || addr+n > m.Mem.size || !m.mappedRange(addr, addr+n):
+		return neg(eNOMEM)
+	}
+	for _, x := range m.mm.vmas {
+		lo, hi := max(x.lo, addr), min(x.hi, addr+n)
+		if lo < hi && x.file != nil && x.file.shared {
+			if err := unix.Msync(m.Mem.Bytes(lo, hi-lo), int(flags)); err != nil {
+				return errno(err)
 			}
 		}
 	}
