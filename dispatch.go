@@ -102,6 +102,13 @@ func (vm *VM) dispatch() error {
 		if err != nil {
 			return err
 		}
+		if e := m.EnvEpoch(); e != vm.envEpoch {
+			// The guest took access away from its own image (mprotect
+			// or munmap of its data): fragments proved constant
+			// addresses against the old Env.
+			vm.envEpoch, vm.env = e, fragment.EnvOf(m)
+			vm.flush()
+		}
 		switch stop {
 		case interp.StopBackward:
 			if err := vm.candidate(vm.st.CPU.PC); err != nil {

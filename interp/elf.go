@@ -133,7 +133,14 @@ func (m *Machine) load(f *elf.File, image []byte, interpPath string) error {
 			return err
 		}
 	}
-	return m.setupStack(f, image, bias, ld)
+	if err := m.setupStack(f, image, bias, ld); err != nil {
+		return err
+	}
+	m.staticHi = m.brkStart
+	m.markReserve(m.Mem.readLo, m.Mem.guardLo) // gaps between segments too: see pages.go
+	m.lowReduced = ^uint64(0)
+	m.fixSpans()
+	return nil
 }
 
 // layout places the stack and its guard gap at the top of the address
@@ -208,7 +215,18 @@ func (m *Machine) loadSegments(f *elf.File, image []byte, bias uint64) error {
 		// One bound, WriteLo, makes everything below it read-only.
 		return &LoadError{Reason: "writable segment below or inside the read-only program text"}
 	}
+	for _, p := range f.Progs {
+		// RELRO turns read-only once relocated (glibc's
+		// _dl_protect_relro, whole pages): the stores' fast interval
+		// starts above it, so that it need not shrink then.
+		if p.Type == elf.PT_GNU_RELRO {
+			if e := (p.Vaddr + bias + p.Memsz) &^ (pageSize - 1); e > wlo && e <= end {
+				wlo = e
+			}
+		}
+	}
 	mem.setLimits(lo, wlo, guardLo, stackLo)
+	m.readHi, m.writeHi, m.stackHi = lo, wlo, stackLo
 
 	// The text is decoded lazily (text.go): a huge memsz costs address
 	// space, not memory or time.
@@ -245,7 +263,7 @@ func segPerm(fl elf.ProgFlag) uint8 {
 // share a page, it has both's permissions, as Linux maps it.
 func (m *Machine) orPages(lo, hi uint64, p uint8) {
 	for a := lo; a < hi; a += pageSize {
-		m.perm[a/pageSize] |= p
+		m.putPerm(a/pageSize, m.perm[a/pageSize]|p)
 	}
 }
 

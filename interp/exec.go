@@ -124,7 +124,7 @@ loop:
 			x[in.Rd&31] = x[in.Rs1&31] + x[in.Rs2&31]
 		case OpLD:
 			a := x[in.Rs1&31] + uint64(in.Imm)
-			if !mem.readOK(a) {
+			if !mem.readOK(a) && !mem.SlowOK(a, 8, AccR) {
 				n++
 				err = m.memFault(FaultLoad, pc, a, in)
 				break loop
@@ -132,7 +132,7 @@ loop:
 			x[in.Rd&31] = mem.load64(a)
 		case OpSD:
 			a := x[in.Rs1&31] + uint64(in.Imm)
-			if !mem.writeOK(a) {
+			if !mem.writeOK(a) && !mem.SlowOK(a, 8, AccW) {
 				n++
 				err = m.memFault(FaultStore, pc, a, in)
 				break loop
@@ -140,7 +140,7 @@ loop:
 			mem.store64(a, x[in.Rs2&31])
 		case OpLW:
 			a := x[in.Rs1&31] + uint64(in.Imm)
-			if !mem.readOK(a) {
+			if !mem.readOK(a) && !mem.SlowOK(a, 4, AccR) {
 				n++
 				err = m.memFault(FaultLoad, pc, a, in)
 				break loop
@@ -148,7 +148,7 @@ loop:
 			x[in.Rd&31] = uint64(int64(int32(mem.load32(a))))
 		case OpSW:
 			a := x[in.Rs1&31] + uint64(in.Imm)
-			if !mem.writeOK(a) {
+			if !mem.writeOK(a) && !mem.SlowOK(a, 4, AccW) {
 				n++
 				err = m.memFault(FaultStore, pc, a, in)
 				break loop
@@ -191,7 +191,7 @@ loop:
 			x[in.Rd&31] = pc + uint64(in.Imm)
 		case OpLB, OpLH, OpLBU, OpLHU, OpLWU:
 			a := x[in.Rs1&31] + uint64(in.Imm)
-			if !mem.readOK(a) {
+			if !mem.readOK(a) && !mem.SlowOK(a, MemWidth(in.Op), AccR) {
 				n++
 				err = m.memFault(FaultLoad, pc, a, in)
 				break loop
@@ -210,7 +210,7 @@ loop:
 			}
 		case OpSB, OpSH:
 			a := x[in.Rs1&31] + uint64(in.Imm)
-			if !mem.writeOK(a) {
+			if !mem.writeOK(a) && !mem.SlowOK(a, MemWidth(in.Op), AccW) {
 				n++
 				err = m.memFault(FaultStore, pc, a, in)
 				break loop
@@ -375,5 +375,5 @@ loop:
 }
 
 func (m *Machine) memFault(k FaultKind, pc, addr uint64, in *Inst) error {
-	return &Fault{Kind: k, PC: pc, Addr: addr, Raw: in.Raw}
+	return m.accessFault(k, pc, addr, in.Raw)
 }

@@ -97,8 +97,8 @@ func (m *Machine) execExt(in Inst, pc uint64, e *Event) error {
 		return m.execAtomic(in, pc, e)
 	case op == OpFLW || op == OpFLD:
 		addr := x[in.Rs1&31] + uint64(in.Imm)
-		if !m.Mem.readOK(addr) {
-			return &Fault{Kind: FaultLoad, PC: pc, Addr: addr, Raw: in.Raw}
+		if !m.Mem.readOK(addr) && !m.Mem.SlowOK(addr, MemWidth(op), AccR) {
+			return m.accessFault(FaultLoad, pc, addr, in.Raw)
 		}
 		v := m.Mem.load64(addr)
 		if op == OpFLW {
@@ -110,8 +110,8 @@ func (m *Machine) execExt(in Inst, pc uint64, e *Event) error {
 		}
 	case op == OpFSW || op == OpFSD:
 		addr := x[in.Rs1&31] + uint64(in.Imm)
-		if !m.Mem.writeOK(addr) {
-			return &Fault{Kind: FaultStore, PC: pc, Addr: addr, Raw: in.Raw}
+		if !m.Mem.writeOK(addr) && !m.Mem.SlowOK(addr, MemWidth(op), AccW) {
+			return m.accessFault(FaultStore, pc, addr, in.Raw)
 		}
 		v := m.CPU.F[in.Rs2&31]
 		if op == OpFSW {
@@ -189,11 +189,11 @@ func (m *Machine) execAtomic(in Inst, pc uint64, e *Event) error {
 	if addr&(size-1) != 0 {
 		return &Fault{Kind: FaultMisaligned, PC: pc, Addr: addr, Raw: in.Raw}
 	}
-	if op != OpSCW && !m.Mem.readOK(addr) {
-		return &Fault{Kind: FaultLoad, PC: pc, Addr: addr, Raw: in.Raw}
+	if op != OpSCW && !m.Mem.readOK(addr) && !m.Mem.SlowOK(addr, size, AccR) {
+		return m.accessFault(FaultLoad, pc, addr, in.Raw)
 	}
-	if op != OpLRW && !m.Mem.writeOK(addr) {
-		return &Fault{Kind: FaultStore, PC: pc, Addr: addr, Raw: in.Raw}
+	if op != OpLRW && !m.Mem.writeOK(addr) && !m.Mem.SlowOK(addr, size, AccW) {
+		return m.accessFault(FaultStore, pc, addr, in.Raw)
 	}
 	load := func() uint64 {
 		if dbl {

@@ -12,16 +12,17 @@ type FaultKind uint8
 
 // The fault kinds, each mapped to the signal Linux would deliver.
 const (
-	FaultLoad       FaultKind = iota // load from an address outside guest memory (SIGSEGV)
-	FaultStore                       // store to an address outside writable guest memory (SIGSEGV)
+	FaultLoad       FaultKind = iota // load from an address that is unmapped or not readable (SIGSEGV)
+	FaultStore                       // store to an address that is unmapped or not writable (SIGSEGV)
 	FaultFetch                       // jump to an address that holds no executable code (SIGSEGV)
 	FaultMisaligned                  // jump to an odd address, or an atomic access that is not naturally aligned (SIGBUS)
 	FaultIllegal                     // instruction that is not RV64GC, or a CSR it may not access (SIGILL)
 	FaultBreakpoint                  // ebreak (SIGTRAP)
+	FaultBus                         // load or store on a file mapping's page wholly past the end of the file (SIGBUS)
 )
 
 var faultNames = [...]string{"bad load address", "bad store address", "bad jump target",
-	"misaligned address", "illegal instruction", "breakpoint"}
+	"misaligned address", "illegal instruction", "breakpoint", "access past the end of a mapped file at"}
 
 // String names the fault kind, e.g. "bad store address".
 func (k FaultKind) String() string {
@@ -34,7 +35,7 @@ func (k FaultKind) String() string {
 // Signal returns the number of the signal a Linux process would receive.
 func (k FaultKind) Signal() int {
 	switch k {
-	case FaultMisaligned:
+	case FaultMisaligned, FaultBus:
 		return 7 // SIGBUS
 	case FaultIllegal:
 		return 4 // SIGILL

@@ -124,6 +124,11 @@ type Machine struct {
 	changed           []uint64 // text pages dropped, see TextChanged
 	changedSet        map[uint64]bool
 	perm              []uint8 // the page table (pages.go)
+	lowReduced        uint64  // the lowest address whose page lost access since fixSpans
+	readHi, writeHi   uint64  // the ends of the fast intervals (fixSpans)
+	stackHi           uint64
+	staticHi          uint64 // see StaticHi
+	envEpoch          uint64
 
 	brkStart, brk, brkLimit uint64
 	stackTop                uint64

@@ -20,66 +20,123 @@ const DefaultMemSize = 1 << 30
 
 // Memory is the guest address space: guest address a lives at host address
 // Base()+a. The whole range is one anonymous private mapping (pages cost
-// nothing until touched). Loads are allowed in [ReadLo, Size) and stores in
-// [WriteLo, Size), except in the guard gap [GuardLo, GuardHi) between the
-// heap and the stack; everything below ReadLo (including the null page) is
-// out of bounds, and the program text below WriteLo is out of bounds for
-// stores, so text is read-only and translated code can never be
-// overwritten.
+// nothing until touched), preceded in the same host mapping by a header
+// page and an access table (see SpanOffsets, AccessTableOffset), which
+// native code reads relative to Base() as the interpreter reads the
+// fields here.
 //
-// The guard gap is what makes a stack overflow a fault at the overflowing
-// access rather than a silent overwrite of the heap and globals. It is a
-// range check, not a host page protection: native code must never fault
-// in the host, so interpreter and native code alike test an address
-// against the two intervals [lo, GuardLo) and [GuardHi, Size).
+// What may be accessed is decided per 4 KiB page by the access table
+// (AccR, AccW: the page table's protections, see pages.go), but an access
+// is first tested against three intervals, the fast path: loads in
+// [ReadLo, ReadLo+readSpan), stores in [WriteLo, WriteLo+writeSpan) and
+// both in [GuardHi, GuardHi+stackSpan), for the start address of an
+// access of up to 8 bytes. The intervals hold only pages the access may
+// touch (the Machine keeps them so as the page table changes: a span ends
+// at the first page that may not be accessed), so an access inside one
+// needs no other test; one outside them all consults the access table
+// (SlowOK). ReadLo is the program's first page, WriteLo the first page
+// after its read-only data (and RELRO), GuardHi the lowest stack address:
+// the lows never move; the spans do.
+//
+// Everything below ReadLo (the null page included) and the guard gap
+// between the heap and the stack [GuardLo, GuardHi) is never accessible,
+// so a stack overflow faults at the overflowing access. Native code must
+// never fault in the host: it tests addresses as the interpreter does.
 type Memory struct {
-	buf     []byte
+	all     []byte // the host mapping: header, access table, guest memory, slack
+	buf     []byte // guest memory
 	base    unsafe.Pointer
+	acc     []uint8 // per guest page: AccR | AccW
+	hdr     *[hdrWords]uint64
 	size    uint64
 	readLo  uint64
 	writeLo uint64
 	guardLo uint64 // the guard gap; guardLo == guardHi == size: none
 	guardHi uint64
 
-	// The checks' spans, precomputed (see setLimits): a load at a passes
-	// when a-readLo < readSpan (a store: a-writeLo < writeSpan) or
-	// a-guardHi < stackSpan.
+	// The fast path's spans (see setSpans): a load at a passes when
+	// a-readLo < readSpan (a store: a-writeLo < writeSpan) or
+	// a-guardHi < stackSpan. The header holds copies for native code.
 	readSpan, writeSpan, stackSpan uint64
 }
 
-// setLimits sets the lowest loadable and storable addresses and the guard
-// gap [guardLo, guardHi).
+// Access table bits: the page may be loaded from, stored to.
+const (
+	AccR uint8 = 1
+	AccW uint8 = 2
+)
+
+// The header's words, at Base()+HeaderOffset(size): the three spans and a
+// scratch word native code may use.
+const (
+	hdrRead = iota
+	hdrWrite
+	hdrStack
+	hdrScratch
+	hdrWords
+)
+
+// tableSize returns the bytes the access table of an address space of
+// size bytes takes, rounded up to whole pages.
+func tableSize(size uint64) uint64 { return pageUp(size / pageSize) }
+
+// AccessTableOffset returns the offset from Base() of the access table of
+// an address space of memSize bytes: the byte of guest page p is at
+// Base()+AccessTableOffset(memSize)+p.
+func AccessTableOffset(memSize uint64) int64 { return -int64(tableSize(memSize)) }
+
+// SpanOffsets returns the offsets from Base() of the header words that
+// hold the fast path's spans (read, write, stack) and a scratch word
+// native code may use, for an address space of memSize bytes.
+func SpanOffsets(memSize uint64) (read, write, stack, scratch int64) {
+	h := AccessTableOffset(memSize) - pageSize
+	return h + 8*hdrRead, h + 8*hdrWrite, h + 8*hdrStack, h + 8*hdrScratch
+}
+
+// setLimits sets the fixed lows and the guard gap [guardLo, guardHi); the
+// spans start empty (see setSpans).
 func (m *Memory) setLimits(readLo, writeLo, guardLo, guardHi uint64) {
 	m.readLo, m.writeLo, m.guardLo, m.guardHi = readLo, writeLo, guardLo, guardHi
-	m.readSpan, m.writeSpan, m.stackSpan = guardLo-readLo, guardLo-writeLo, m.size-guardHi
+	m.setSpans(0, 0, 0)
+}
+
+// setSpans sets the fast path's spans, for the interpreter and for native
+// code.
+func (m *Memory) setSpans(read, write, stack uint64) {
+	m.readSpan, m.writeSpan, m.stackSpan = read, write, stack
+	m.hdr[hdrRead], m.hdr[hdrWrite], m.hdr[hdrStack] = read, write, stack
 }
 
 func newMemory(size uint64, huge bool) (*Memory, error) {
 	if size < 1<<20 || size > 1<<31 {
 		return nil, fmt.Errorf("guest memory size %d out of range [1 MiB, 2 GiB]", size)
 	}
-	buf, err := unix.Mmap(-1, 0, int(size+memSlack), unix.PROT_READ|unix.PROT_WRITE,
+	pre := pageSize + tableSize(size)
+	all, err := unix.Mmap(-1, 0, int(pre+size+memSlack), unix.PROT_READ|unix.PROT_WRITE,
 		unix.MAP_PRIVATE|unix.MAP_ANONYMOUS|unix.MAP_NORESERVE)
 	if err != nil {
 		return nil, fmt.Errorf("mapping %d bytes of guest memory: %w", size, err)
 	}
+	buf := all[pre:]
 	if huge {
 		// Advice only: a kernel without THP refuses, and the
 		// memory stays in small pages (see Config.SmallPages).
 		_ = unix.Madvise(buf, unix.MADV_HUGEPAGE)
 	}
-	m := &Memory{buf: buf, base: unsafe.Pointer(&buf[0]), size: size}
+	m := &Memory{all: all, buf: buf, base: unsafe.Pointer(&buf[0]), size: size,
+		acc: all[pageSize : pageSize+size/pageSize],
+		hdr: (*[hdrWords]uint64)(unsafe.Pointer(&all[0]))}
 	m.setLimits(0, 0, size, size)
 	return m, nil
 }
 
 // Close unmaps the memory. The Memory must not be used afterwards.
 func (m *Memory) Close() error {
-	if m.buf == nil {
+	if m.all == nil {
 		return nil
 	}
-	err := unix.Munmap(m.buf)
-	m.buf, m.base = nil, nil
+	err := unix.Munmap(m.all)
+	m.all, m.buf, m.base = nil, nil, nil
 	return err
 }
 
@@ -92,7 +149,7 @@ func (m *Memory) Size() uint64 { return m.size }
 // ReadLo returns the lowest guest address that may be loaded from.
 func (m *Memory) ReadLo() uint64 { return m.readLo }
 
-// WriteLo returns the lowest guest address that may be stored to.
+// WriteLo returns the lowest guest address of the stores' fast interval.
 func (m *Memory) WriteLo() uint64 { return m.writeLo }
 
 // Guard returns the guard gap [lo, hi) below the stack, where every
@@ -100,24 +157,37 @@ func (m *Memory) WriteLo() uint64 { return m.writeLo }
 func (m *Memory) Guard() (lo, hi uint64) { return m.guardLo, m.guardHi }
 
 // CanRead reports whether n bytes at guest address a may be loaded.
-func (m *Memory) CanRead(a, n uint64) bool { return m.canAccess(a, n, m.readLo) }
+func (m *Memory) CanRead(a, n uint64) bool { return m.pagesOK(a, n, AccR) }
 
 // CanWrite reports whether n bytes at guest address a may be stored.
-func (m *Memory) CanWrite(a, n uint64) bool { return m.canAccess(a, n, m.writeLo) }
+func (m *Memory) CanWrite(a, n uint64) bool { return m.pagesOK(a, n, AccW) }
 
-// canAccess reports whether [a, a+n) lies in [lo, guardLo) or in
-// [guardHi, size).
-func (m *Memory) canAccess(a, n, lo uint64) bool {
-	if a-lo < m.guardLo-lo {
-		return n <= m.guardLo-a
+// SlowOK reports whether an access of n bytes (1 to 8) at guest address
+// a that missed the fast path's intervals may be made: every page it
+// touches has the access bit need.
+func (m *Memory) SlowOK(a, n uint64, need uint8) bool { return m.pagesOK(a, n, need) }
+
+// pagesOK reports whether every page of [a, a+n) has access bit need (an
+// empty range: whether a is inside the address space).
+func (m *Memory) pagesOK(a, n uint64, need uint8) bool {
+	if a > m.size || n > m.size-a {
+		return false
 	}
-	return a-m.guardHi < m.size-m.guardHi && n <= m.size-a
+	if n == 0 {
+		return true
+	}
+	for p := a / pageSize; p <= (a+n-1)/pageSize; p++ {
+		if m.acc[p]&need == 0 {
+			return false
+		}
+	}
+	return true
 }
 
 // Bytes returns the n bytes at guest address a for reading and writing, or
 // nil if the range is outside the guest address space. It ignores the
-// read/write limits: it is for the loader, the system calls (after their
-// own checks) and tests.
+// access table: it is for the loader, the system calls (after their own
+// checks) and tests.
 func (m *Memory) Bytes(a, n uint64) []byte {
 	if a > m.size || n > m.size-a {
 		return nil
@@ -130,11 +200,12 @@ func (m *Memory) Bytes(a, n uint64) []byte {
 
 func (m *Memory) ptr(a uint64) unsafe.Pointer { return unsafe.Add(m.base, a) }
 
-// readOK and writeOK test the heap interval first, then the stack: the
-// second test costs a stack access one more compare, and branch
-// prediction learns which one an instruction needs (measured: no slower
-// than one range check on the interpreter benchmarks, where "in range and
-// not in the guard gap" cost 11%).
+// readOK and writeOK are the fast path: the heap interval first, then
+// the stack: the second test costs a stack access one more compare, and
+// branch prediction learns which one an instruction needs (measured: no
+// slower than one range check on the interpreter benchmarks, where "in
+// range and not in the guard gap" cost 11%). A miss is not yet a fault:
+// see SlowOK.
 
 func (m *Memory) readOK(a uint64) bool {
 	return a-m.readLo < m.readSpan || a-m.guardHi < m.stackSpan

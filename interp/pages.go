@@ -15,8 +15,19 @@ package interp
 // Dynamic Optimization System", section 5, and of Bruening's DynamoRIO,
 // which, like rvdyn, invalidates per region rather than flushing).
 //
-// Loads and stores are checked against Memory's intervals (the fast
-// path, see Memory), not against this table.
+// Loads and stores are checked against Memory's intervals first (the
+// fast path) and against the access table this table keeps (Memory.acc)
+// when they miss them. The intervals are kept to hold only accessible
+// pages (fixSpans). One documented exception to Linux: the pages between
+// the program's end and the guard gap that were never mapped (the brk
+// heap's reserve, where the heap grows) are accessible, as all of that
+// range was before rvdyn kept a page table, so that a program whose heap
+// and mappings are one run of pages (every static one) keeps one fast
+// interval; an access there does not fault where Linux would give
+// SIGSEGV. The same holds for pages between the program's segments (the
+// standard toolchains leave none; hand-made images do). Pages unmapped
+// after being mapped (munmap, a break moved down) are not the reserve:
+// an access there faults.
 
 // Page permissions: PROT_READ, PROT_WRITE and PROT_EXEC's bits, and
 // whether the page is mapped at all (a PROT_NONE page is mapped).
@@ -25,7 +36,8 @@ const (
 	permW   uint8 = 2
 	permX   uint8 = 4
 	permMap uint8 = 8
-	permBus uint8 = 16 // a file view's page wholly past the end of its file: an access is SIGBUS
+	permBus  uint8 = 16 // a file view's page wholly past the end of its file: an access is SIGBUS
+	permGone uint8 = 32 // unmapped, but mapped before (not the heap's reserve)
 
 	permRW = permMap | permR | permW
 )
@@ -34,6 +46,31 @@ const (
 // unmapped.
 func (m *Machine) initPages() {
 	m.perm = make([]uint8, m.Mem.size/pageSize)
+	m.lowReduced = ^uint64(0)
+}
+
+// putPerm sets page p's permission byte and its access bits (a SIGBUS
+// page has none), and notes an access taken away for fixSpans.
+func (m *Machine) putPerm(p uint64, v uint8) {
+	old := m.perm[p]
+	if v&permMap == 0 && old&(permMap|permGone) != 0 {
+		v |= permGone
+	}
+	acc := v & (permR | permW)
+	if v&permW != 0 {
+		acc |= permR // RISC-V has no write-only pages: PROT_WRITE reads too
+	}
+	switch {
+	case v == 0:
+		acc = m.Mem.acc[p] // never mapped: the heap's reserve stays accessible (see markReserve)
+	case v&permBus != 0 || v&permMap == 0:
+		acc = 0
+	}
+	if was := m.Mem.acc[p]; was&^acc != 0 {
+		m.lowReduced = min(m.lowReduced, p*pageSize)
+	}
+	m.perm[p] = v
+	m.Mem.acc[p] = acc
 }
 
 // pageOf returns the permission byte of the page holding guest address
@@ -58,7 +95,7 @@ func (m *Machine) setPages(lo, hi uint64, p uint8, replace bool) {
 		if *old&permX != 0 && (p&permX == 0 || replace) {
 			m.dropCode(a)
 		}
-		*old = p
+		m.putPerm(a/pageSize, p)
 	}
 }
 
@@ -100,3 +137,107 @@ func (m *Machine) noteChanged(a uint64) {
 
 // protBits converts PROT_* bits to a mapped page's permission byte.
 func protBits(prot uint64) uint8 { return permMap | uint8(prot&7) }
+
+// fixSpans brings Memory's fast intervals up to date with the page table
+// after it changed: an interval is cut at the lowest page that lost
+// access (lowReduced), then grown over the accessible pages above its
+// end. The heap's intervals run from ReadLo and WriteLo up to at most
+// the guard gap, counting the reserve (never-mapped pages above the
+// program) as accessible; the stack's from the stack limit to the top. A
+// page below staticHi that loses access changes what compiled code may
+// assume of constant addresses (EnvEpoch).
+func (m *Machine) fixSpans() {
+	mem := m.Mem
+	if r := m.lowReduced; r != ^uint64(0) {
+		m.lowReduced = ^uint64(0)
+		if r < m.staticHi && r >= mem.readLo {
+			m.staticHi = r &^ (pageSize - 1)
+			m.envEpoch++
+		}
+		m.readHi = min(m.readHi, max(r, mem.readLo))
+		m.writeHi = min(m.writeHi, max(r, mem.writeLo))
+		if r >= mem.guardHi {
+			m.stackHi = min(m.stackHi, r)
+		}
+	}
+	m.readHi = m.grow(m.readHi, mem.guardLo, AccR)
+	m.writeHi = m.grow(m.writeHi, mem.guardLo, AccW)
+	m.stackHi = m.grow(m.stackHi, mem.size, AccR|AccW)
+	span := func(lo, hi uint64) uint64 {
+		if hi < lo+8 {
+			return 0
+		}
+		return hi - lo - 7 // the start of an 8-byte access: the last page's neighbour may be inaccessible
+	}
+	stack := m.stackHi - mem.guardHi
+	if m.stackHi < mem.size {
+		stack = span(mem.guardHi, m.stackHi)
+	} // at the top the slack page past the address space takes a straddling access
+	mem.setSpans(span(mem.readLo, m.readHi), span(mem.writeLo, m.writeHi), stack)
+}
+
+// grow returns the end of the run of pages from hi up to limit that have
+// access need.
+func (m *Machine) grow(hi, limit uint64, need uint8) uint64 {
+	for hi < limit {
+		p := hi / pageSize
+		if m.Mem.acc[p]&need != need {
+			break
+		}
+		hi += pageSize
+	}
+	return hi
+}
+
+// EnvEpoch counts the times a page of the program's image lost access
+// (mprotect or munmap of its data): compiled code that proved constant
+// addresses accessible against StaticHi is stale then.
+func (m *Machine) EnvEpoch() uint64 { return m.envEpoch }
+
+// StaticHi returns the end of the pages from Memory.ReadLo (or WriteLo,
+// for stores) that stay accessible unless EnvEpoch changes: the
+// program's image, as loaded.
+func (m *Machine) StaticHi() uint64 { return m.staticHi }
+
+// remapped is the last step of every system call that changes mappings
+// or protections: the fast intervals follow the page table. It returns r.
+func (m *Machine) remapped(r uint64) uint64 {
+	m.fixSpans()
+	return r
+}
+
+// markReserve makes the never-mapped pages of [lo, hi) (above the
+// program, below the guard gap) accessible: the heap's reserve.
+func (m *Machine) markReserve(lo, hi uint64) {
+	for a := lo; a < hi; a += pageSize {
+		if m.perm[a/pageSize] == 0 {
+			m.Mem.acc[a/pageSize] = AccR | AccW
+		}
+	}
+}
+
+// MemWidth returns the bytes a load or store instruction accesses (1, 2,
+// 4 or 8; 0 for any other).
+func MemWidth(op Op) uint64 {
+	switch op {
+	case OpLB, OpLBU, OpSB:
+		return 1
+	case OpLH, OpLHU, OpSH:
+		return 2
+	case OpLW, OpLWU, OpSW, OpFLW, OpFSW:
+		return 4
+	case OpLD, OpSD, OpFLD, OpFSD:
+		return 8
+	}
+	return 0
+}
+
+// accessFault is the fault of a load or store (kind) at addr that the
+// access table refused: SIGBUS on a file view's page past the end of its
+// file, as Linux gives, else kind (SIGSEGV).
+func (m *Machine) accessFault(kind FaultKind, pc, addr uint64, raw uint32) error {
+	if m.pageOf(addr)&permBus != 0 {
+		kind = FaultBus
+	}
+	return &Fault{Kind: kind, PC: pc, Addr: addr, Raw: raw}
+}

@@ -51,8 +51,8 @@ func (m *Machine) Step() (*Event, error) {
 		}
 	case cls == ClassLoad:
 		addr := a + uint64(in.Imm)
-		if !m.Mem.readOK(addr) {
-			return nil, &Fault{Kind: FaultLoad, PC: pc, Addr: addr, Raw: in.Raw}
+		if !m.Mem.readOK(addr) && !m.Mem.SlowOK(addr, MemWidth(in.Op), AccR) {
+			return nil, m.accessFault(FaultLoad, pc, addr, in.Raw)
 		}
 		var v uint64
 		switch in.Op {
@@ -75,8 +75,8 @@ func (m *Machine) Step() (*Event, error) {
 		e.Addr, e.Value = addr, v
 	case cls == ClassStore:
 		addr := a + uint64(in.Imm)
-		if !m.Mem.writeOK(addr) {
-			return nil, &Fault{Kind: FaultStore, PC: pc, Addr: addr, Raw: in.Raw}
+		if !m.Mem.writeOK(addr) && !m.Mem.SlowOK(addr, MemWidth(in.Op), AccW) {
+			return nil, m.accessFault(FaultStore, pc, addr, in.Raw)
 		}
 		switch in.Op {
 		case OpSB:

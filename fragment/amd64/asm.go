@@ -131,6 +131,7 @@ const (
 	xCMPL
 	xTESTQ
 	xTESTL
+	xTESTB
 	xSETLT
 	xSETCS
 	xREP   // the prefix of the string instruction that follows
@@ -210,7 +211,7 @@ var asOf = [numInsts]obj.As{
 	xNEGQ: x86.ANEGQ, xNEGL: x86.ANEGL, xCQO: x86.ACQO, xCDQ: x86.ACDQ,
 	xSHLQ: x86.ASHLQ, xSHRQ: x86.ASHRQ, xSARQ: x86.ASARQ,
 	xSHLL: x86.ASHLL, xSHRL: x86.ASHRL, xSARL: x86.ASARL,
-	xCMPQ: x86.ACMPQ, xCMPL: x86.ACMPL, xTESTQ: x86.ATESTQ, xTESTL: x86.ATESTL,
+	xCMPQ: x86.ACMPQ, xCMPL: x86.ACMPL, xTESTQ: x86.ATESTQ, xTESTL: x86.ATESTL, xTESTB: x86.ATESTB,
 	xSETLT: x86.ASETLT, xSETCS: x86.ASETCS,
 	xREP: x86.AREP, xSTOSB: x86.ASTOSB, xMOVSB: x86.AMOVSB,
 	xJMP: obj.AJMP, xRET: obj.ARET,

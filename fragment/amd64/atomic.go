@@ -29,11 +29,11 @@ func (c *compiler) lowerAtomic(i int, in ir.Inst) {
 	}
 	a.op(xTESTL, imm(size-1), reg(addr))
 	a.jcc(condNE, c.stubFor(in.Exit, i).stub)
-	lo := max(c.env.ReadLo, c.env.WriteLo)
+	need := interp.AccW // an AMO and sc write (and so may read)
 	if op == interp.OpLRW {
-		lo = c.env.ReadLo
+		need = interp.AccR
 	}
-	m := c.access(i, in, lo) // (a value in no host register is loaded into AX again)
+	m := c.access(i, in, need) // (a value in no host register is loaded into AX again)
 	load, store := xMOVLQSX, xMOVL
 	if size == 8 {
 		load, store = xMOVQ, xMOVQ

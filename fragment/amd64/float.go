@@ -203,7 +203,7 @@ func (c *compiler) lowerFloat(i int, in ir.Inst) {
 	}
 	switch op {
 	case interp.OpFLD, interp.OpFLW:
-		m := c.access(i, in, c.env.ReadLo)
+		m := c.access(i, in, interp.AccR)
 		switch h := c.fr.host[in.F.D]; {
 		case op == interp.OpFLD && h != 0:
 			a.op(xMOVSD, m, reg(h))
@@ -217,7 +217,7 @@ func (c *compiler) lowerFloat(i int, in ir.Inst) {
 			a.op(xMOVQ, reg(rDX), c.fsrc(in.F.D))
 		}
 	case interp.OpFSD, interp.OpFSW:
-		m := c.access(i, in, c.env.WriteLo)
+		m := c.access(i, in, interp.AccW)
 		switch h := c.fr.host[in.F.B]; {
 		case h != 0 && op == interp.OpFSD:
 			a.op(xMOVSD, reg(h), m)

@@ -162,7 +162,7 @@ func (c *compiler) lowerInst(i int, in ir.Inst) {
 	case ir.IsALU(op):
 		c.arith(in)
 	case ir.IsLoad(op):
-		m := c.access(i, in, c.env.ReadLo)
+		m := c.access(i, in, interp.AccR)
 		if in.Dst == 0 {
 			break // only the check matters
 		}
@@ -173,7 +173,7 @@ func (c *compiler) lowerInst(i int, in ir.Inst) {
 		a.op(loads[op], m, reg(w))
 		c.store(w, in.Dst)
 	case ir.IsStore(op):
-		m := c.access(i, in, c.env.WriteLo)
+		m := c.access(i, in, interp.AccW)
 		v := in.B
 		var src operand
 		switch n := ir.Width(op); {
@@ -192,7 +192,7 @@ func (c *compiler) lowerInst(i int, in ir.Inst) {
 	case op == ir.OpCheck:
 		// A table base's check (ir.CheckRange): the check access emits
 		// for a widened check of [Lo, Hi], with no access after it.
-		c.access(i, ir.Inst{A: in.A, Off: in.Cover.Lo, Cover: in.Cover, Exit: in.Exit, Stack: in.Stack, PC: in.PC}, c.env.ReadLo)
+		c.access(i, ir.Inst{A: in.A, Off: in.Cover.Lo, Cover: in.Cover, Exit: in.Exit, Stack: in.Stack, PC: in.PC}, interp.AccR)
 	case ir.IsGuard(op):
 		c.guard(i, in)
 	case op == ir.OpSample && in.Native != nil:
@@ -269,51 +269,68 @@ func (c *compiler) guard(i int, in ir.Inst) {
 	a.jcc(cond, e.stub)
 }
 
-// access computes the address of a load or store, checks it, and returns
-// the memory operand. Guest memory is two intervals, [lo, GuardLo) (text,
-// data, heap) and [GuardHi, MemSize) (the stack, above its guard gap):
+// access computes the address of a load or store (need: interp.AccR or
+// interp.AccW), checks it, and returns the memory operand. Guest memory
+// has two fast intervals, [lo, lo+span1) (text, data, heap; lo is ReadLo
+// or WriteLo) and [GuardHi, GuardHi+span2) (the stack), whose spans the
+// interpreter keeps in the header before the guest memory (interp.Memory:
+// they shrink and grow as the guest maps and protects pages), so the
+// compare reads them there:
 //
-//	LEAQ off-lo1(base), CX ; CMPQ CX, $size1 ; JAE slow   ; the recorded interval
+//	LEAQ off-lo1(base), CX ; CMPQ CX, span1(R14) ; JAE slow   ; the recorded interval
 //	back: <the access>
 //	...
-//	slow: LEAQ off-lo2(base), CX ; CMPQ CX, $size2 ; JAE exit ; JMP back
+//	slow: LEAQ off-lo2(base), CX ; CMPQ CX, span2(R14) ; JB back
+//	      <the access table, page by page> ; JMP back, or to the exit
 //
 // so an access costs one compare when it hits the interval it hit while
-// recording, and two more jumps when it hits the other one (a pointer to
-// a local where a heap pointer was recorded). An address in neither
-// leaves to the interpreter at this very instruction, which reports the
-// fault. A constant address proven in bounds (no exit) needs no check.
+// recording, two more jumps when it hits the other one (a pointer to a
+// local where a heap pointer was recorded), and a look at the access
+// table when it hits neither (a mapping the fast intervals do not reach:
+// a shared library's data, memory above a hole). An address the table
+// refuses leaves to the interpreter at this very instruction, which
+// reports the fault. A constant address proven in bounds (no exit) needs
+// no check.
 //
 // A widened check (ir.Cover) tests the start addresses base+Lo ..
-// base+Hi at once, with the same two instructions: base+Lo lies in
-// [low, low+size-(Hi-Lo)) exactly when the whole range lies in [low,
-// low+size):
+// base+Hi at once: base+Hi-low below the span, and not below Hi-Lo (which
+// would mean base+Lo wrapped below low):
 //
-//	LEAQ Lo-lo1(base), CX ; CMPQ CX, $size1-(Hi-Lo) ; JAE slow
+//	LEAQ Hi-lo1(base), CX ; CMPQ CX, span1(R14) ; JAE slow ; CMPQ CX, $Hi-Lo ; JB slow
 //
 // An access whose check a widened one covers (no exit, a register base)
 // is the bare access.
-func (c *compiler) access(i int, in ir.Inst, lo uint64) operand {
+func (c *compiler) access(i int, in ir.Inst, need uint8) operand {
 	a := c.a
 	if in.Exit < 0 && in.A.IsConst {
 		return mem(rMem, int64(in.A.Const+uint64(in.Off)))
 	}
 	env := c.env
+	lo := env.ReadLo
+	if need == interp.AccW {
+		lo = env.WriteLo
+	}
 	// The check tests start addresses base+first .. base+first+span.
 	first, span := in.Off, int64(0)
 	if cv := in.Cover; cv.Widened() {
 		first, span = cv.Lo, cv.Hi-cv.Lo
 		if cv.Store {
-			lo = env.WriteLo
+			lo, need = env.WriteLo, interp.AccW
 		}
 	}
+	rd, wr, st, _ := interp.SpanOffsets(env.MemSize)
+	heapSpan := rd
+	if need == interp.AccW {
+		heapSpan = wr
+	}
 	lows := [2]uint64{lo, env.GuardHi}
-	sizes := [2]uint64{env.GuardLo - lo, env.MemSize - env.GuardHi}
-	if in.Stack {
-		lows[0], lows[1], sizes[0], sizes[1] = lows[1], lows[0], sizes[1], sizes[0]
+	spans := [2]int64{heapSpan, st}
+	stack := env.MemSize > env.GuardHi // there is a stack interval
+	if in.Stack && stack {
+		lows[0], lows[1], spans[0], spans[1] = lows[1], lows[0], spans[1], spans[0]
 	}
 	fits := func(off int64) bool {
-		return ir.FitsInt32(off) && ir.FitsInt32(off-int64(lows[0])) && (sizes[1] == 0 || ir.FitsInt32(off-int64(lows[1])))
+		return ir.FitsInt32(off) && ir.FitsInt32(off+span+7) && ir.FitsInt32(off+span-int64(lows[0])) && ir.FitsInt32(off+span-int64(lows[1]))
 	}
 	base := c.hostOf(in.A)
 	off := in.Off
@@ -338,24 +355,65 @@ func (c *compiler) access(i int, in ir.Inst, lo uint64) operand {
 		return memIdx(rMem, base, off) // covered by an earlier check of this base value
 	}
 	e := c.stubFor(in.Exit, i)
-	a.op(xLEAQ, mem(base, first-int64(lows[0])), reg(rCX))
-	a.op(xCMPQ, reg(rCX), imm(int64(sizes[0]-uint64(span))))
-	if sizes[1] == 0 {
-		a.jcc(condAE, e.stub)
-		return memIdx(rMem, base, off)
+	// test jumps to miss unless base+first .. base+first+span lies in
+	// interval k.
+	test := func(k int, miss *label) {
+		a.op(xLEAQ, mem(base, first+span-int64(lows[k])), reg(rCX))
+		a.op(xCMPQ, reg(rCX), mem(rMem, spans[k]))
+		a.jcc(condAE, miss)
+		if span != 0 {
+			a.op(xCMPQ, reg(rCX), imm(span))
+			a.jcc(condB, miss)
+		}
 	}
 	slow, back := &label{}, &label{}
-	a.jcc(condAE, slow)
+	test(0, slow)
 	a.bind(back)
 	c.cold = append(c.cold, func() {
 		c.mark(in.PC)
 		a.bind(slow)
-		a.op(xLEAQ, mem(base, first-int64(lows[1])), reg(rCX))
-		a.op(xCMPQ, reg(rCX), imm(int64(sizes[1]-uint64(span))))
-		a.jcc(condAE, e.stub)
+		if stack {
+			other := &label{}
+			test(1, other)
+			a.jmp(back)
+			a.bind(other)
+		}
+		c.pageTest(base, first, first+span+7, need, e.stub)
 		a.jmp(back)
 	})
 	return memIdx(rMem, base, off)
+}
+
+// pageTest jumps to fail unless every page of guest addresses
+// [base+from, base+to] has access bit need in the access table (it uses
+// CX and DX):
+//
+//	LEAQ from(base), CX ; LEAQ to(base), DX ; CMPQ CX, DX ; JA fail
+//	SHRQ $12, CX ; SHRQ $12, DX ; CMPQ DX, $pages ; JAE fail
+//	loop: TESTB $need, table(R14)(CX*1) ; JEQ fail ; ADDQ $1, CX ; CMPQ CX, DX ; JLS loop
+func (c *compiler) pageTest(base register, from, to int64, need uint8, fail *label) {
+	a := c.a
+	a.op(xLEAQ, mem(base, from), reg(rCX))
+	a.op(xLEAQ, mem(base, to), reg(rDX))
+	c.pageLoop(need, fail)
+}
+
+// pageLoop is pageTest's loop over the pages of guest addresses [CX, DX].
+func (c *compiler) pageLoop(need uint8, fail *label) {
+	a := c.a
+	a.op(xCMPQ, reg(rCX), reg(rDX))
+	a.jcc(condA, fail)
+	a.op(xSHRQ, imm(12), reg(rCX))
+	a.op(xSHRQ, imm(12), reg(rDX))
+	a.op(xCMPQ, reg(rDX), imm(int64(c.env.MemSize/4096)))
+	a.jcc(condAE, fail)
+	loop := &label{}
+	a.bind(loop)
+	a.op(xTESTB, imm(int64(need)), memIdx(rMem, rCX, interp.AccessTableOffset(c.env.MemSize)))
+	a.jcc(condEQ, fail)
+	a.op(xADDQ, imm(1), reg(rCX))
+	a.op(xCMPQ, reg(rCX), reg(rDX))
+	a.jcc(condBE, loop)
 }
 
 // lowerLoopChecks emits the checks a self-loop runs once on entry, before
@@ -427,27 +485,32 @@ func (c *compiler) lowerLoopChecks() {
 		a.op(xSHRQ, imm(31), reg(rCX))
 		a.jcc(condNE, fail)
 	}
+	rd, wr, st, _ := interp.SpanOffsets(env.MemSize)
+	stack := env.MemSize > env.GuardHi // there is a stack interval
 	for i, in := range f.Pre {
-		lo := env.ReadLo
+		lo, spanOff, need := env.ReadLo, rd, interp.AccR
 		if in.Cover.Store {
-			lo = env.WriteLo
+			lo, spanOff, need = env.WriteLo, wr, interp.AccW
 		}
 		lows := [2]uint64{lo, env.GuardHi}
-		sizes := [2]uint64{env.GuardLo - lo, env.MemSize - env.GuardHi}
-		if in.Stack {
-			lows[0], lows[1], sizes[0], sizes[1] = lows[1], lows[0], sizes[1], sizes[0]
-		}
-		if sizes[1] == 0 {
-			c.loopCheck(in, lows[0], sizes[0], stubs[i].stub)
-			continue
+		spans := [2]int64{spanOff, st}
+		if in.Stack && stack {
+			lows[0], lows[1], spans[0], spans[1] = lows[1], lows[0], spans[1], spans[0]
 		}
 		// The interval the accesses hit while recording first, then the
-		// other (a loop over a stack buffer recorded over a heap one).
-		other, ok := &label{}, &label{}
-		c.loopCheck(in, lows[0], sizes[0], other)
+		// other (a loop over a stack buffer recorded over a heap one),
+		// then the access table.
+		ok, pages := &label{}, &label{}
+		c.loopCheck(in, lows[0], spans[0], pages)
 		a.jmp(ok)
-		a.bind(other)
-		c.loopCheck(in, lows[1], sizes[1], stubs[i].stub)
+		if stack {
+			a.bind(pages)
+			pages = &label{}
+			c.loopCheck(in, lows[1], spans[1], pages)
+			a.jmp(ok)
+		}
+		a.bind(pages)
+		c.loopPages(in, need, stubs[i].stub)
 		a.bind(ok)
 	}
 }
@@ -455,28 +518,9 @@ func (c *compiler) lowerLoopChecks() {
 // loopCheck emits the range check of one OpLoopCheck against the interval
 // [low, low+size), jumping to fail if the range is not inside it (DX
 // holds the last iteration K when the base steps).
-func (c *compiler) loopCheck(in ir.Inst, low, size uint64, fail *label) {
+func (c *compiler) loopCheck(in ir.Inst, low uint64, spanOff int64, fail *label) {
 	a := c.a
-	span := in.Cover.Hi - in.Cover.Lo
-	step := int64(in.B.Const)
-	if step == 0 {
-		a.op(xMOVQ, imm(span), reg(rAX))
-		c.load(in.A, rCX)
-	} else {
-		m := step
-		if m < 0 {
-			m = -m
-		}
-		a.op(xMOVQ, reg(rDX), reg(rAX))
-		a.op(xSHLQ, imm(int64(bits.TrailingZeros64(uint64(m)))), reg(rAX))
-		c.load(in.A, rCX)
-		if step < 0 {
-			a.op(xSUBQ, reg(rAX), reg(rCX))
-		}
-		if span != 0 {
-			a.op(xADDQ, imm(span), reg(rAX))
-		}
-	}
+	c.loopRange(in)
 	if d := int64(low) - in.Cover.Lo; ir.FitsInt32(d) {
 		a.op(xSUBQ, imm(d), reg(rCX))
 	} else {
@@ -485,6 +529,53 @@ func (c *compiler) loopCheck(in ir.Inst, low, size uint64, fail *label) {
 	}
 	a.op(xADDQ, reg(rAX), reg(rCX))
 	a.jcc(condB, fail)
-	a.op(xCMPQ, reg(rCX), imm(int64(size)))
+	a.op(xCMPQ, reg(rCX), mem(rMem, spanOff))
 	a.jcc(condAE, fail)
+}
+
+// loopRange leaves in AX the length of the range of start addresses a
+// loop check covers and in CX its base (the range starts at CX+Lo), from
+// the last iteration K in DX.
+func (c *compiler) loopRange(in ir.Inst) {
+	a := c.a
+	span := in.Cover.Hi - in.Cover.Lo
+	step := int64(in.B.Const)
+	if step == 0 {
+		a.op(xMOVQ, imm(span), reg(rAX))
+		c.load(in.A, rCX)
+		return
+	}
+	m := step
+	if m < 0 {
+		m = -m
+	}
+	a.op(xMOVQ, reg(rDX), reg(rAX))
+	a.op(xSHLQ, imm(int64(bits.TrailingZeros64(uint64(m)))), reg(rAX))
+	c.load(in.A, rCX)
+	if step < 0 {
+		a.op(xSUBQ, reg(rAX), reg(rCX))
+	}
+	if span != 0 {
+		a.op(xADDQ, imm(span), reg(rAX))
+	}
+}
+
+// loopPages jumps to fail unless the access table allows every page of
+// the range a loop check covers (when it lies in neither fast interval:
+// a loop over a mapping the intervals do not reach). DX, the last
+// iteration, is kept in the header's scratch word meanwhile.
+func (c *compiler) loopPages(in ir.Inst, need uint8, fail *label) {
+	a := c.a
+	_, _, _, scratch := interp.SpanOffsets(c.env.MemSize)
+	c.loopRange(in)
+	a.op(xMOVQ, reg(rDX), mem(rMem, scratch))
+	if ir.FitsInt32(in.Cover.Lo) && ir.FitsInt32(in.Cover.Lo+7) {
+		a.op(xADDQ, imm(in.Cover.Lo), reg(rCX))
+	} else {
+		c.load(ir.C(uint64(in.Cover.Lo)), rDX)
+		a.op(xADDQ, reg(rDX), reg(rCX))
+	}
+	a.op(xLEAQ, memIdx(rCX, rAX, 7), reg(rDX)) // the last byte the last access may touch
+	c.pageLoop(need, fail)
+	a.op(xMOVQ, mem(rMem, scratch), reg(rDX))
 }

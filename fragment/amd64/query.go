@@ -4,6 +4,7 @@ package amd64
 
 import (
 	"rvdyn/fragment/ir"
+	"rvdyn/interp"
 	"rvdyn/profhw/mq"
 	"rvdyn/profhw/rpa"
 )
@@ -83,22 +84,23 @@ func (c *compiler) storeAddr(in ir.Inst, nv *rpa.Native) {
 }
 
 // checkStoreAddr leaves through exit unless the store's address is in
-// one of the writable intervals (the store's own check, see access).
+// one of the writable fast intervals (the store's own check, see access;
+// one outside them leaves, and the interpreter decides).
 func (c *compiler) checkStoreAddr(in ir.Inst, nv *rpa.Native, exit *label) {
 	a := c.a
 	env := c.env
 	c.storeAddr(in, nv)
 	ok := &label{}
+	_, wr, st, _ := interp.SpanOffsets(env.MemSize)
 	lows := [2]uint64{env.WriteLo, env.GuardHi}
-	sizes := [2]uint64{env.GuardLo - env.WriteLo, env.MemSize - env.GuardHi}
+	spans := [2]int64{wr, st}
 	for k := range 2 {
-		if sizes[k] == 0 {
-			continue
+		if k == 1 && env.MemSize <= env.GuardHi {
+			continue // no stack interval
 		}
 		c.load(ir.C(-lows[k]), rCX)
 		a.op(xADDQ, reg(rAX), reg(rCX))
-		c.load(ir.C(sizes[k]), rDX)
-		a.op(xCMPQ, reg(rCX), reg(rDX))
+		a.op(xCMPQ, reg(rCX), mem(rMem, spans[k]))
 		a.jcc(condB, ok)
 	}
 	a.jmp(exit)

@@ -13,26 +13,38 @@ import (
 // access [ReadLo, GuardLo) and [GuardHi, MemSize), a store [WriteLo,
 // GuardLo) and [GuardHi, MemSize); the guard gap [GuardLo, GuardHi) below
 // the stack faults. GuardLo = GuardHi = 0 means no guard gap.
+//
+// The intervals are the most the fast path can ever cover: how much of
+// them it covers now (the spans) the interpreter keeps in the header
+// before guest memory, where native code reads it (interp.Memory), and
+// what lies outside is decided by the access table. A constant address
+// needs no check at all only below StaticHi (the program's image, which
+// stays accessible until interp.Machine.EnvEpoch changes, and with it
+// the Env).
 type Env struct {
-	ReadLo  uint64 // lowest loadable guest address
-	WriteLo uint64 // lowest storable guest address
-	MemSize uint64 // size of the guest address space, at most 2 GiB
-	GuardLo uint64 // lowest address of the guard gap (the heap's limit)
-	GuardHi uint64 // end of the guard gap: the lowest stack address
+	ReadLo   uint64 // lowest address of the loads' fast interval
+	WriteLo  uint64 // lowest address of the stores' fast interval
+	MemSize  uint64 // size of the guest address space, at most 2 GiB
+	GuardLo  uint64 // lowest address of the guard gap (the heap's limit)
+	GuardHi  uint64 // end of the guard gap: the lowest stack address
+	StaticHi uint64 // end of the pages from ReadLo and WriteLo that stay accessible (0: GuardLo)
 }
 
 // EnvOf returns the Env of a loaded machine.
 func EnvOf(m *interp.Machine) Env {
 	lo, hi := m.Mem.Guard()
-	return Env{ReadLo: m.Mem.ReadLo(), WriteLo: m.Mem.WriteLo(), MemSize: m.Mem.Size(), GuardLo: lo, GuardHi: hi}
+	return Env{ReadLo: m.Mem.ReadLo(), WriteLo: m.Mem.WriteLo(), MemSize: m.Mem.Size(), GuardLo: lo, GuardHi: hi, StaticHi: m.StaticHi()}
 }
 
 // Norm returns e with an absent guard gap placed at MemSize, where it is
 // empty, so that [lo, GuardLo) and [GuardHi, MemSize) are always the two
-// accessible intervals.
+// intervals, and an unset StaticHi at GuardLo.
 func (e Env) Norm() Env {
 	if e.GuardLo == 0 && e.GuardHi == 0 {
 		e.GuardLo, e.GuardHi = e.MemSize, e.MemSize
+	}
+	if e.StaticHi == 0 {
+		e.StaticHi = e.GuardLo
 	}
 	return e
 }

@@ -275,10 +275,10 @@ func coveredBy(checks []covered, lo, hi int64, store bool, env Env) bool {
 	return false
 }
 
-// inBounds reports whether an access at guest address a passes the check
-// the interpreter makes ([lo, GuardLo) or [GuardHi, MemSize); the slack
-// page past the end absorbs the rest of a straddling access).
+// inBounds reports whether an access of up to 8 bytes at constant guest
+// address a is known to be allowed for as long as the Env holds: it lies
+// in [lo, StaticHi), the program's image.
 func inBounds(a, lo uint64, env Env) bool {
 	env = env.Norm()
-	return a-lo < env.GuardLo-lo || env.InStack(a)
+	return a >= lo && a+8 <= env.StaticHi
 }
