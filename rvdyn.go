@@ -234,7 +234,7 @@ type VM struct {
 	// the fragments built from it (dropStale).
 	codePages map[uint64]bool
 	fragPages map[*codecache.Fragment][]uint64
-	envEpoch  uint64 // the interp.Machine.EnvEpoch vm.env was made for
+	envEpoch  uint64                // the interp.Machine.EnvEpoch vm.env was made for
 	syms      *interp.Symbols       // the guest's function names
 	live      []*codecache.Fragment // fragments in the cache, for their tallies
 	// The heads the last phase flush removed that have not been

@@ -32,10 +32,10 @@ package interp
 // Page permissions: PROT_READ, PROT_WRITE and PROT_EXEC's bits, and
 // whether the page is mapped at all (a PROT_NONE page is mapped).
 const (
-	permR   uint8 = 1
-	permW   uint8 = 2
-	permX   uint8 = 4
-	permMap uint8 = 8
+	permR    uint8 = 1
+	permW    uint8 = 2
+	permX    uint8 = 4
+	permMap  uint8 = 8
 	permBus  uint8 = 16 // a file view's page wholly past the end of its file: an access is SIGBUS
 	permGone uint8 = 32 // unmapped, but mapped before (not the heap's reserve)
 

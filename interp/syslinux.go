@@ -79,14 +79,16 @@ var sysTable = map[uint64]sysEntry{
 	SysBrk:          {"brk", "x", 'x', func(m *Machine, a *[6]uint64) uint64 { return m.remapped(m.sysBrk(a[0])) }},
 	SysMunmap:       {"munmap", "xd", 'd', func(m *Machine, a *[6]uint64) uint64 { return m.remapped(m.sysMunmap(a[0], a[1])) }},
 	216:             {"mremap", "xddxx", 'x', func(m *Machine, a *[6]uint64) uint64 { return m.remapped(m.sysMremap(a[0], a[1], a[2], a[3], a[4])) }},
-	SysMmap:         {"mmap", "pdPMdd", 'x', func(m *Machine, a *[6]uint64) uint64 { return m.remapped(m.sysMmap(a[0], a[1], a[2], a[3], a[4], a[5])) }},
-	226:             {"mprotect", "xdP", 'd', func(m *Machine, a *[6]uint64) uint64 { return m.remapped(m.sysMprotect(a[0], a[1], a[2])) }},
-	227:             {"msync", "xdx", 'd', func(m *Machine, a *[6]uint64) uint64 { return m.sysMsync(a[0], a[1], a[2]) }},
-	233:             {"madvise", "xdd", 'd', func(m *Machine, a *[6]uint64) uint64 { return m.sysMadvise(a[0], a[1], a[2]) }},
-	259:             {"riscv_flush_icache", "xxx", 'd', func(m *Machine, a *[6]uint64) uint64 { return m.sysFlushIcache(a[0], a[1], a[2]) }},
-	261:             {"prlimit64", "ddpp", 'd', func(m *Machine, a *[6]uint64) uint64 { return m.sysPrlimit64(a[0], a[1], a[2], a[3]) }},
-	276:             {"renameat2", "fsfsx", 'd', func(m *Machine, a *[6]uint64) uint64 { return m.sysRenameat2(a[0], a[1], a[2], a[3], a[4]) }},
-	278:             {"getrandom", "pdx", 'd', func(m *Machine, a *[6]uint64) uint64 { return m.sysGetrandom(a[0], a[1], a[2]) }},
+	SysMmap: {"mmap", "pdPMdd", 'x', func(m *Machine, a *[6]uint64) uint64 {
+		return m.remapped(m.sysMmap(a[0], a[1], a[2], a[3], a[4], a[5]))
+	}},
+	226: {"mprotect", "xdP", 'd', func(m *Machine, a *[6]uint64) uint64 { return m.remapped(m.sysMprotect(a[0], a[1], a[2])) }},
+	227: {"msync", "xdx", 'd', func(m *Machine, a *[6]uint64) uint64 { return m.sysMsync(a[0], a[1], a[2]) }},
+	233: {"madvise", "xdd", 'd', func(m *Machine, a *[6]uint64) uint64 { return m.sysMadvise(a[0], a[1], a[2]) }},
+	259: {"riscv_flush_icache", "xxx", 'd', func(m *Machine, a *[6]uint64) uint64 { return m.sysFlushIcache(a[0], a[1], a[2]) }},
+	261: {"prlimit64", "ddpp", 'd', func(m *Machine, a *[6]uint64) uint64 { return m.sysPrlimit64(a[0], a[1], a[2], a[3]) }},
+	276: {"renameat2", "fsfsx", 'd', func(m *Machine, a *[6]uint64) uint64 { return m.sysRenameat2(a[0], a[1], a[2], a[3], a[4]) }},
+	278: {"getrandom", "pdx", 'd', func(m *Machine, a *[6]uint64) uint64 { return m.sysGetrandom(a[0], a[1], a[2]) }},
 }
 
 // offArg reads a file offset argument; a negative one is invalid (-2
