@@ -497,21 +497,24 @@ func (c *compiler) lowerLoopChecks() {
 		if in.Stack && stack {
 			lows[0], lows[1], spans[0], spans[1] = lows[1], lows[0], spans[1], spans[0]
 		}
-		// The interval the accesses hit while recording first, then the
-		// other (a loop over a stack buffer recorded over a heap one),
-		// then the access table.
-		ok, pages := &label{}, &label{}
-		c.loopCheck(in, lows[0], spans[0], pages)
-		a.jmp(ok)
-		if stack {
-			a.bind(pages)
-			pages = &label{}
-			c.loopCheck(in, lows[1], spans[1], pages)
-			a.jmp(ok)
-		}
-		a.bind(pages)
-		c.loopPages(in, need, stubs[i].stub)
+		// The interval the accesses hit while recording first, then, in
+		// cold code, the other (a loop over a stack buffer recorded over
+		// a heap one), then the access table.
+		ok, other := &label{}, &label{}
+		c.loopCheck(in, lows[0], spans[0], other)
 		a.bind(ok)
+		fail := stubs[i].stub
+		c.cold = append(c.cold, func() {
+			a.bind(other)
+			if stack {
+				pages := &label{}
+				c.loopCheck(in, lows[1], spans[1], pages)
+				a.jmp(ok)
+				a.bind(pages)
+			}
+			c.loopPages(in, need, fail)
+			a.jmp(ok)
+		})
 	}
 }
 
