@@ -261,10 +261,9 @@ func (vm *VM) phaseFlush(window uint64) {
 // (the guest rewrote them and ran fence.i, or unmapped or re-protected
 // them, or a debugger wrote there), and only those: the cache
 // consistency of Dynamo (Bala, Duesterwald and Banerjia, "Dynamo: A
-// Transparent Dynamic Optimization System", section 5), which flushes the
-// whole cache instead, made per page as DynamoRIO does (Bruening,
-// "Efficient, Transparent, and Comprehensive Runtime Code Manipulation",
-// chapter 6). Traces being compiled on the service thread are discarded
+// Transparent Dynamic Optimization System"), whose one removal is a flush
+// of the whole cache, made per page as DynamoRIO does (Bruening,
+// "Efficient, Transparent, and Comprehensive Runtime Code Manipulation"). Traces being compiled on the service thread are discarded
 // when they arrive, whatever their pages (they are few and rare).
 func (vm *VM) dropStale(changed []uint64) {
 	hit := map[uint64]bool{}

@@ -11,9 +11,10 @@ package interp
 // holding code when it is unmapped, remapped or loses PROT_EXEC: its
 // predecoded instructions are dropped at once and the page is reported by
 // TextChanged, so that code translated from it goes too (the cache
-// consistency of Bala, Duesterwald and Banerjia, "Dynamo: A Transparent
-// Dynamic Optimization System", section 5, and of Bruening's DynamoRIO,
-// which, like rvdyn, invalidates per region rather than flushing).
+// consistency of Bala, Duesterwald and Banerjia's "Dynamo: A Transparent
+// Dynamic Optimization System" and of Bruening's DynamoRIO ("Efficient,
+// Transparent, and Comprehensive Runtime Code Manipulation"), which, like
+// rvdyn, invalidates per region rather than flushing).
 //
 // Loads and stores are checked against Memory's intervals first (the
 // fast path) and against the access table this table keeps (Memory.acc)
