@@ -139,6 +139,31 @@ func TestGuestsAgree(t *testing.T) {
 			})
 		}
 	}
+	// Some guests built as a user builds them, dynamically linked
+	// (testdata/dynamic/corpus): the GC flavor's expected output, from
+	// the toolchain's sysroot.
+	dyn, _ := filepath.Glob("testdata/dynamic/corpus/*.elf")
+	if len(dyn) < 5 {
+		t.Fatalf("only %d dynamically linked corpus guests in testdata/dynamic/corpus", len(dyn))
+	}
+	for _, path := range dyn {
+		name := strings.TrimSuffix(filepath.Base(path), ".elf")
+		c := cfgs
+		if diffSize == corpus.Full {
+			c = fullSizeSubset(cfgs)
+		}
+		t.Run("dyn/"+name, func(t *testing.T) {
+			t.Parallel()
+			if _, err := os.Stat(sysrootLdSo); err != nil {
+				t.Skipf("%s is missing: the dynamically linked builds need the cross toolchain's sysroot", sysrootLdSo)
+			}
+			image, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			buildAgrees(t, name, corpus.GC, image, path, sysroot, c)
+		})
+	}
 }
 
 // fullSizeSubset is the configurations the benchmark-size run (CI's
@@ -163,8 +188,19 @@ func guestAgrees(t *testing.T, name string, flavor corpus.Flavor, cfgs map[strin
 	if err != nil {
 		t.Fatal(err)
 	}
+	path, err := corpus.ELFFileOf(name, flavor)
+	if err != nil {
+		t.Fatal(err)
+	}
+	buildAgrees(t, name, flavor, image, path, "", cfgs)
+}
+
+// buildAgrees is guestAgrees for one build of a corpus guest: image, in
+// file path, whose expected output is flavor's; a dynamically linked build
+// runs with its libraries from sysroot ld (qemu-riscv64 -L).
+func buildAgrees(t *testing.T, name string, flavor corpus.Flavor, image []byte, path, ld string, cfgs map[string]rvdyn.Options) {
 	args := corpus.Args(name, diffSize)
-	ref := run(t, image, rvdyn.Options{Mode: rvdyn.ModeInterp, Config: interp.Config{Args: args}})
+	ref := run(t, image, rvdyn.Options{Mode: rvdyn.ModeInterp, Config: interp.Config{Args: args, LdPrefix: ld}})
 	if ref.err != nil || ref.code != 0 {
 		t.Fatalf("interp: exit %d, %v, stderr %q", ref.code, ref.err, ref.stderr)
 	}
@@ -175,7 +211,7 @@ func guestAgrees(t *testing.T, name string, flavor corpus.Flavor, cfgs map[strin
 		t.Errorf("interp output differs from %s:\n got: %q\nwant: %q", corpus.ExpectedFileOf(name, diffSize, flavor), golden, want)
 	}
 	for cname, opts := range cfgs {
-		opts.Mode, opts.Args = rvdyn.ModeDynamo, args
+		opts.Mode, opts.Args, opts.LdPrefix = rvdyn.ModeDynamo, args, ld
 		got := run(t, image, opts)
 		if got.err != nil || got.code != ref.code || got.stdout != ref.stdout || got.stderr != ref.stderr {
 			t.Errorf("dynamo %s: exit %d (%v), output differs: %v\n got: %q\nwant: %q",
@@ -207,18 +243,18 @@ func guestAgrees(t *testing.T, name string, flavor corpus.Flavor, cfgs map[strin
 			t.Errorf("dynamo %s: %d code bytes but no capacity flush", cname, got.stats.CodeBytes)
 		}
 	}
-	path, err := corpus.ELFFileOf(name, flavor)
-	if err != nil {
-		t.Fatal(err)
+	qargs := append([]string{path}, args[1:]...)
+	if ld != "" {
+		qargs = append([]string{"-L", ld}, qargs...)
 	}
-	out, code, ok := runQEMUFile(t, path, args[1:], "")
+	out, code, ok := runQEMUArgs(t, qargs, "")
 	if !ok {
 		t.Log("qemu-riscv64 not installed: skipping the qemu comparison")
 		return
 	}
 	if code != ref.code || out != ref.stdout {
 		t.Errorf("qemu-riscv64: exit %d, output %q; rvdyn: exit %d, output %q", code, out, ref.code, ref.stdout)
-	} else if *updateGolden {
+	} else if *updateGolden && ld == "" {
 		dir, err := corpus.Dir()
 		if err != nil {
 			t.Fatal(err)

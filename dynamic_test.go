@@ -15,6 +15,7 @@ import (
 
 	"rvdyn"
 	"rvdyn/interp"
+	"rvdyn/net"
 )
 
 // sysroot is where the Debian cross toolchain (libc6-riscv64-cross and
@@ -208,4 +209,27 @@ func outputDiff(aName, a, bName, b string) string {
 		fmt.Fprintf(&s, "and %d more lines\n", n-most)
 	}
 	return s.String()
+}
+
+// TestInvalidationPerPage: the JIT-style guest rewrites code it has run
+// hot (in a page it re-protects, and in a page that is writable and
+// executable at once, flushed with __builtin___clear_cache): the
+// fragments built from those pages go, one page at a time, and nothing
+// else does (no flush: the program's own fragments stay), and the answer
+// is the interpreter's.
+func TestInvalidationPerPage(t *testing.T) {
+	image, err := os.ReadFile("testdata/dynamic/jit-static.elf")
+	if err != nil {
+		t.Fatal(err)
+	}
+	args := []string{"testdata/dynamic/jit-static.elf"}
+	ref := run(t, image, rvdyn.Options{Mode: rvdyn.ModeInterp, Config: interp.Config{Args: args}})
+	got := run(t, image, rvdyn.Options{Mode: rvdyn.ModeDynamo, NET: net.Options{Delay: net.NoDelay}, Config: interp.Config{Args: args}})
+	if got.err != nil || ref.err != nil || got.stdout != ref.stdout || got.insts != ref.insts {
+		t.Fatalf("dynamo: %v, %d instructions; interp: %v, %d; output equal %v", got.err, got.insts, ref.err, ref.insts, got.stdout == ref.stdout)
+	}
+	st := got.stats
+	if st.StaleRemoved == 0 || st.Flushes != 0 || st.StaleRemoved >= st.Fragments {
+		t.Errorf("%d fragments, %d removed as stale, %d flushes: want some removed, some kept, no flush", st.Fragments, st.StaleRemoved, st.Flushes)
+	}
 }

@@ -49,11 +49,18 @@ func runQEMU(t *testing.T, name string, args []string, stdin string) (out string
 // runQEMUFile is runQEMU for the ELF file at path.
 func runQEMUFile(t *testing.T, path string, args []string, stdin string) (out string, code int, ok bool) {
 	t.Helper()
+	return runQEMUArgs(t, append([]string{path}, args...), stdin)
+}
+
+// runQEMUArgs is runQEMUFile with qemu-riscv64's whole command line
+// (options, the program, its arguments).
+func runQEMUArgs(t *testing.T, argv []string, stdin string) (out string, code int, ok bool) {
+	t.Helper()
 	qemu, err := exec.LookPath("qemu-riscv64")
 	if err != nil {
 		return "", 0, false
 	}
-	cmd := exec.Command(qemu, append([]string{path}, args...)...)
+	cmd := exec.Command(qemu, argv...)
 	var b bytes.Buffer
 	cmd.Stdout, cmd.Stdin = &b, strings.NewReader(stdin)
 	err = cmd.Run()

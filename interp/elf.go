@@ -138,7 +138,7 @@ func (m *Machine) load(f *elf.File, image []byte, interpPath string) error {
 	}
 	m.staticHi = m.brkStart
 	m.markReserve(m.Mem.readLo, m.Mem.guardLo) // gaps between segments too: see pages.go
-	m.lowReduced = ^uint64(0)
+	m.lowReduced, m.lowLostR, m.lowLostW = ^uint64(0), ^uint64(0), ^uint64(0)
 	m.fixSpans()
 	return nil
 }

@@ -125,6 +125,8 @@ type Machine struct {
 	changedSet        map[uint64]bool
 	perm              []uint8 // the page table (pages.go)
 	lowReduced        uint64  // the lowest address whose page lost access since fixSpans
+	lowLostR          uint64  // ... lost AccR
+	lowLostW          uint64  // ... lost AccW
 	readHi, writeHi   uint64  // the ends of the fast intervals (fixSpans)
 	stackHi           uint64
 	staticHi          uint64 // see StaticHi

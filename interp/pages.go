@@ -47,7 +47,7 @@ const (
 // unmapped.
 func (m *Machine) initPages() {
 	m.perm = make([]uint8, m.Mem.size/pageSize)
-	m.lowReduced = ^uint64(0)
+	m.lowReduced, m.lowLostR, m.lowLostW = ^uint64(0), ^uint64(0), ^uint64(0)
 }
 
 // putPerm sets page p's permission byte and its access bits (a SIGBUS
@@ -67,8 +67,14 @@ func (m *Machine) putPerm(p uint64, v uint8) {
 	case v&permBus != 0 || v&permMap == 0:
 		acc = 0
 	}
-	if was := m.Mem.acc[p]; was&^acc != 0 {
+	if lost := m.Mem.acc[p] &^ acc; lost != 0 {
 		m.lowReduced = min(m.lowReduced, p*pageSize)
+		if lost&AccR != 0 {
+			m.lowLostR = min(m.lowLostR, p*pageSize)
+		}
+		if lost&AccW != 0 {
+			m.lowLostW = min(m.lowLostW, p*pageSize)
+		}
 	}
 	m.perm[p] = v
 	m.Mem.acc[p] = acc
@@ -150,13 +156,17 @@ func protBits(prot uint64) uint8 { return permMap | uint8(prot&7) }
 func (m *Machine) fixSpans() {
 	mem := m.Mem
 	if r := m.lowReduced; r != ^uint64(0) {
-		m.lowReduced = ^uint64(0)
-		if r < m.staticHi && r >= mem.readLo {
-			m.staticHi = r &^ (pageSize - 1)
+		lr, lw := m.lowLostR, m.lowLostW
+		m.lowReduced, m.lowLostR, m.lowLostW = ^uint64(0), ^uint64(0), ^uint64(0)
+		// A load at a constant address is proven from ReadLo, a store
+		// from WriteLo (RELRO, below it, turning read-only changes
+		// nothing).
+		if lr < m.staticHi && lr >= mem.readLo || lw < m.staticHi && lw >= mem.writeLo {
+			m.staticHi = min(max(lr, mem.readLo), max(lw, mem.writeLo))
 			m.envEpoch++
 		}
-		m.readHi = min(m.readHi, max(r, mem.readLo))
-		m.writeHi = min(m.writeHi, max(r, mem.writeLo))
+		m.readHi = min(m.readHi, max(lr, mem.readLo))
+		m.writeHi = min(m.writeHi, max(lw, mem.writeLo))
 		if r >= mem.guardHi {
 			m.stackHi = min(m.stackHi, r)
 		}
