@@ -137,7 +137,8 @@ func (m *Machine) load(f *elf.File, image []byte, interpPath string) error {
 		return err
 	}
 	m.staticHi = m.brkStart
-	m.markReserve(m.Mem.readLo, m.Mem.guardLo) // gaps between segments too: see pages.go
+	m.markReserve(m.Mem.readLo, m.brkStart, AccR) // gaps between segments: see pages.go
+	m.markReserve(m.brkStart, m.Mem.guardLo, AccR|AccW)
 	m.lowReduced, m.lowLostR, m.lowLostW = ^uint64(0), ^uint64(0), ^uint64(0)
 	m.fixSpans()
 	return nil

@@ -25,9 +25,10 @@ package interp
 // range was before rvdyn kept a page table, so that a program whose heap
 // and mappings are one run of pages (every static one) keeps one fast
 // interval; an access there does not fault where Linux would give
-// SIGSEGV. The same holds for pages between the program's segments (the
-// standard toolchains leave none; hand-made images do). Pages unmapped
-// after being mapped (munmap, a break moved down) are not the reserve:
+// SIGSEGV. Pages between the program's segments (the standard toolchains
+// leave none; hand-made images do) may be loaded from (zeros), not stored
+// to, so that the loads' interval runs from the text to the data. Pages
+// unmapped after being mapped (munmap, a break moved down) are neither:
 // an access there faults.
 
 // Page permissions: PROT_READ, PROT_WRITE and PROT_EXEC's bits, and
@@ -217,12 +218,12 @@ func (m *Machine) remapped(r uint64) uint64 {
 	return r
 }
 
-// markReserve makes the never-mapped pages of [lo, hi) (above the
-// program, below the guard gap) accessible: the heap's reserve.
-func (m *Machine) markReserve(lo, hi uint64) {
+// markReserve gives the never-mapped pages of [lo, hi) access acc: the
+// heap's reserve, and the gaps between the program's segments.
+func (m *Machine) markReserve(lo, hi uint64, acc uint8) {
 	for a := lo; a < hi; a += pageSize {
 		if m.perm[a/pageSize] == 0 {
-			m.Mem.acc[a/pageSize] = AccR | AccW
+			m.Mem.acc[a/pageSize] = acc
 		}
 	}
 }
