@@ -21,11 +21,10 @@ package interp
 // when they miss them. The intervals are kept to hold only accessible
 // pages (fixSpans). One documented exception to Linux: the pages between
 // the program's end and the guard gap that were never mapped (the brk
-// heap's reserve, where the heap grows) are accessible, as all of that
-// range was before rvdyn kept a page table, so that a program whose heap
-// and mappings are one run of pages (every static one) keeps one fast
-// interval; an access there does not fault where Linux would give
-// SIGSEGV. Pages between the program's segments (the standard toolchains
+// heap's reserve, where the heap grows) are accessible, so that a
+// program whose heap and mappings are one run of pages (every static one)
+// keeps one fast interval; an access there does not fault where Linux
+// would give SIGSEGV. Pages between the program's segments (the standard toolchains
 // leave none; hand-made images do) may be loaded from (zeros), not stored
 // to, so that the loads' interval runs from the text to the data. Pages
 // unmapped after being mapped (munmap, a break moved down) are neither:
