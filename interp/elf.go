@@ -228,6 +228,7 @@ func (m *Machine) loadSegments(f *elf.File, image []byte, bias uint64) error {
 	}
 	mem.setLimits(lo, wlo, guardLo, stackLo)
 	m.readHi, m.writeHi, m.stackHi = lo, wlo, stackLo
+	m.mapReadLo, m.mapWriteLo = guardLo, guardLo
 
 	// The text is decoded lazily (text.go): a huge memsz costs address
 	// space, not memory or time.

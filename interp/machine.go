@@ -127,7 +127,11 @@ type Machine struct {
 	lowReduced        uint64  // the lowest address whose page lost access since fixSpans
 	lowLostR          uint64  // ... lost AccR
 	lowLostW          uint64  // ... lost AccW
-	readHi, writeHi   uint64  // the ends of the fast intervals (fixSpans)
+	highLostR         uint64  // the end of the highest page that lost AccR since fixSpans
+	highLostW         uint64
+	mapReadLo         uint64 // the mappings' runs [mapReadLo, guard gap) (fixSpans)
+	mapWriteLo        uint64
+	readHi, writeHi   uint64 // the ends of the fast intervals (fixSpans)
 	stackHi           uint64
 	staticHi          uint64 // see StaticHi
 	envEpoch          uint64

@@ -73,6 +73,10 @@ const (
 	hdrWrite
 	hdrStack
 	hdrScratch
+	hdrMapReadLo // the mappings' intervals (see MapSpanOffsets)
+	hdrMapReadSpan
+	hdrMapWriteLo
+	hdrMapWriteSpan
 	hdrWords
 )
 
@@ -91,6 +95,23 @@ func AccessTableOffset(memSize uint64) int64 { return -int64(tableSize(memSize))
 func SpanOffsets(memSize uint64) (read, write, stack, scratch int64) {
 	h := AccessTableOffset(memSize) - pageSize
 	return h + 8*hdrRead, h + 8*hdrWrite, h + 8*hdrStack, h + 8*hdrScratch
+}
+
+// MapSpanOffsets returns the offsets from Base() of the header words of
+// the mappings' intervals, for loads and for stores: each a low and a
+// span, both moving. Native code tries them after the heap's and the
+// stack's and before the access table: the run of accessible pages that
+// ends at the guard gap, where mappings go first (see Machine.fixSpans).
+func MapSpanOffsets(memSize uint64) (readLo, readSpan, writeLo, writeSpan int64) {
+	h := AccessTableOffset(memSize) - pageSize
+	return h + 8*hdrMapReadLo, h + 8*hdrMapReadSpan, h + 8*hdrMapWriteLo, h + 8*hdrMapWriteSpan
+}
+
+// setMapSpans sets the mappings' intervals for native code: loads in
+// [readLo, readLo+read), stores in [writeLo, writeLo+write).
+func (m *Memory) setMapSpans(readLo, read, writeLo, write uint64) {
+	m.hdr[hdrMapReadLo], m.hdr[hdrMapReadSpan] = readLo, read
+	m.hdr[hdrMapWriteLo], m.hdr[hdrMapWriteSpan] = writeLo, write
 }
 
 // setLimits sets the fixed lows and the guard gap [guardLo, guardHi); the

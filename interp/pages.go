@@ -71,9 +71,11 @@ func (m *Machine) putPerm(p uint64, v uint8) {
 		m.lowReduced = min(m.lowReduced, p*pageSize)
 		if lost&AccR != 0 {
 			m.lowLostR = min(m.lowLostR, p*pageSize)
+			m.highLostR = max(m.highLostR, (p+1)*pageSize)
 		}
 		if lost&AccW != 0 {
 			m.lowLostW = min(m.lowLostW, p*pageSize)
+			m.highLostW = max(m.highLostW, (p+1)*pageSize)
 		}
 	}
 	m.perm[p] = v
@@ -174,17 +176,39 @@ func (m *Machine) fixSpans() {
 	m.readHi = m.grow(m.readHi, mem.guardLo, AccR)
 	m.writeHi = m.grow(m.writeHi, mem.guardLo, AccW)
 	m.stackHi = m.grow(m.stackHi, mem.size, AccR|AccW)
-	span := func(lo, hi uint64) uint64 {
-		if hi < lo+8 {
-			return 0
-		}
-		return hi - lo - 7 // the start of an 8-byte access: the last page's neighbour may be inaccessible
-	}
+	// The mappings' runs end at the guard gap (native code's third
+	// intervals): cut above the highest page that lost access, grown
+	// down over accessible pages.
+	m.mapReadLo = max(m.mapReadLo, min(m.highLostR, mem.guardLo))
+	m.mapWriteLo = max(m.mapWriteLo, min(m.highLostW, mem.guardLo))
+	m.highLostR, m.highLostW = 0, 0
+	m.mapReadLo = m.growDown(m.mapReadLo, m.readHi, AccR)
+	m.mapWriteLo = m.growDown(m.mapWriteLo, m.writeHi, AccW)
+	mem.setMapSpans(m.mapReadLo, span(m.mapReadLo, mem.guardLo), m.mapWriteLo, span(m.mapWriteLo, mem.guardLo))
 	stack := m.stackHi - mem.guardHi
 	if m.stackHi < mem.size {
 		stack = span(mem.guardHi, m.stackHi)
 	} // at the top the slack page past the address space takes a straddling access
 	mem.setSpans(span(mem.readLo, m.readHi), span(mem.writeLo, m.writeHi), stack)
+}
+
+// span returns the fast path's span of the interval [lo, hi): the start
+// addresses of the 8-byte accesses it holds (the page after hi may be
+// inaccessible).
+func span(lo, hi uint64) uint64 {
+	if hi < lo+8 {
+		return 0
+	}
+	return hi - lo - 7
+}
+
+// growDown returns the start of the run of pages from lo down to limit
+// that have access need.
+func (m *Machine) growDown(lo, limit uint64, need uint8) uint64 {
+	for lo > limit && m.Mem.acc[lo/pageSize-1]&need == need {
+		lo -= pageSize
+	}
+	return lo
 }
 
 // grow returns the end of the run of pages from hi up to limit that have
@@ -252,3 +276,7 @@ func (m *Machine) accessFault(kind FaultKind, pc, addr uint64, raw uint32) error
 	}
 	return &Fault{Kind: kind, PC: pc, Addr: addr, Raw: raw}
 }
+
+// MapRuns returns where the mappings' fast intervals for loads and for
+// stores begin now (they end at the guard gap; see MapSpanOffsets).
+func (m *Machine) MapRuns() (read, write uint64) { return m.mapReadLo, m.mapWriteLo }

@@ -355,33 +355,66 @@ func (c *compiler) access(i int, in ir.Inst, need uint8) operand {
 		return memIdx(rMem, base, off) // covered by an earlier check of this base value
 	}
 	e := c.stubFor(in.Exit, i)
-	// test jumps to miss unless base+first .. base+first+span lies in
-	// interval k.
-	test := func(k int, miss *label) {
-		a.op(xLEAQ, mem(base, first+span-int64(lows[k])), reg(rCX))
-		a.op(xCMPQ, reg(rCX), mem(rMem, spans[k]))
+	mapLo, mapSpan := c.mapSpans(need)
+	// The intervals, each a test that jumps to miss unless base+first ..
+	// base+first+span lies in it: the heap's and the stack's with a fixed
+	// low, the mappings' with a low read from the header too.
+	fixed := func(low uint64, spanOff int64) func(*label) {
+		return func(miss *label) {
+			a.op(xLEAQ, mem(base, first+span-int64(low)), reg(rCX))
+			a.op(xCMPQ, reg(rCX), mem(rMem, spanOff))
+			a.jcc(condAE, miss)
+			if span != 0 {
+				a.op(xCMPQ, reg(rCX), imm(span))
+				a.jcc(condB, miss)
+			}
+		}
+	}
+	mapped := func(miss *label) {
+		a.op(xLEAQ, mem(base, first+span), reg(rCX))
+		a.op(xSUBQ, mem(rMem, mapLo), reg(rCX))
+		a.op(xCMPQ, reg(rCX), mem(rMem, mapSpan))
 		a.jcc(condAE, miss)
 		if span != 0 {
 			a.op(xCMPQ, reg(rCX), imm(span))
 			a.jcc(condB, miss)
 		}
 	}
+	tests := []func(*label){fixed(lows[0], spans[0])}
+	if stack {
+		tests = append(tests, fixed(lows[1], spans[1]))
+	}
+	if in.Mapped && !in.Stack {
+		tests = append([]func(*label){mapped}, tests...)
+	} else {
+		tests = append(tests, mapped)
+	}
 	slow, back := &label{}, &label{}
-	test(0, slow)
+	tests[0](slow)
 	a.bind(back)
 	c.cold = append(c.cold, func() {
 		c.mark(in.PC)
 		a.bind(slow)
-		if stack {
-			other := &label{}
-			test(1, other)
+		for _, test := range tests[1:] {
+			next := &label{}
+			test(next)
 			a.jmp(back)
-			a.bind(other)
+			a.bind(next)
 		}
 		c.pageTest(base, first, first+span+7, need, e.stub)
 		a.jmp(back)
 	})
 	return memIdx(rMem, base, off)
+}
+
+// mapSpans returns the header offsets of the mappings' interval for
+// accesses that need need (see interp.MapSpanOffsets).
+func (c *compiler) mapSpans(need uint8) (lo, span int64) {
+	rl, rs, wl, ws := interp.MapSpanOffsets(c.env.MemSize)
+	if need == interp.AccW {
+		return wl, ws
+	}
+	return rl, rs
 }
 
 // pageTest jumps to fail unless every page of guest addresses
@@ -498,19 +531,30 @@ func (c *compiler) lowerLoopChecks() {
 			lows[0], lows[1], spans[0], spans[1] = lows[1], lows[0], spans[1], spans[0]
 		}
 		// The interval the accesses hit while recording first, then, in
-		// cold code, the other (a loop over a stack buffer recorded over
+		// cold code, the others (a loop over a stack buffer recorded over
 		// a heap one), then the access table.
+		in, need := in, need
+		tests := []func(*label){func(miss *label) { c.loopCheck(in, lows[0], spans[0], miss) }}
+		if stack {
+			tests = append(tests, func(miss *label) { c.loopCheck(in, lows[1], spans[1], miss) })
+		}
+		mapped := func(miss *label) { c.loopCheckMapped(in, need, miss) }
+		if in.Mapped && !in.Stack {
+			tests = append([]func(*label){mapped}, tests...)
+		} else {
+			tests = append(tests, mapped)
+		}
 		ok, other := &label{}, &label{}
-		c.loopCheck(in, lows[0], spans[0], other)
+		tests[0](other)
 		a.bind(ok)
 		fail := stubs[i].stub
 		c.cold = append(c.cold, func() {
 			a.bind(other)
-			if stack {
-				pages := &label{}
-				c.loopCheck(in, lows[1], spans[1], pages)
+			for _, test := range tests[1:] {
+				next := &label{}
+				test(next)
 				a.jmp(ok)
-				a.bind(pages)
+				a.bind(next)
 			}
 			c.loopPages(in, need, fail)
 			a.jmp(ok)
@@ -530,6 +574,24 @@ func (c *compiler) loopCheck(in ir.Inst, low uint64, spanOff int64, fail *label)
 		a.op(xSUBQ, imm(int64(low)), reg(rCX))
 		a.op(xADDQ, imm(in.Cover.Lo), reg(rCX))
 	}
+	a.op(xADDQ, reg(rAX), reg(rCX))
+	a.jcc(condB, fail)
+	a.op(xCMPQ, reg(rCX), mem(rMem, spanOff))
+	a.jcc(condAE, fail)
+}
+
+// loopCheckMapped is loopCheck against the mappings' interval, whose low
+// is read from the header too.
+func (c *compiler) loopCheckMapped(in ir.Inst, need uint8, fail *label) {
+	a := c.a
+	lo, spanOff := c.mapSpans(need)
+	c.loopRange(in)
+	if !ir.FitsInt32(in.Cover.Lo) { // (hoisted offsets are far smaller)
+		a.jmp(fail)
+		return
+	}
+	a.op(xADDQ, imm(in.Cover.Lo), reg(rCX))
+	a.op(xSUBQ, mem(rMem, lo), reg(rCX))
 	a.op(xADDQ, reg(rAX), reg(rCX))
 	a.jcc(condB, fail)
 	a.op(xCMPQ, reg(rCX), mem(rMem, spanOff))

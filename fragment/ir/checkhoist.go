@@ -65,7 +65,7 @@ func CheckHoist(f *Func) {
 	mixed := env.WriteLo >= env.ReadLo
 	type use struct {
 		lo, hi        int64
-		stack         bool
+		stack, mapped bool
 		loads, stores bool
 		mixedStack    bool
 		n             int
@@ -81,10 +81,10 @@ func CheckHoist(f *Func) {
 				u := &uses[id]
 				c := in.check()
 				if u.n == 0 {
-					u.lo, u.hi, u.stack = delta+c.lo, delta+c.hi, in.Stack
+					u.lo, u.hi, u.stack, u.mapped = delta+c.lo, delta+c.hi, in.Stack, in.Mapped
 				}
 				u.lo, u.hi = min(u.lo, delta+c.lo), max(u.hi, delta+c.hi)
-				u.mixedStack = u.mixedStack || u.stack != in.Stack
+				u.mixedStack = u.mixedStack || u.stack != in.Stack || u.mapped != in.Mapped
 				u.loads = u.loads || IsLoad(in.Op) || in.Op == OpCheck && !c.store
 				u.stores = u.stores || c.store
 				u.n++
@@ -139,7 +139,7 @@ func CheckHoist(f *Func) {
 		}
 		hoisted[s] = true
 		f.Pre = append(f.Pre, Inst{Op: OpLoopCheck, A: R(s), B: C(uint64(c)), Cover: Cover{Lo: u.lo, Hi: u.hi, Store: u.stores},
-			Stack: u.stack, PC: f.Head, Step: 0})
+			Stack: u.stack, Mapped: u.mapped, PC: f.Head, Step: 0})
 	}
 	if len(f.Pre) == 0 {
 		f.Trip = Trip{}

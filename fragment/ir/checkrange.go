@@ -99,7 +99,7 @@ func CheckRange(f *Func) {
 		if next < len(all) && all[next].at == i {
 			g := all[next]
 			next++
-			out = append(out, Inst{Op: OpCheck, A: R(g.reg), Exit: g.exit, PC: in.PC, Step: in.Step, Stack: in.Stack,
+			out = append(out, Inst{Op: OpCheck, A: R(g.reg), Exit: g.exit, PC: in.PC, Step: in.Step, Stack: in.Stack, Mapped: in.Mapped,
 				Cover: Cover{Lo: g.lo - g.delta, Hi: g.hi - g.delta, Store: g.store}})
 		}
 		out = append(out, in)

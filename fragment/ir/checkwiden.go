@@ -46,9 +46,10 @@ const MaxCoverSpan = 1 << 16
 func CheckWiden(f *Func) {
 	limit, mixed := coverLimits(f.env.Norm())
 	type key struct {
-		id    int // the base value
-		stack bool
-		store bool // only when loads and stores cannot share a check
+		id     int // the base value
+		stack  bool
+		mapped bool
+		store  bool // only when loads and stores cannot share a check
 	}
 	type group struct {
 		first  int   // instruction carrying the check
@@ -63,7 +64,7 @@ func CheckWiden(f *Func) {
 		in := &f.Insts[i]
 		if (IsLoad(in.Op) || IsStore(in.Op)) && in.Exit >= 0 && !in.A.IsConst && !in.Cover.Widened() {
 			id, delta := vals.of(in.A.Reg)
-			k := key{id: id, stack: in.Stack, store: !mixed && IsStore(in.Op)}
+			k := key{id: id, stack: in.Stack, mapped: in.Mapped, store: !mixed && IsStore(in.Op)}
 			off := delta + in.Off
 			joined := false
 			for _, g := range groups[k] {

@@ -161,9 +161,11 @@ func (f *Func) lowerFloat(x Inst, in interp.Inst, addr uint64, i int, frmGuarded
 	case IsFloatLoad(op):
 		x.F.D, x.A, x.Off = in.Rd, R(in.Rs1), in.Imm
 		x.Exit, x.Stack = f.newExit(ExitInterp, x.PC, x.PC, i), f.env.InStack(addr)
+		x.Mapped = !x.Stack && f.env.InMapped(addr, false)
 	case IsFloatStore(op):
 		x.F.B, x.A, x.Off = in.Rs2, R(in.Rs1), in.Imm
 		x.Exit, x.Stack = f.newExit(ExitInterp, x.PC, x.PC, i), f.env.InStack(addr)
+		x.Mapped = !x.Stack && f.env.InMapped(addr, true)
 	default:
 		if d {
 			x.F.D = in.Rd

@@ -140,6 +140,9 @@ type Inst struct {
 	// Stack marks a load or store whose recorded address was in the
 	// stack: its bounds check tries the stack interval first.
 	Stack bool
+	// Mapped marks one whose recorded address was in the mappings'
+	// interval (Env.InMapped): its check tries that interval first.
+	Mapped bool
 	// Cover, on a load or store with an exit, widens its bounds check to
 	// a range of addresses off the same base (see CheckWiden); the zero
 	// Cover is the ordinary check of the access's own address.
@@ -451,10 +454,12 @@ func LowerSampled(t *interp.Trace, env Env, sample Sampler) *Func {
 		case op.Class() == interp.ClassLoad:
 			x.Op, x.Dst, x.A, x.Off = op, in.Rd, R(in.Rs1), in.Imm
 			x.Exit, x.Stack = f.newExit(ExitInterp, pc, pc, i), env.InStack(s.Addr)
+			x.Mapped = !x.Stack && env.InMapped(s.Addr, false)
 			emit(x)
 		case op.Class() == interp.ClassStore:
 			x.Op, x.A, x.B, x.Off = op, R(in.Rs1), R(in.Rs2), in.Imm
 			x.Exit, x.Stack = f.newExit(ExitInterp, pc, pc, i), env.InStack(s.Addr)
+			x.Mapped = !x.Stack && env.InMapped(s.Addr, true)
 			emit(x)
 		case op == interp.OpFENCE:
 		case op >= interp.OpADDI && op <= interp.OpREMUW:
