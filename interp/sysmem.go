@@ -548,3 +548,49 @@ func (m *Machine) sysMsync(addr, length, flags uint64) uint64 {
 	}
 	return 0
 }
+
+// shrunk is the last step of the system calls that may cut a file short
+// (ftruncate, openat with O_TRUNC): the pages of file views that now lie
+// wholly past the end of their file become anonymous and SIGBUS to the
+// guest, as under Linux, where the host's view of them would fault in
+// rvdyn itself. (A file another process truncates is not seen.) It
+// returns r.
+func (m *Machine) shrunk(r uint64) uint64 {
+	var out []vma
+	cut := false
+	for _, x := range m.mm.vmas {
+		if x.file == nil {
+			out = append(out, x)
+			continue
+		}
+		var st unix.Stat_t
+		end := x.hi // the end of the pages the file still reaches
+		if unix.Fstat(x.file.fd, &st) == nil {
+			if size := uint64(st.Size); size <= x.off {
+				end = x.lo
+			} else {
+				end = min(x.hi, x.lo+pageUp(size-x.off))
+			}
+		}
+		if end == x.hi {
+			out = append(out, x)
+			continue
+		}
+		cut = true
+		m.hostAnon(end, x.hi)
+		for a := end; a < x.hi; a += pageSize {
+			m.setPages(a, a+pageSize, m.pageOf(a)|permBus, false)
+		}
+		if end > x.lo {
+			out = append(out, vma{lo: x.lo, hi: end, file: x.file, off: x.off})
+		} else {
+			x.file.release()
+		}
+		out = append(out, vma{lo: end, hi: x.hi})
+	}
+	if cut {
+		m.mm.vmas = out
+		m.fixSpans()
+	}
+	return r
+}

@@ -13,6 +13,7 @@
 #include <fcntl.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
@@ -126,6 +127,22 @@ int main(int argc, char **argv) {
     load(p + (st.st_size - 1) % PG);
     say("the file's last byte loads");
     say("load from a mapped page past the end of the file (SIGBUS)");
+    load(p + PG);
+  } else if (!strcmp(c, "file-truncated")) {
+    /* A shared view of a file the program then cuts to one page. */
+    const char *dir = getenv("TMPDIR");
+    char name[4096];
+    snprintf(name, sizeof name, "%s/rvdyn-fault-truncated", dir && *dir ? dir : "/tmp");
+    int fd = open(name, O_RDWR | O_CREAT | O_TRUNC, 0600);
+    unlink(name);
+    ftruncate(fd, 2 * PG);
+    p = mmap(NULL, 2 * PG, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    p[PG] = 1;
+    say("the second page stores while the file has two");
+    ftruncate(fd, PG);
+    load(p);
+    say("the first page still loads after ftruncate to one page");
+    say("load from the page the file no longer reaches (SIGBUS)");
     load(p + PG);
   } else if (!strcmp(c, "stack-munmap")) {
     volatile char here;
