@@ -155,28 +155,9 @@ func TestSyscallGuest(t *testing.T) {
 	if !ok {
 		t.Log("qemu-riscv64 not installed: no comparison with it")
 	} else if out != ref.stdout || code != ref.code {
-		t.Fatalf("qemu-riscv64: exit %d; rvdyn: exit %d; outputs:\n%s", code, ref.code, diffLines(out, ref.stdout))
+		t.Fatalf("qemu-riscv64: exit %d; rvdyn: exit %d; outputs:\n%s", code, ref.code, outputDiff("qemu", out, "rvdyn", ref.stdout))
 	}
 	golden(t, "sysabi", ref.stdout)
-}
-
-// diffLines shows the lines of a and b that differ.
-func diffLines(a, b string) string {
-	al, bl := strings.Split(a, "\n"), strings.Split(b, "\n")
-	var s strings.Builder
-	for i := range max(len(al), len(bl)) {
-		var x, y string
-		if i < len(al) {
-			x = al[i]
-		}
-		if i < len(bl) {
-			y = bl[i]
-		}
-		if x != y {
-			s.WriteString("qemu:  " + x + "\nrvdyn: " + y + "\n")
-		}
-	}
-	return s.String()
 }
 
 // TestRootConfinement runs the escape attempts of the system-call guest

@@ -483,6 +483,7 @@ func (m *Machine) extend(v vma, old, on, nn uint64) uint64 {
 // bytes, and returns at.
 func (m *Machine) moveMapping(v vma, old, on, nn, at uint64) uint64 {
 	keep := min(on, nn)
+	moved := vma{lo: at, hi: at + keep, file: v.file, off: v.off + (old - v.lo)}
 	perms := make([]uint8, keep/pageSize)
 	copy(perms, m.perm[old/pageSize:])
 	if v.file == nil {
@@ -493,15 +494,14 @@ func (m *Machine) moveMapping(v vma, old, on, nn, at uint64) uint64 {
 			return errno(err)
 		}
 		m.hostAnon(old, old+keep) // the host left a hole there
-		m.vmaInsert(vma{lo: at, hi: at + keep, file: v.file, off: v.off + (old - v.lo)})
+		m.vmaInsert(moved)
 	}
 	m.mapRemove(old, old+on) // a file view: its pages are anonymous already
 	for j, p := range perms {
 		m.setPages(at+uint64(j)*pageSize, at+uint64(j+1)*pageSize, p, true)
 	}
 	if nn > on {
-		vv := vma{lo: at, hi: at + keep, file: v.file, off: v.off + (old - v.lo)}
-		if e := m.extend(vv, at, on, nn); e != 0 {
+		if e := m.extend(moved, at, on, nn); e != 0 {
 			return e
 		}
 	}

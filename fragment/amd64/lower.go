@@ -384,27 +384,39 @@ func (c *compiler) access(i int, in ir.Inst, need uint8) operand {
 	if stack {
 		tests = append(tests, fixed(lows[1], spans[1]))
 	}
-	if in.Mapped && !in.Stack {
-		tests = append([]func(*label){mapped}, tests...)
-	} else {
-		tests = append(tests, mapped)
-	}
+	tests = checkOrder(in, tests, mapped)
 	slow, back := &label{}, &label{}
 	tests[0](slow)
 	a.bind(back)
 	c.cold = append(c.cold, func() {
 		c.mark(in.PC)
 		a.bind(slow)
-		for _, test := range tests[1:] {
-			next := &label{}
-			test(next)
-			a.jmp(back)
-			a.bind(next)
-		}
+		c.tryEach(tests[1:], back)
 		c.pageTest(base, first, first+span+7, need, e.stub)
 		a.jmp(back)
 	})
 	return memIdx(rMem, base, off)
+}
+
+// checkOrder puts the mappings' interval test first when the access (or
+// loop check) in was recorded there, else last after the fixed ones
+// (already in the order in's Stack says).
+func checkOrder(in ir.Inst, fixed []func(*label), mapped func(*label)) []func(*label) {
+	if in.Mapped && !in.Stack {
+		return append([]func(*label){mapped}, fixed...)
+	}
+	return append(fixed, mapped)
+}
+
+// tryEach emits tests one after the other, each jumping to ok when it
+// passes and falling through to the next when it misses.
+func (c *compiler) tryEach(tests []func(*label), ok *label) {
+	for _, test := range tests {
+		next := &label{}
+		test(next)
+		c.a.jmp(ok)
+		c.a.bind(next)
+	}
 }
 
 // mapSpans returns the header offsets of the mappings' interval for
@@ -533,29 +545,18 @@ func (c *compiler) lowerLoopChecks() {
 		// The interval the accesses hit while recording first, then, in
 		// cold code, the others (a loop over a stack buffer recorded over
 		// a heap one), then the access table.
-		in, need := in, need
 		tests := []func(*label){func(miss *label) { c.loopCheck(in, lows[0], spans[0], miss) }}
 		if stack {
 			tests = append(tests, func(miss *label) { c.loopCheck(in, lows[1], spans[1], miss) })
 		}
-		mapped := func(miss *label) { c.loopCheckMapped(in, need, miss) }
-		if in.Mapped && !in.Stack {
-			tests = append([]func(*label){mapped}, tests...)
-		} else {
-			tests = append(tests, mapped)
-		}
+		tests = checkOrder(in, tests, func(miss *label) { c.loopCheckMapped(in, need, miss) })
 		ok, other := &label{}, &label{}
 		tests[0](other)
 		a.bind(ok)
 		fail := stubs[i].stub
 		c.cold = append(c.cold, func() {
 			a.bind(other)
-			for _, test := range tests[1:] {
-				next := &label{}
-				test(next)
-				a.jmp(ok)
-				a.bind(next)
-			}
+			c.tryEach(tests[1:], ok)
 			c.loopPages(in, need, fail)
 			a.jmp(ok)
 		})
