@@ -139,7 +139,7 @@ func (m *Machine) load(f *elf.File, image []byte, interpPath string) error {
 	m.staticHi = m.brkStart
 	m.markReserve(m.Mem.readLo, m.brkStart, AccR) // gaps between segments: see pages.go
 	m.markReserve(m.brkStart, m.Mem.guardLo, AccR|AccW)
-	m.lowReduced, m.lowLostR, m.lowLostW = ^uint64(0), ^uint64(0), ^uint64(0)
+	m.lowLostR, m.lowLostW, m.lowLostStack = ^uint64(0), ^uint64(0), ^uint64(0)
 	m.fixSpans()
 	return nil
 }

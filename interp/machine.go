@@ -124,9 +124,9 @@ type Machine struct {
 	changed           []uint64 // text pages dropped, see TextChanged
 	changedSet        map[uint64]bool
 	perm              []uint8 // the page table (pages.go)
-	lowReduced        uint64  // the lowest address whose page lost access since fixSpans
-	lowLostR          uint64  // ... lost AccR
+	lowLostR          uint64  // the lowest address whose page lost AccR since fixSpans
 	lowLostW          uint64  // ... lost AccW
+	lowLostStack      uint64  // ... lost either, in the stack interval
 	highLostR         uint64  // the end of the highest page that lost AccR since fixSpans
 	highLostW         uint64
 	mapReadLo         uint64 // the mappings' runs [mapReadLo, guard gap) (fixSpans)

@@ -47,7 +47,7 @@ const (
 // unmapped.
 func (m *Machine) initPages() {
 	m.perm = make([]uint8, m.Mem.size/pageSize)
-	m.lowReduced, m.lowLostR, m.lowLostW = ^uint64(0), ^uint64(0), ^uint64(0)
+	m.lowLostR, m.lowLostW, m.lowLostStack = ^uint64(0), ^uint64(0), ^uint64(0)
 }
 
 // putPerm sets page p's permission byte and its access bits (a SIGBUS
@@ -68,7 +68,9 @@ func (m *Machine) putPerm(p uint64, v uint8) {
 		acc = 0
 	}
 	if lost := m.Mem.acc[p] &^ acc; lost != 0 {
-		m.lowReduced = min(m.lowReduced, p*pageSize)
+		if a := p * pageSize; a >= m.Mem.guardHi {
+			m.lowLostStack = min(m.lowLostStack, a)
+		}
 		if lost&AccR != 0 {
 			m.lowLostR = min(m.lowLostR, p*pageSize)
 			m.highLostR = max(m.highLostR, (p+1)*pageSize)
@@ -149,7 +151,7 @@ func protBits(prot uint64) uint8 { return permMap | uint8(prot&7) }
 
 // fixSpans brings Memory's fast intervals up to date with the page table
 // after it changed: an interval is cut at the lowest page that lost
-// access (lowReduced), then grown over the accessible pages above its
+// access (lowLostR, lowLostW, lowLostStack), then grown over the accessible pages above its
 // end. The heap's intervals run from ReadLo and WriteLo up to at most
 // the guard gap, counting the reserve (never-mapped pages above the
 // program) as accessible; the stack's from the stack limit to the top. A
@@ -157,9 +159,9 @@ func protBits(prot uint64) uint8 { return permMap | uint8(prot&7) }
 // assume of constant addresses (EnvEpoch).
 func (m *Machine) fixSpans() {
 	mem := m.Mem
-	if r := m.lowReduced; r != ^uint64(0) {
-		lr, lw := m.lowLostR, m.lowLostW
-		m.lowReduced, m.lowLostR, m.lowLostW = ^uint64(0), ^uint64(0), ^uint64(0)
+	m.stackHi = min(m.stackHi, m.lowLostStack)
+	if lr, lw := m.lowLostR, m.lowLostW; min(lr, lw) != ^uint64(0) {
+		m.lowLostR, m.lowLostW, m.lowLostStack = ^uint64(0), ^uint64(0), ^uint64(0)
 		// A load at a constant address is proven from ReadLo, a store
 		// from WriteLo (RELRO, below it, turning read-only changes
 		// nothing).
@@ -169,9 +171,6 @@ func (m *Machine) fixSpans() {
 		}
 		m.readHi = min(m.readHi, max(lr, mem.readLo))
 		m.writeHi = min(m.writeHi, max(lw, mem.writeLo))
-		if r >= mem.guardHi {
-			m.stackHi = min(m.stackHi, r)
-		}
 	}
 	m.readHi = m.grow(m.readHi, mem.guardLo, AccR)
 	m.writeHi = m.grow(m.writeHi, mem.guardLo, AccW)
