@@ -20,6 +20,7 @@ var mechanisms = func() map[string]func(*Options) {
 		"phase-flush": func(o *Options) { o.Policy.NoPhaseFlush = true },   // phase-change flush
 		"phase-keep":  func(o *Options) { o.Policy.FullPhaseFlush = true }, // a phase flush keeps the new phase's fragments, backs off
 		"bailout":     func(o *Options) { o.Policy.NoBailout = true },      // bail-out to the interpreter
+		"cut-flush":   func(o *Options) { o.Policy.NoCutFlush = true },     // the flush after a munmap or mprotect cut a fast interval short
 		"hugepages":   func(o *Options) { o.Config.SmallPages = true },     // guest memory in transparent huge pages
 	}
 	// The fragment compiler's passes (regalloc, constfold, ...).

@@ -150,7 +150,7 @@ func (vm *VM) build(trace *interp.Trace, t0 time.Time) error {
 			}
 		}()
 	}
-	code, err := compileTrace(trace, vm.env, vm.opts.Compile, vm.sample)
+	code, err := compileTrace(trace, vm.compileEnv(), vm.opts.Compile, vm.sample)
 	if err != nil {
 		return fmt.Errorf("compiling trace at 0x%x: %w", trace.Head, err)
 	}
@@ -158,6 +158,18 @@ func (vm *VM) build(trace *interp.Trace, t0 time.Time) error {
 	err = vm.install(trace, code)
 	vm.ctr.compileTime += time.Since(t0)
 	return err
+}
+
+// compileEnv returns the Env a trace is compiled against now: vm.env,
+// which changes only with interp.Machine.EnvEpoch (when the program's
+// image loses access, and the cache is flushed), with the mappings'
+// intervals as they are now. Those are a hint only (which interval an
+// access tests first), and they move with every munmap that cuts the
+// heap's interval short (codecache.Policy.Cut).
+func (vm *VM) compileEnv() fragment.Env {
+	env := vm.env
+	env.MapReadLo, env.MapWriteLo = vm.m.MapRuns()
+	return env
 }
 
 // queueTrace hands trace to the service thread, starting it if needed,
@@ -179,7 +191,7 @@ func (vm *VM) queueTrace(trace *interp.Trace) bool {
 	if opts.Values != nil {
 		opts.Values = newFrozenValues(trace, opts.Values)
 	}
-	a.jobs <- &compileJob{trace: trace, env: vm.env, opts: opts, sample: frozenSampler(trace, vm.sample), epoch: a.epoch}
+	a.jobs <- &compileJob{trace: trace, env: vm.compileEnv(), opts: opts, sample: frozenSampler(trace, vm.sample), epoch: a.epoch}
 	a.inflight++
 	a.pending[trace.Head] = true
 	for _, s := range trace.Steps {

@@ -68,6 +68,12 @@ func (vm *VM) dispatch() error {
 			vm.flush()
 			continue
 		}
+		if pol.Cut(m.Retired(), m.IntervalCuts(), vm.cache.Len() == 0) {
+			// A munmap or mprotect cut a fast interval short: compile
+			// against the new layout (codecache.Policy.Cut).
+			vm.ctr.cutFlushes++
+			vm.flush()
+		}
 		// The safe point: no native code runs, and the next lookup may
 		// enter what the service thread has compiled.
 		if err := vm.installReady(); err != nil {

@@ -14,6 +14,7 @@ import (
 	"testing"
 
 	"rvdyn"
+	"rvdyn/bench/corpus"
 	"rvdyn/interp"
 	"rvdyn/net"
 )
@@ -231,5 +232,42 @@ func TestInvalidationPerPage(t *testing.T) {
 	st := got.stats
 	if st.StaleRemoved == 0 || st.Flushes != 0 || st.StaleRemoved >= st.Fragments {
 		t.Errorf("%d fragments, %d removed as stale, %d flushes: want some removed, some kept, no flush", st.Fragments, st.StaleRemoved, st.Flushes)
+	}
+}
+
+// TestCutFlush runs the RV64GC qsort guest at its benchmark size, whose
+// glibc maps its large arrays and unmaps a temporary one below them
+// (cutting the heap's fast interval short), with and without the flush
+// after the cut (codecache.Policy.Cut): the same output and instruction
+// count, and a cut flush only where it is on.
+func TestCutFlush(t *testing.T) {
+	image, err := corpus.ELFOf("qsort", corpus.GC)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := corpus.ExpectedOf("qsort", corpus.Full, corpus.GC)
+	if err != nil {
+		t.Fatal(err)
+	}
+	args := corpus.Args("qsort", corpus.Full)
+	var insts [2]uint64
+	for i, off := range []bool{false, true} {
+		opts := rvdyn.Options{Mode: rvdyn.ModeDynamo, Config: interp.Config{Args: args}}
+		if off {
+			if err := opts.Disable("cut-flush"); err != nil {
+				t.Fatal(err)
+			}
+		}
+		o := run(t, image, opts)
+		if o.err != nil || corpus.Outcome(o.stdout, o.code) != string(want) {
+			t.Fatalf("cut-flush off %v: exit %d (%v), output %q", off, o.code, o.err, o.stdout)
+		}
+		if n := o.stats.CutFlushes; off && n != 0 || !off && n == 0 {
+			t.Errorf("cut-flush off %v: %d cut flushes", off, n)
+		}
+		insts[i] = o.insts
+	}
+	if insts[0] != insts[1] {
+		t.Errorf("%d instructions with the cut flush, %d without", insts[0], insts[1])
 	}
 }

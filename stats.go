@@ -64,6 +64,7 @@ type counters struct {
 	phaseRemoved      uint64 // the fragments those removed
 	capacityFlushes   uint64
 	staleRemoved      uint64
+	cutFlushes        uint64
 	bailedOutAt       uint64
 	wall              time.Duration
 	recordTime        time.Duration
@@ -107,6 +108,7 @@ type Stats struct {
 	PhaseBackoffs     int                       // phase flushes found premature, each doubling the burst the next needs (codecache.Policy.Regret)
 	CapacityFlushes   uint64                    // ... because the cache was full
 	StaleRemoved      uint64                    // fragments removed because the code they were built from changed (rewritten and fence.i, unmapped, re-protected): per page, no flush
+	CutFlushes        uint64                    // flushes after a munmap or mprotect cut a fast interval of guest memory short (codecache.Policy.Cut)
 	BailedOutAt       uint64                    // guest instructions retired when rvdyn gave up optimizing (0: never)
 	Syscalls          uint64                    // system calls made
 	UnknownSyscalls   map[uint64]uint64         // calls answered -ENOSYS, by number
@@ -151,7 +153,7 @@ func (vm *VM) Stats() Stats {
 		GuestInstructions: vm.m.Retired(), CacheInstructions: c.cacheInstructions,
 		Traces: c.traces, TraceInstructions: c.traceInstructions, EndReasons: c.endReasons,
 		TooLarge: c.tooLarge, Exits: c.exits,
-		PhaseFlushes: c.phaseFlushes, PhaseRemoved: c.phaseRemoved, PhaseBackoffs: c.phaseBackoffs, CapacityFlushes: c.capacityFlushes, StaleRemoved: c.staleRemoved,
+		PhaseFlushes: c.phaseFlushes, PhaseRemoved: c.phaseRemoved, PhaseBackoffs: c.phaseBackoffs, CapacityFlushes: c.capacityFlushes, StaleRemoved: c.staleRemoved, CutFlushes: c.cutFlushes,
 		BailedOutAt: c.bailedOutAt,
 		Wall:        c.wall, RecordTime: c.recordTime, CompileTime: c.compileTime, SelectTime: c.selectTime,
 		LastInsert: c.lastInsert, Compiler: vm.async.stats,
@@ -250,6 +252,7 @@ func (s Stats) MarshalJSON() ([]byte, error) {
 	o.add("phase_backoffs", uint64(s.PhaseBackoffs))
 	o.add("capacity_flushes", s.CapacityFlushes)
 	o.add("stale_removed", s.StaleRemoved)
+	o.add("cut_flushes", s.CutFlushes)
 	o.add("bailed_out_at", s.BailedOutAt)
 	o.add("flushes", s.Flushes)
 	o.add("syscalls", s.Syscalls)
@@ -371,6 +374,7 @@ func (s *Stats) WriteTable(w io.Writer) error {
 			row("    found premature (back-offs)", s.PhaseBackoffs)
 		}
 		row("  cache full", s.CapacityFlushes)
+		row("  interval cut (munmap, mprotect)", s.CutFlushes)
 		row("fragments removed as stale (code changed)", s.StaleRemoved)
 		if s.BailedOutAt > 0 {
 			row("bailed out at instruction", s.BailedOutAt)

@@ -18,7 +18,7 @@ var statsKeys = []string{"mode", "delay", "exit_code", "guest_instructions", "ca
 	"interpreted_instructions", "traces", "trace_instructions", "trace_end_reasons", "trace_heads",
 	"fragments", "fragments_too_large", "heads_interpreted", "code_bytes", "cache_exits",
 	"exits_branch", "exits_budget", "exits_interp", "exits_indirect", "exits_sample", "links", "phase_flushes", "phase_removed", "phase_backoffs",
-	"capacity_flushes", "stale_removed", "bailed_out_at", "flushes", "syscalls", "unknown_syscalls",
+	"capacity_flushes", "stale_removed", "cut_flushes", "bailed_out_at", "flushes", "syscalls", "unknown_syscalls",
 	"wall_seconds", "record_seconds", "compile_seconds", "top_fragments"}
 
 func TestStatsJSON(t *testing.T) {

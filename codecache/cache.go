@@ -228,6 +228,9 @@ func (c *Cache) Each(yield func(*Fragment) bool) {
 // Lookup returns the fragment whose tag is pc, or nil.
 func (c *Cache) Lookup(pc uint64) *Fragment { return c.frags[pc] }
 
+// Len returns the number of fragments in the cache.
+func (c *Cache) Len() int { return len(c.frags) }
+
 // Exit returns the record of exit ID id.
 func (c *Cache) Exit(id uint64) *ExitRecord {
 	if id >= uint64(len(c.exits)) {

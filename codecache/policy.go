@@ -20,6 +20,7 @@ func DefaultPolicy() PolicyOptions {
 //	NoPhaseFlush   false       the phase-change flush is on
 //	FullPhaseFlush false       it keeps the fragments built in the window that showed the new phase
 //	NoBailout      false       bailing out to the interpreter is on
+//	NoCutFlush     false       the flush after a fast interval is cut short is on
 //	Window         16M         guest instructions per measuring window
 //	PhaseFactor    4           a new phase builds more than this times the usual fragments per window...
 //	PhaseMinBurst  16          ...and at least this many (doubled after each flush whose fragments come back: Policy.Regret)
@@ -43,6 +44,10 @@ type PolicyOptions struct {
 	FullPhaseFlush bool
 	// NoBailout disables bailing out to the interpreter.
 	NoBailout bool
+	// NoCutFlush disables the flush after a munmap or mprotect cut a
+	// fast interval of guest memory short (Policy.Cut; `--disable
+	// cut-flush`).
+	NoCutFlush bool
 	// Window is the measuring window, in guest instructions.
 	Window uint64
 	// PhaseFactor and PhaseMinBurst define a "sudden and sharp increase
@@ -130,12 +135,43 @@ type Policy struct {
 	thrashing   int     // consecutive windows with a capacity flush
 	minBurst    float64 // PhaseMinBurst, doubled by each premature phase flush (Regret)
 	backoffs    int     // phase flushes found premature
+	cutSeen     uint64  // interval cuts answered (Cut)
+	cutNext     uint64  // retired count before which Cut flushes no more
+	cutGap      uint64  // the spacing after the next cut flush, doubled by each
 }
 
 // NewPolicy returns a policy at the start of a run.
 func NewPolicy(o PolicyOptions) *Policy {
 	o = o.withDefaults()
-	return &Policy{o: o, windowEnd: o.Window, minBurst: float64(o.PhaseMinBurst)}
+	return &Policy{o: o, windowEnd: o.Window, minBurst: float64(o.PhaseMinBurst), cutGap: max(o.Window/16, 1)}
+}
+
+// Cut is called at the dispatcher's safe point with the run's retired
+// instructions, the count of fast-interval cuts so far
+// (interp.Machine.IntervalCuts) and whether the cache is empty, and
+// reports whether to flush the cache. A munmap or mprotect that cuts the
+// heap's or the stack's interval short leaves compiled code correct but
+// testing its intervals in the order its recording found (an array that
+// glibc mapped, reached through cold code once the mapping below it is
+// unmapped); a flush lets the traces be recorded and compiled again
+// against the new layout. The first cut flushes at once, and each flush
+// doubles the instructions before the next (from Window/16), so a
+// program that maps and unmaps all the time pays a few flushes, not one
+// per munmap; a cut while the cache is empty (a dynamic loader mapping
+// libraries at start-up) costs nothing and uses none of that spacing.
+// This flush is ours: Dynamo's cache holds no assumption about the
+// guest's memory layout.
+func (p *Policy) Cut(retired, cuts uint64, empty bool) bool {
+	if p.o.NoCutFlush || cuts == p.cutSeen || retired < p.cutNext {
+		return false
+	}
+	p.cutSeen = cuts
+	if empty {
+		return false
+	}
+	p.cutNext = retired + p.cutGap
+	p.cutGap *= 2
+	return true
 }
 
 // Regret reports how a phase flush turned out: of the removed fragments,

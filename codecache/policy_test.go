@@ -91,3 +91,35 @@ func TestPolicyDefaults(t *testing.T) {
 		}
 	}
 }
+
+// TestPolicyCut checks the flush after an interval cut: at once for the
+// first cut, never for the same count twice, nothing (and no spacing
+// used) while the cache is empty, then at least Window/16, doubling,
+// between flushes; and never with NoCutFlush.
+func TestPolicyCut(t *testing.T) {
+	const w = 1 << 20
+	p := NewPolicy(PolicyOptions{Window: w})
+	steps := []struct {
+		retired, cuts uint64
+		empty, want   bool
+	}{
+		{100, 0, false, false},       // no cut yet
+		{200, 1, true, false},        // a cut before anything was compiled
+		{300, 1, false, false},       // answered already
+		{400, 2, false, true},        // the first flush: at once
+		{500, 3, false, false},       // within Window/16 of it
+		{400 + w/16, 3, false, true}, // the spacing has passed
+		{500 + w/16, 4, false, false},
+		{399 + w/16 + w/8, 4, false, false}, // the spacing doubled
+		{400 + w/16 + w/8, 4, false, true},
+	}
+	for i, s := range steps {
+		if got := p.Cut(s.retired, s.cuts, s.empty); got != s.want {
+			t.Errorf("step %d: Cut(%d, %d, %v) = %v, want %v", i, s.retired, s.cuts, s.empty, got, s.want)
+		}
+	}
+	off := NewPolicy(PolicyOptions{Window: w, NoCutFlush: true})
+	if off.Cut(1000, 1, false) {
+		t.Error("NoCutFlush: Cut flushed")
+	}
+}

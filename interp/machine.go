@@ -135,6 +135,7 @@ type Machine struct {
 	stackHi           uint64
 	staticHi          uint64 // see StaticHi
 	envEpoch          uint64
+	intervalCuts      uint64 // see IntervalCuts
 
 	brkStart, brk, brkLimit uint64
 	stackTop                uint64

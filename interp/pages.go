@@ -156,9 +156,11 @@ func protBits(prot uint64) uint8 { return permMap | uint8(prot&7) }
 // the guard gap, counting the reserve (never-mapped pages above the
 // program) as accessible; the stack's from the stack limit to the top. A
 // page below staticHi that loses access changes what compiled code may
-// assume of constant addresses (EnvEpoch).
+// assume of constant addresses (EnvEpoch); a heap or stack interval cut
+// short counts in IntervalCuts.
 func (m *Machine) fixSpans() {
 	mem := m.Mem
+	readHi, writeHi, stackHi := m.readHi, m.writeHi, m.stackHi
 	m.stackHi = min(m.stackHi, m.lowLostStack)
 	if lr, lw := m.lowLostR, m.lowLostW; min(lr, lw) != ^uint64(0) {
 		m.lowLostR, m.lowLostW, m.lowLostStack = ^uint64(0), ^uint64(0), ^uint64(0)
@@ -175,6 +177,9 @@ func (m *Machine) fixSpans() {
 	m.readHi = m.grow(m.readHi, mem.guardLo, AccR)
 	m.writeHi = m.grow(m.writeHi, mem.guardLo, AccW)
 	m.stackHi = m.grow(m.stackHi, mem.size, AccR|AccW)
+	if m.readHi < readHi || m.writeHi < writeHi || m.stackHi < stackHi {
+		m.intervalCuts++
+	}
 	// The mappings' runs end at the guard gap (native code's third
 	// intervals): cut above the highest page that lost access, grown
 	// down over accessible pages.
@@ -227,6 +232,15 @@ func (m *Machine) grow(hi, limit uint64, need uint8) uint64 {
 // (mprotect or munmap of its data): compiled code that proved constant
 // addresses accessible against StaticHi is stale then.
 func (m *Machine) EnvEpoch() uint64 { return m.envEpoch }
+
+// IntervalCuts counts the times a munmap or mprotect cut the heap's or
+// the stack's fast interval short (the pages above the lost one stay
+// mapped, reached through the mappings' interval or the page walk).
+// Compiled code stays correct, but it tests its intervals in the order
+// its recording found the addresses in (ir.Inst.Mapped): an access that
+// the cut moved out of its first interval pays a cold test on every
+// execution until its fragment is compiled again.
+func (m *Machine) IntervalCuts() uint64 { return m.intervalCuts }
 
 // StaticHi returns the end of the pages from Memory.ReadLo (or WriteLo,
 // for stores) that stay accessible unless EnvEpoch changes: the
