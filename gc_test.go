@@ -68,6 +68,7 @@ func TestGCPrograms(t *testing.T) {
 				continue
 			}
 			t.Run(name+"/"+gc.name, func(t *testing.T) {
+				t.Parallel() // each run has its own VM and collector
 				insts := map[rvdyn.Mode]uint64{}
 				for _, mode := range gcModes() {
 					o := run(t, image, rvdyn.Options{Mode: mode, GC: gc.opts,

@@ -117,6 +117,7 @@ const queryRunLimit = 3_000_000
 func TestQueryModesAgree(t *testing.T) {
 	for _, name := range corpus.Names() {
 		t.Run(name, func(t *testing.T) {
+			t.Parallel() // each run has its own VM and profiler session
 			image, err := corpus.ELF(name)
 			if err != nil {
 				t.Fatal(err)
@@ -229,6 +230,7 @@ func TestEdgeQueryTransparent(t *testing.T) {
 	const edge = "for opBRANCH * every 256 collect pc res1 misc; send 1 stop;"
 	for _, name := range corpus.Names() {
 		t.Run(name, func(t *testing.T) {
+			t.Parallel()
 			image, err := corpus.ELF(name)
 			if err != nil {
 				t.Fatal(err)

@@ -123,6 +123,7 @@ func TestSchemePrograms(t *testing.T) {
 	image := schemeImage(t)
 	for _, name := range schemePrograms(t, image) {
 		t.Run(name, func(t *testing.T) {
+			t.Parallel() // each run is its own VM
 			o := agree(t, image, []string{name, "small"}, "")
 			if o.code != 0 || !strings.HasPrefix(o.stdout, name+" small n=") || !strings.HasSuffix(o.stdout, " ok\n") {
 				t.Errorf("exit %d, stdout %q, stderr %q", o.code, o.stdout, o.stderr)
@@ -148,6 +149,7 @@ func TestSchemeLanguage(t *testing.T) {
 	for _, f := range files {
 		name := strings.TrimSuffix(filepath.Base(f), ".scm")
 		t.Run(name, func(t *testing.T) {
+			t.Parallel()
 			src, err := os.ReadFile(f)
 			if err != nil {
 				t.Fatal(err)
