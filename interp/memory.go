@@ -77,8 +77,61 @@ const (
 	hdrMapReadSpan
 	hdrMapWriteLo
 	hdrMapWriteSpan
-	hdrWords
+	hdrClassed // the spans less each class's width (see ClassSpanOffset)
+	hdrWords   = hdrClassed + numIntervals*len(spanClasses)
 )
+
+// The fast intervals, as ClassSpanOffset numbers them.
+const (
+	IntervalRead     = iota // loads: [ReadLo, ReadLo+span)
+	IntervalWrite           // stores: [WriteLo, WriteLo+span)
+	IntervalStack           // both: [GuardHi, GuardHi+span)
+	IntervalMapRead         // loads in the mappings: [low, low+span), both in the header
+	IntervalMapWrite        // stores in the mappings
+	numIntervals
+)
+
+// spanClasses are the widths (bytes from a check's first start address
+// to its last) for which the header holds each interval's span less the
+// width, so that a check of a range of start addresses [s, s+w] is one
+// unsigned compare, s-low < span-class (see ClassSpanOffset).
+var spanClasses = [...]uint64{0, 64, 512, 4096}
+
+// SpanClass returns the class of a check whose start addresses run over
+// width bytes past its first (the smallest class at least as wide), and
+// false when width is wider than every class.
+func SpanClass(width uint64) (class int, ok bool) {
+	for c, w := range spanClasses {
+		if width <= w {
+			return c, true
+		}
+	}
+	return 0, false
+}
+
+// ClassSpanOffset returns the offset from Base() of the header word that
+// holds interval's span (IntervalRead...) less the width of class (0
+// when the span is smaller), for an address space of memSize bytes. A
+// check of start addresses [s, s+w], w at most the class's width, passes
+// when s-low < that word, unsigned: then every byte an access of up to 8
+// bytes at s..s+w touches lies in the interval. Near the interval's end
+// it may refuse what the exact test would pass (the wider the class, the
+// more), which the slower tests after it then take.
+func ClassSpanOffset(memSize uint64, interval, class int) int64 {
+	h := AccessTableOffset(memSize) - pageSize
+	return h + 8*int64(hdrClassed+interval*len(spanClasses)+class)
+}
+
+// setClassed sets interval's class words from its span.
+func (m *Memory) setClassed(interval int, span uint64) {
+	for c, w := range spanClasses {
+		v := uint64(0)
+		if span > w {
+			v = span - w
+		}
+		m.hdr[hdrClassed+interval*len(spanClasses)+c] = v
+	}
+}
 
 // tableSize returns the bytes the access table of an address space of
 // size bytes takes, rounded up to whole pages.
@@ -112,6 +165,8 @@ func MapSpanOffsets(memSize uint64) (readLo, readSpan, writeLo, writeSpan int64)
 func (m *Memory) setMapSpans(readLo, read, writeLo, write uint64) {
 	m.hdr[hdrMapReadLo], m.hdr[hdrMapReadSpan] = readLo, read
 	m.hdr[hdrMapWriteLo], m.hdr[hdrMapWriteSpan] = writeLo, write
+	m.setClassed(IntervalMapRead, read)
+	m.setClassed(IntervalMapWrite, write)
 }
 
 // setLimits sets the fixed lows and the guard gap [guardLo, guardHi); the
@@ -126,6 +181,9 @@ func (m *Memory) setLimits(readLo, writeLo, guardLo, guardHi uint64) {
 func (m *Memory) setSpans(read, write, stack uint64) {
 	m.readSpan, m.writeSpan, m.stackSpan = read, write, stack
 	m.hdr[hdrRead], m.hdr[hdrWrite], m.hdr[hdrStack] = read, write, stack
+	m.setClassed(IntervalRead, read)
+	m.setClassed(IntervalWrite, write)
+	m.setClassed(IntervalStack, stack)
 }
 
 func newMemory(size uint64, huge bool) (*Memory, error) {

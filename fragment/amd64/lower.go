@@ -323,14 +323,21 @@ func (c *compiler) access(i int, in ir.Inst, need uint8) operand {
 	if need == interp.AccW {
 		heapSpan = wr
 	}
+	heapInterval := interp.IntervalRead
+	if need == interp.AccW {
+		heapInterval = interp.IntervalWrite
+	}
 	lows := [2]uint64{lo, env.GuardHi}
 	spans := [2]int64{heapSpan, st}
+	intervals := [2]int{heapInterval, interp.IntervalStack}
 	stack := env.MemSize > env.GuardHi // there is a stack interval
 	if in.Stack && stack {
 		lows[0], lows[1], spans[0], spans[1] = lows[1], lows[0], spans[1], spans[0]
+		intervals[0], intervals[1] = intervals[1], intervals[0]
 	}
 	fits := func(off int64) bool {
-		return ir.FitsInt32(off) && ir.FitsInt32(off+span+7) && ir.FitsInt32(off+span-int64(lows[0])) && ir.FitsInt32(off+span-int64(lows[1]))
+		return ir.FitsInt32(off) && ir.FitsInt32(off+span+7) && ir.FitsInt32(off+span-int64(lows[0])) && ir.FitsInt32(off+span-int64(lows[1])) &&
+			ir.FitsInt32(off-int64(lows[0])) && ir.FitsInt32(off-int64(lows[1]))
 	}
 	base := c.hostOf(in.A)
 	off := in.Off
@@ -359,30 +366,48 @@ func (c *compiler) access(i int, in ir.Inst, need uint8) operand {
 	// The intervals, each a test that jumps to miss unless base+first ..
 	// base+first+span lies in it: the heap's and the stack's with a fixed
 	// low, the mappings' with a low read from the header too.
-	fixed := func(low uint64, spanOff int64) func(*label) {
+	// A range of start addresses whose width has a class
+	// (interp.SpanClass) is one compare against the span less the
+	// class's width; a wider one compares its end with the span and
+	// its end's distance from the low with its width.
+	class, classed := interp.SpanClass(uint64(span))
+	fixed := func(low uint64, spanOff int64, interval int) func(*label) {
 		return func(miss *label) {
+			if classed {
+				a.op(xLEAQ, mem(base, first-int64(low)), reg(rCX))
+				a.op(xCMPQ, reg(rCX), mem(rMem, interp.ClassSpanOffset(env.MemSize, interval, class)))
+				a.jcc(condAE, miss)
+				return
+			}
 			a.op(xLEAQ, mem(base, first+span-int64(low)), reg(rCX))
 			a.op(xCMPQ, reg(rCX), mem(rMem, spanOff))
 			a.jcc(condAE, miss)
-			if span != 0 {
-				a.op(xCMPQ, reg(rCX), imm(span))
-				a.jcc(condB, miss)
-			}
-		}
-	}
-	mapped := func(miss *label) {
-		a.op(xLEAQ, mem(base, first+span), reg(rCX))
-		a.op(xSUBQ, mem(rMem, mapLo), reg(rCX))
-		a.op(xCMPQ, reg(rCX), mem(rMem, mapSpan))
-		a.jcc(condAE, miss)
-		if span != 0 {
 			a.op(xCMPQ, reg(rCX), imm(span))
 			a.jcc(condB, miss)
 		}
 	}
-	tests := []func(*label){fixed(lows[0], spans[0])}
+	mapInterval := interp.IntervalMapRead
+	if need == interp.AccW {
+		mapInterval = interp.IntervalMapWrite
+	}
+	mapped := func(miss *label) {
+		if classed {
+			a.op(xLEAQ, mem(base, first), reg(rCX))
+			a.op(xSUBQ, mem(rMem, mapLo), reg(rCX))
+			a.op(xCMPQ, reg(rCX), mem(rMem, interp.ClassSpanOffset(env.MemSize, mapInterval, class)))
+			a.jcc(condAE, miss)
+			return
+		}
+		a.op(xLEAQ, mem(base, first+span), reg(rCX))
+		a.op(xSUBQ, mem(rMem, mapLo), reg(rCX))
+		a.op(xCMPQ, reg(rCX), mem(rMem, mapSpan))
+		a.jcc(condAE, miss)
+		a.op(xCMPQ, reg(rCX), imm(span))
+		a.jcc(condB, miss)
+	}
+	tests := []func(*label){fixed(lows[0], spans[0], intervals[0])}
 	if stack {
-		tests = append(tests, fixed(lows[1], spans[1]))
+		tests = append(tests, fixed(lows[1], spans[1], intervals[1]))
 	}
 	tests = checkOrder(in, tests, mapped)
 	slow, back := &label{}, &label{}
