@@ -139,3 +139,25 @@ func WriteMonteCarlo(w io.Writer, rows []MCRow) error {
 	}
 	return tw.Flush()
 }
+
+// ShortName abbreviates an interval profiler's notation for axis labels,
+// e.g. "multihash:tables=4,...,cu=1,reset=0" -> "MH4 C1R0"; other
+// notations are returned unchanged.
+func ShortName(notation string) string {
+	c, err := ParseConfig(notation)
+	if err != nil || c.Kind != ConfigInterval {
+		return notation
+	}
+	ic := c.Interval
+	s := fmt.Sprintf("MH%d C%dR%d", ic.Tables, b2i(ic.Conservative), b2i(ic.Reset))
+	if ic.Interval != DefaultInterval.Interval || ic.Threshold != DefaultInterval.Threshold {
+		s += fmt.Sprintf(" %d/%g%%", ic.Interval, 100*ic.Threshold)
+	}
+	if ic.Entries != DefaultInterval.Entries {
+		s += fmt.Sprintf(" Z%d", ic.Entries)
+	}
+	if !ic.Retain {
+		s += " P0"
+	}
+	return s
+}

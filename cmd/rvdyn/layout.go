@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 
 	"rvdyn"
+	"rvdyn/bench"
 	"rvdyn/bench/corpus"
 	"rvdyn/internal/figure"
 	"rvdyn/layout"
@@ -179,7 +180,7 @@ func layoutCmd(args []string, stdout, stderr io.Writer) int {
 		}
 	}
 	if *plotOut != "" {
-		if err := layout.PlotKeyMatch(rep.Results, 0, *plotOut); err != nil {
+		if err := bench.PlotKeyMatch(rep.Results, 0, *plotOut); err != nil {
 			return fail("--plot: %v", err)
 		}
 	}

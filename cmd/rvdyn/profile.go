@@ -13,6 +13,7 @@ import (
 	"slices"
 	"strings"
 
+	"rvdyn/bench"
 	"rvdyn/bench/corpus"
 	"rvdyn/profhw"
 )
@@ -250,7 +251,7 @@ func profileCmd(args []string, stdout, stderr io.Writer) int {
 				ext := filepath.Ext(path)
 				path = strings.TrimSuffix(path, ext) + "-" + strings.Fields(j.name)[0] + ext
 			}
-			if err := profhw.PlotExperiment(res, path); err != nil {
+			if err := bench.PlotExperiment(res, path); err != nil {
 				return fail("--plot: %v", err)
 			}
 		}
@@ -287,7 +288,7 @@ func montecarlo(opts profhw.MonteCarloOptions, jsonOut, plotOut string, stdout, 
 		}
 	}
 	if plotOut != "" {
-		if err := profhw.PlotMonteCarlo(rows, plotOut); err != nil {
+		if err := bench.PlotMonteCarlo(rows, plotOut); err != nil {
 			fmt.Fprintf(stderr, "rvdyn: profile: --plot: %v\n", err)
 			return exitUsage
 		}

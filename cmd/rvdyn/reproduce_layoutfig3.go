@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"rvdyn/bench"
 	"rvdyn/layout"
 )
 
@@ -40,7 +41,7 @@ func layoutFig3Cmd(args []string, stdout, stderr io.Writer) int {
 	ext := filepath.Ext(*out)
 	for _, r := range rep.Results {
 		path := strings.TrimSuffix(*out, ext) + "-" + r.Guest + ext
-		if err := layout.PlotFigure3(r, path); err != nil {
+		if err := bench.PlotLayoutFigure3(r, path); err != nil {
 			fmt.Fprintf(stderr, "rvdyn layout-fig3: %v\n", err)
 			return 1
 		}

@@ -13,7 +13,6 @@ import (
 	"strings"
 
 	"rvdyn/bench"
-	"rvdyn/layout"
 	"rvdyn/net"
 	"rvdyn/profhw"
 )
@@ -73,7 +72,7 @@ var replots = []replot{
 		if err := readJSONFile(in, &rows); err != nil {
 			return err
 		}
-		return profhw.PlotMonteCarlo(rows, filepath.Join(dir, "stratified-fig4.svg"))
+		return bench.PlotMonteCarlo(rows, filepath.Join(dir, "stratified-fig4.svg"))
 	}},
 	{"stratified-fig7.json", func(dir, in string) error {
 		var rows []profhw.Row
@@ -102,7 +101,7 @@ var replots = []replot{
 			if len(guests) > 1 {
 				name = "stratified-fig7-" + g + ".svg"
 			}
-			if err := profhw.PlotExperiment(byGuest[g], filepath.Join(dir, name)); err != nil {
+			if err := bench.PlotExperiment(byGuest[g], filepath.Join(dir, name)); err != nil {
 				return err
 			}
 		}
@@ -130,14 +129,14 @@ var replots = []replot{
 		if err := readJSONFile(in, &rep); err != nil {
 			return err
 		}
-		if err := layout.PlotKeyMatch(rep.Results, 0, filepath.Join(dir, "layout-fig4.svg")); err != nil {
+		if err := bench.PlotKeyMatch(rep.Results, 0, filepath.Join(dir, "layout-fig4.svg")); err != nil {
 			return err
 		}
 		for _, r := range rep.Results {
 			if r.Figure3 == nil {
 				continue
 			}
-			if err := layout.PlotFigure3(r, filepath.Join(dir, "layout-fig3-"+r.Guest+".svg")); err != nil {
+			if err := bench.PlotLayoutFigure3(r, filepath.Join(dir, "layout-fig3-"+r.Guest+".svg")); err != nil {
 				return err
 			}
 		}

@@ -1,6 +1,6 @@
-// Plots: experiment results in, SVG or PNG figures out (the shapes of stratified Figures 4 and 7 and multi-hash Figures 10-12).
+// Plots of the hardware compressors' experiments (package profhw): results in, SVG or PNG figures out (the shapes of stratified Figures 4 and 7 and multi-hash Figures 10-12).
 
-package profhw
+package bench
 
 import (
 	"fmt"
@@ -12,6 +12,7 @@ import (
 	"gonum.org/v1/plot/vg/draw"
 
 	"rvdyn/internal/figure"
+	"rvdyn/profhw"
 )
 
 // PlotExperiment draws res to path, as SVG or PNG by the file extension
@@ -20,15 +21,15 @@ import (
 // stratified Figure 7), their overhead, and the interval profilers' error
 // split into false/neutral positives/negatives (stacked bars, the shape of
 // multi-hash Figures 10-12). Panels with nothing to show are left out, and
-// so are error points with nothing scored yet (Point.Scored == 0).
-func PlotExperiment(res *Result, path string) error {
+// so are error points with nothing scored yet (profhw.Point.Scored == 0).
+func PlotExperiment(res *profhw.Result, path string) error {
 	var grid [][]*plot.Plot
-	for k := Kind(0); k < NumKinds; k++ {
+	for k := profhw.Kind(0); k < profhw.NumKinds; k++ {
 		if !res.Kinds.Has(k) {
 			continue
 		}
-		var rows []Row
-		var ivals []Row
+		var rows []profhw.Row
+		var ivals []profhw.Row
 		for _, r := range res.Rows {
 			if r.Profile != k.String() {
 				continue
@@ -41,11 +42,11 @@ func PlotExperiment(res *Result, path string) error {
 		}
 		var line []*plot.Plot
 		if len(rows) > 0 {
-			e, err := seriesPlot(rows, fmt.Sprintf("%v profile: error", k), "error (%)", func(p Point) (float64, bool) { return 100 * p.Error, p.Scored > 0 })
+			e, err := seriesPlot(rows, fmt.Sprintf("%v profile: error", k), "error (%)", func(p profhw.Point) (float64, bool) { return 100 * p.Error, p.Scored > 0 })
 			if err != nil {
 				return err
 			}
-			o, err := seriesPlot(rows, fmt.Sprintf("%v profile: overhead", k), "overhead (% of instructions)", func(p Point) (float64, bool) { return 100 * p.Overhead, true })
+			o, err := seriesPlot(rows, fmt.Sprintf("%v profile: overhead", k), "overhead (% of instructions)", func(p profhw.Point) (float64, bool) { return 100 * p.Overhead, true })
 			if err != nil {
 				return err
 			}
@@ -68,7 +69,7 @@ func PlotExperiment(res *Result, path string) error {
 	return saveGrid(grid, path)
 }
 
-func seriesPlot(rows []Row, title, ylabel string, y func(Point) (float64, bool)) (*plot.Plot, error) {
+func seriesPlot(rows []profhw.Row, title, ylabel string, y func(profhw.Point) (float64, bool)) (*plot.Plot, error) {
 	p := plot.New()
 	p.Title.Text = title
 	p.X.Label.Text = "profiling events (tuples)"
@@ -104,22 +105,22 @@ func seriesPlot(rows []Row, title, ylabel string, y func(Point) (float64, bool))
 	return p, nil
 }
 
-func breakdownPlot(rows []Row, title string) (*plot.Plot, error) {
+func breakdownPlot(rows []profhw.Row, title string) (*plot.Plot, error) {
 	p := plot.New()
 	p.Title.Text = title
 	p.Y.Label.Text = "error (%)"
 	parts := []struct {
 		name string
-		get  func(*IntervalBreakdown) float64
+		get  func(*profhw.IntervalBreakdown) float64
 	}{
-		{"false positive", func(b *IntervalBreakdown) float64 { return b.FalsePositive }},
-		{"false negative", func(b *IntervalBreakdown) float64 { return b.FalseNegative }},
-		{"neutral positive", func(b *IntervalBreakdown) float64 { return b.NeutralPositive }},
-		{"neutral negative", func(b *IntervalBreakdown) float64 { return b.NeutralNegative }},
+		{"false positive", func(b *profhw.IntervalBreakdown) float64 { return b.FalsePositive }},
+		{"false negative", func(b *profhw.IntervalBreakdown) float64 { return b.FalseNegative }},
+		{"neutral positive", func(b *profhw.IntervalBreakdown) float64 { return b.NeutralPositive }},
+		{"neutral negative", func(b *profhw.IntervalBreakdown) float64 { return b.NeutralNegative }},
 	}
 	var names []string
 	for _, r := range rows {
-		names = append(names, ShortName(r.Config))
+		names = append(names, profhw.ShortName(r.Config))
 	}
 	var below *plotter.BarChart
 	for i, part := range parts {
@@ -146,32 +147,10 @@ func breakdownPlot(rows []Row, title string) (*plot.Plot, error) {
 	return p, nil
 }
 
-// ShortName abbreviates an interval profiler's notation for axis labels,
-// e.g. "multihash:tables=4,...,cu=1,reset=0" -> "MH4 C1R0"; other
-// notations are returned unchanged.
-func ShortName(notation string) string {
-	c, err := ParseConfig(notation)
-	if err != nil || c.Kind != ConfigInterval {
-		return notation
-	}
-	ic := c.Interval
-	s := fmt.Sprintf("MH%d C%dR%d", ic.Tables, b2i(ic.Conservative), b2i(ic.Reset))
-	if ic.Interval != DefaultInterval.Interval || ic.Threshold != DefaultInterval.Threshold {
-		s += fmt.Sprintf(" %d/%g%%", ic.Interval, 100*ic.Threshold)
-	}
-	if ic.Entries != DefaultInterval.Entries {
-		s += fmt.Sprintf(" Z%d", ic.Entries)
-	}
-	if !ic.Retain {
-		s += " P0"
-	}
-	return s
-}
-
 // PlotMonteCarlo draws Monte Carlo rows to path (.svg or .png): mean error
 // in percent against stream length, one line per sampler, the shape of
 // Figure 4 of the stratified paper.
-func PlotMonteCarlo(rows []MCRow, path string) error {
+func PlotMonteCarlo(rows []profhw.MCRow, path string) error {
 	p := plot.New()
 	p.Title.Text = "Estimating the frequency of a tuple (t = 0.3N)"
 	p.X.Label.Text = "stream length N (tuples)"
