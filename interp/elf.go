@@ -238,7 +238,7 @@ func (m *Machine) loadSegments(f *elf.File, image []byte, bias uint64) error {
 
 	m.entry = f.Entry + bias
 	m.brkStart = (end + pageSize - 1) &^ (pageSize - 1)
-	m.brk = m.brkStart
+	m.brk, m.brkTop = m.brkStart, m.brkStart
 	m.brkLimit = guardLo
 	m.mm.top = guardLo
 	m.stackTop = stackTop

@@ -138,6 +138,7 @@ type Machine struct {
 	intervalCuts      uint64 // see IntervalCuts
 
 	brkStart, brk, brkLimit uint64
+	brkTop                  uint64 // the end of the pages the break has ever reached: see sysBrk
 	stackTop                uint64
 	entry                   uint64
 

@@ -97,19 +97,24 @@ func (m *Machine) syscall() bool {
 	return false
 }
 
-// sysBrk moves the program break like Linux: a request outside
-// [brkStart, brkLimit] leaves it where it is; the result is the break.
-// Memory given back is zeroed, as Linux hands out fresh pages when the
-// break grows again.
+// sysBrk moves the program break: a request outside [brkStart,
+// brkLimit] leaves it where it is; the result is the break. As under
+// qemu-riscv64 (7.2's do_brk), which is the reference here, memory given
+// back when the break moves down stays mapped with its contents, and
+// the bytes between the old break and the new are zeroed when it grows
+// again; Linux unmaps whole pages above the new break instead (an access
+// there faults). Only the pages the break ever reached (below brkTop)
+// are cleared: the ones above it were never handed out.
 func (m *Machine) sysBrk(a uint64) uint64 {
 	if a < m.brkStart || a > m.brkLimit {
 		return m.brk
 	}
-	if a < m.brk {
-		clear(m.Mem.Bytes(a, m.brk-a))
-		m.setPages(pageUp(a), pageUp(m.brk), 0, true)
-	} else {
-		m.setPages(pageUp(m.brk), pageUp(a), permRW, true)
+	if a > m.brk {
+		if end := min(a, m.brkTop); end > m.brk {
+			clear(m.Mem.Bytes(m.brk, end-m.brk))
+		}
+		m.setPages(pageUp(m.brk), pageUp(a), permRW, true) // the pages above brkTop, and any the guest unmapped
+		m.brkTop = max(m.brkTop, pageUp(a))
 	}
 	m.brk = a
 	return a

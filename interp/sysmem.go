@@ -66,8 +66,9 @@ const (
 
 func pageUp(n uint64) uint64 { return (n + pageSize - 1) &^ (pageSize - 1) }
 
-// mmapLow is the lowest address a mapping may take: above the break.
-func (m *Machine) mmapLow() uint64 { return pageUp(m.brk) }
+// mmapLow is the lowest address a mapping may take: above every page
+// the break has reached (see sysBrk).
+func (m *Machine) mmapLow() uint64 { return max(pageUp(m.brk), m.brkTop) }
 
 // mapAdd maps [lo, hi) anonymous with permission p (zeroed; the caller
 // has made the range free).
