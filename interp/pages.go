@@ -177,7 +177,7 @@ func (m *Machine) fixSpans() {
 	m.readHi = m.grow(m.readHi, mem.guardLo, AccR)
 	m.writeHi = m.grow(m.writeHi, mem.guardLo, AccW)
 	m.stackHi = m.grow(m.stackHi, mem.size, AccR|AccW)
-	if m.readHi < readHi || m.writeHi < writeHi || m.stackHi < stackHi {
+	if m.stackHi < stackHi || m.stranded(m.readHi, readHi) || m.stranded(m.writeHi, writeHi) {
 		m.intervalCuts++
 	}
 	// The mappings' runs end at the guard gap (native code's third
@@ -194,6 +194,25 @@ func (m *Machine) fixSpans() {
 		stack = span(mem.guardHi, m.stackHi)
 	} // at the top the slack page past the address space takes a straddling access
 	mem.setSpans(span(mem.readLo, m.readHi), span(mem.writeLo, m.writeHi), stack)
+}
+
+// stranded reports whether a cut of the heap's interval from hi down to
+// lo leaves memory the program uses outside it: the program's image or
+// brk heap, or a mapping, in [lo, hi). A munmap at the top of the
+// mappings (glibc freeing the block it mapped last) strands nothing.
+func (m *Machine) stranded(lo, hi uint64) bool {
+	if lo >= hi {
+		return false
+	}
+	if lo < m.brkTop {
+		return true
+	}
+	for _, v := range m.mm.vmas {
+		if v.lo < hi && v.hi > lo {
+			return true
+		}
+	}
+	return false
 }
 
 // span returns the fast path's span of the interval [lo, hi): the start
@@ -234,8 +253,8 @@ func (m *Machine) grow(hi, limit uint64, need uint8) uint64 {
 func (m *Machine) EnvEpoch() uint64 { return m.envEpoch }
 
 // IntervalCuts counts the times a munmap or mprotect cut the heap's or
-// the stack's fast interval short (the pages above the lost one stay
-// mapped, reached through the mappings' interval or the page walk).
+// the stack's fast interval short with memory the program uses above the
+// cut (reached then through the mappings' interval or the page walk).
 // Compiled code stays correct, but it tests its intervals in the order
 // its recording found the addresses in (ir.Inst.Mapped): an access that
 // the cut moved out of its first interval pays a cold test on every
