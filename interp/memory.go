@@ -66,18 +66,15 @@ const (
 	AccW uint8 = 2
 )
 
-// The header's words, at Base()+HeaderOffset(size): the three spans and a
-// scratch word native code may use.
+// The header's words, at Base()+HeaderOffset(size): a scratch word
+// native code may use, the mappings' intervals' lows, and every
+// interval's span less each class's width (class 0, width 0, is the span
+// itself: SpanOffsets, MapSpanOffsets).
 const (
-	hdrRead = iota
-	hdrWrite
-	hdrStack
-	hdrScratch
-	hdrMapReadLo // the mappings' intervals (see MapSpanOffsets)
-	hdrMapReadSpan
+	hdrScratch = iota
+	hdrMapReadLo
 	hdrMapWriteLo
-	hdrMapWriteSpan
-	hdrClassed // the spans less each class's width (see ClassSpanOffset)
+	hdrClassed // see ClassSpanOffset
 	hdrWords   = hdrClassed + numIntervals*len(spanClasses)
 )
 
@@ -146,8 +143,8 @@ func AccessTableOffset(memSize uint64) int64 { return -int64(tableSize(memSize))
 // hold the fast path's spans (read, write, stack) and a scratch word
 // native code may use, for an address space of memSize bytes.
 func SpanOffsets(memSize uint64) (read, write, stack, scratch int64) {
-	h := AccessTableOffset(memSize) - pageSize
-	return h + 8*hdrRead, h + 8*hdrWrite, h + 8*hdrStack, h + 8*hdrScratch
+	return ClassSpanOffset(memSize, IntervalRead, 0), ClassSpanOffset(memSize, IntervalWrite, 0),
+		ClassSpanOffset(memSize, IntervalStack, 0), AccessTableOffset(memSize) - pageSize + 8*hdrScratch
 }
 
 // MapSpanOffsets returns the offsets from Base() of the header words of
@@ -157,14 +154,13 @@ func SpanOffsets(memSize uint64) (read, write, stack, scratch int64) {
 // ends at the guard gap, where mappings go first (see Machine.fixSpans).
 func MapSpanOffsets(memSize uint64) (readLo, readSpan, writeLo, writeSpan int64) {
 	h := AccessTableOffset(memSize) - pageSize
-	return h + 8*hdrMapReadLo, h + 8*hdrMapReadSpan, h + 8*hdrMapWriteLo, h + 8*hdrMapWriteSpan
+	return h + 8*hdrMapReadLo, ClassSpanOffset(memSize, IntervalMapRead, 0), h + 8*hdrMapWriteLo, ClassSpanOffset(memSize, IntervalMapWrite, 0)
 }
 
 // setMapSpans sets the mappings' intervals for native code: loads in
 // [readLo, readLo+read), stores in [writeLo, writeLo+write).
 func (m *Memory) setMapSpans(readLo, read, writeLo, write uint64) {
-	m.hdr[hdrMapReadLo], m.hdr[hdrMapReadSpan] = readLo, read
-	m.hdr[hdrMapWriteLo], m.hdr[hdrMapWriteSpan] = writeLo, write
+	m.hdr[hdrMapReadLo], m.hdr[hdrMapWriteLo] = readLo, writeLo
 	m.setClassed(IntervalMapRead, read)
 	m.setClassed(IntervalMapWrite, write)
 }
@@ -180,7 +176,6 @@ func (m *Memory) setLimits(readLo, writeLo, guardLo, guardHi uint64) {
 // code.
 func (m *Memory) setSpans(read, write, stack uint64) {
 	m.readSpan, m.writeSpan, m.stackSpan = read, write, stack
-	m.hdr[hdrRead], m.hdr[hdrWrite], m.hdr[hdrStack] = read, write, stack
 	m.setClassed(IntervalRead, read)
 	m.setClassed(IntervalWrite, write)
 	m.setClassed(IntervalStack, stack)

@@ -318,21 +318,15 @@ func (c *compiler) access(i int, in ir.Inst, need uint8) operand {
 			lo, need = env.WriteLo, interp.AccW
 		}
 	}
-	rd, wr, st, _ := interp.SpanOffsets(env.MemSize)
-	heapSpan := rd
+	heap, mapInterval := interp.IntervalRead, interp.IntervalMapRead
 	if need == interp.AccW {
-		heapSpan = wr
-	}
-	heapInterval := interp.IntervalRead
-	if need == interp.AccW {
-		heapInterval = interp.IntervalWrite
+		heap, mapInterval = interp.IntervalWrite, interp.IntervalMapWrite
 	}
 	lows := [2]uint64{lo, env.GuardHi}
-	spans := [2]int64{heapSpan, st}
-	intervals := [2]int{heapInterval, interp.IntervalStack}
+	intervals := [2]int{heap, interp.IntervalStack}
 	stack := env.MemSize > env.GuardHi // there is a stack interval
 	if in.Stack && stack {
-		lows[0], lows[1], spans[0], spans[1] = lows[1], lows[0], spans[1], spans[0]
+		lows[0], lows[1] = lows[1], lows[0]
 		intervals[0], intervals[1] = intervals[1], intervals[0]
 	}
 	fits := func(off int64) bool {
@@ -362,54 +356,41 @@ func (c *compiler) access(i int, in ir.Inst, need uint8) operand {
 		return memIdx(rMem, base, off) // covered by an earlier check of this base value
 	}
 	e := c.stubFor(in.Exit, i)
-	mapLo, mapSpan := c.mapSpans(need)
+	mapLo, _ := c.mapSpans(need)
 	// The intervals, each a test that jumps to miss unless base+first ..
 	// base+first+span lies in it: the heap's and the stack's with a fixed
-	// low, the mappings' with a low read from the header too.
+	// low, the mappings' with a low read from the header (lowAt) too.
 	// A range of start addresses whose width has a class
 	// (interp.SpanClass) is one compare against the span less the
-	// class's width; a wider one compares its end with the span and
-	// its end's distance from the low with its width.
+	// class's width; a wider one compares its end with the span (class
+	// 0's word) and its end's distance from the low with its width.
 	class, classed := interp.SpanClass(uint64(span))
-	fixed := func(low uint64, spanOff int64, interval int) func(*label) {
+	within := func(low uint64, lowAt int64, interval int) func(*label) {
 		return func(miss *label) {
+			end := span
 			if classed {
-				a.op(xLEAQ, mem(base, first-int64(low)), reg(rCX))
+				end = 0
+			}
+			a.op(xLEAQ, mem(base, first+end-int64(low)), reg(rCX))
+			if lowAt != 0 {
+				a.op(xSUBQ, mem(rMem, lowAt), reg(rCX))
+			}
+			if classed {
 				a.op(xCMPQ, reg(rCX), mem(rMem, interp.ClassSpanOffset(env.MemSize, interval, class)))
 				a.jcc(condAE, miss)
 				return
 			}
-			a.op(xLEAQ, mem(base, first+span-int64(low)), reg(rCX))
-			a.op(xCMPQ, reg(rCX), mem(rMem, spanOff))
+			a.op(xCMPQ, reg(rCX), mem(rMem, interp.ClassSpanOffset(env.MemSize, interval, 0)))
 			a.jcc(condAE, miss)
 			a.op(xCMPQ, reg(rCX), imm(span))
 			a.jcc(condB, miss)
 		}
 	}
-	mapInterval := interp.IntervalMapRead
-	if need == interp.AccW {
-		mapInterval = interp.IntervalMapWrite
-	}
-	mapped := func(miss *label) {
-		if classed {
-			a.op(xLEAQ, mem(base, first), reg(rCX))
-			a.op(xSUBQ, mem(rMem, mapLo), reg(rCX))
-			a.op(xCMPQ, reg(rCX), mem(rMem, interp.ClassSpanOffset(env.MemSize, mapInterval, class)))
-			a.jcc(condAE, miss)
-			return
-		}
-		a.op(xLEAQ, mem(base, first+span), reg(rCX))
-		a.op(xSUBQ, mem(rMem, mapLo), reg(rCX))
-		a.op(xCMPQ, reg(rCX), mem(rMem, mapSpan))
-		a.jcc(condAE, miss)
-		a.op(xCMPQ, reg(rCX), imm(span))
-		a.jcc(condB, miss)
-	}
-	tests := []func(*label){fixed(lows[0], spans[0], intervals[0])}
+	tests := []func(*label){within(lows[0], 0, intervals[0])}
 	if stack {
-		tests = append(tests, fixed(lows[1], spans[1], intervals[1]))
+		tests = append(tests, within(lows[1], 0, intervals[1]))
 	}
-	tests = checkOrder(in, tests, mapped)
+	tests = checkOrder(in, tests, within(0, mapLo, mapInterval))
 	slow, back := &label{}, &label{}
 	tests[0](slow)
 	a.bind(back)
