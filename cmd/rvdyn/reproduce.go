@@ -325,6 +325,7 @@ func reproduceCmd(args []string, stdout, stderr io.Writer) int {
 	var done []ran
 	status := 0
 	for i, e := range todo {
+		base := textName(e, guests, extracted)
 		args := e.args(*out, *quick)
 		fmt.Fprintf(stderr, "[%d/%d] %s: %s ...", i+1, len(todo), e.paper, e.title)
 		var text, errs bytes.Buffer
@@ -343,7 +344,6 @@ func reproduceCmd(args []string, stdout, stderr io.Writer) int {
 				fmt.Fprintln(stderr)
 			}
 		}
-		base := fmt.Sprintf("%s-%d.txt", e.paper, i+1)
 		if err := os.WriteFile(filepath.Join(*out, base), text.Bytes(), 0o644); err != nil {
 			fmt.Fprintf(stderr, "rvdyn reproduce: %v\n", err)
 			return 1
@@ -375,11 +375,50 @@ func reproduceCmd(args []string, stdout, stderr io.Writer) int {
 			return 1
 		}
 	}
+	done = append(done, earlier(*out, guests, extracted, want, *quick)...)
 	if err := writeIndex(*out, done, *quick); err != nil {
 		fmt.Fprintf(stderr, "rvdyn reproduce: %v\n", err)
 		return 1
 	}
 	return status
+}
+
+// textName is the file an experiment's tables go to: its paper and its
+// place among that paper's experiments ("rpa-2.txt"), so a run of some
+// papers (--only) names them as a run of all does.
+func textName(e experiment, guests string, extracted bool) string {
+	k := 0
+	for _, o := range experiments(guests, extracted) {
+		if o.paper == e.paper {
+			k++
+		}
+		if o.title == e.title {
+			break
+		}
+	}
+	return fmt.Sprintf("%s-%d.txt", e.paper, k)
+}
+
+// earlier returns, for a run of some papers (--only), the other papers'
+// experiments whose tables an earlier run left in out, so the index
+// covers everything the directory holds. A full run has none.
+func earlier(out, guests string, extracted bool, want map[string]bool, quick bool) []ran {
+	if len(want) == 0 {
+		return nil
+	}
+	var rs []ran
+	for _, e := range experiments(guests, extracted) {
+		if want[e.paper] {
+			continue
+		}
+		base := textName(e, guests, extracted)
+		b, err := os.ReadFile(filepath.Join(out, base))
+		if err != nil {
+			continue
+		}
+		rs = append(rs, ran{e: e, args: e.args(out, quick), text: base, output: string(b), earlier: true})
+	}
+	return rs
 }
 
 // reproduceGuests returns the guest source directory for the layout

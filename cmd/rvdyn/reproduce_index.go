@@ -23,14 +23,20 @@ type ran struct {
 	text   string // the file with its tables, relative to the output directory
 	output string // the tables (or the reason it did not run)
 	code   int    // exit code; codeSkipped if not run
+	// earlier marks an experiment this run did not do whose tables an
+	// earlier run left in the output directory (reproduce --only).
+	earlier bool
 }
 
-// status is "ok", "failed (exit N)" or "not run here".
+// status is "ok", "failed (exit N)", "not run here" or "from an earlier
+// run".
 func (r ran) status() string {
-	switch r.code {
-	case 0:
+	switch {
+	case r.earlier:
+		return "from an earlier run"
+	case r.code == 0:
 		return "ok"
-	case codeSkipped:
+	case r.code == codeSkipped:
 		return "not run here"
 	}
 	return fmt.Sprintf("failed (exit %d)", r.code)

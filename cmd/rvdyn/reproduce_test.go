@@ -30,9 +30,26 @@ func TestReproduceFlags(t *testing.T) {
 // checks the page, the tables, the JSON and the figures it names.
 func TestReproduceQuick(t *testing.T) {
 	dir := t.TempDir()
+	// An earlier run's tables for another paper: the index must list
+	// them, marked as earlier, and this run must not overwrite them.
+	if err := os.WriteFile(filepath.Join(dir, "net-2.txt"), []byte("earlier net table\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	var out, errb strings.Builder
 	if code := reproduceCmd([]string{"--quick", "--only", "stratified", "--out", dir}, &out, &errb); code != 0 {
 		t.Fatalf("exit %d:\n%s", code, errb.String())
+	}
+	index, err := os.ReadFile(filepath.Join(dir, "index.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"### Figure 5: speedup over native of NET", "(from an earlier run)", "earlier net table", "`stratified-1.txt`", "`stratified-3.txt`"} {
+		if !strings.Contains(string(index), want) {
+			t.Errorf("index lacks %q", want)
+		}
+	}
+	if strings.Contains(string(index), "### Tables 1 and 2") {
+		t.Error("index lists a net experiment with no tables in the directory")
 	}
 	if n := strings.Count(errb.String(), "\n"); n != 3 || !strings.Contains(errb.String(), "[3/3] stratified") {
 		t.Errorf("want one progress line per experiment, got:\n%s", errb.String())
