@@ -113,6 +113,50 @@ var passes = []pass{
 	{"dce", ir.DCE, func(o *Options) *bool { return &o.NoDCE }},
 }
 
+// passOrder are the constraints on the order of passes, each "a runs
+// before b" with its reason; init checks passes against them, as Go's
+// cmd/compile/internal/ssa checks its passOrder, so a reordering that
+// breaks one fails at start-up rather than as a missed optimization.
+var passOrder = []struct{ a, b, why string }{
+	{"constfold", "strength", "the others see constants"},
+	{"constfold", "loadelim", "the others see constants"},
+	{"constfold", "checkrange", "the others see constants"},
+	{"strength", "loadelim", "address arithmetic is folded into offsets"},
+	{"loadelim", "copyprop", "load elimination leaves copies behind"},
+	{"loadelim", "checkrange", "the checks see only the loads that remain"},
+	{"copyprop", "checkrange", "the checks see the base registers copies were propagated to"},
+	{"checkrange", "checkhoist", "hoisting moves a table base's check out of a loop"},
+	{"checkhoist", "checkwiden", "widening gets what hoisting left"},
+	{"checkwiden", "dce", "dead code elimination sweeps up what the others made dead"},
+	{"copyprop", "dce", "dead code elimination sweeps up what the others made dead"},
+}
+
+func init() {
+	if err := checkOrder(passes, passOrder); err != nil {
+		panic(err)
+	}
+}
+
+// checkOrder returns an error naming the first constraint of order that
+// ps breaks (a pass missing, or b before a).
+func checkOrder(ps []pass, order []struct{ a, b, why string }) error {
+	at := map[string]int{}
+	for i, p := range ps {
+		at[p.name] = i
+	}
+	for _, c := range order {
+		i, ok1 := at[c.a]
+		j, ok2 := at[c.b]
+		if !ok1 || !ok2 {
+			return fmt.Errorf("fragment: pass order names a pass that does not exist: %s before %s", c.a, c.b)
+		}
+		if i >= j {
+			return fmt.Errorf("fragment: pass %s must run before %s (%s)", c.a, c.b, c.why)
+		}
+	}
+	return nil
+}
+
 // debugVerify runs the verifier after every pass in Compile. Tests switch
 // it on (export_test.go); it costs a little compile time otherwise.
 const debugVerify = false

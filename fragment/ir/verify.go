@@ -1,4 +1,4 @@
-// IR verifier: a Func -> nil, or an error naming the first broken invariant.
+// IR verifier: a Func -> nil, or an error naming the first broken invariant; one checker per invariant.
 
 package ir
 
@@ -8,16 +8,19 @@ import (
 	"rvdyn/interp"
 )
 
-// Verify checks the invariants every pass must keep:
+// Verify checks the invariants every pass must keep, one checker each
+// (checkers, in this order):
 //
 //   - operands are well formed: a register operand names x1..x31, Dst is
-//     0 only where nothing is written, and each op has the operands it needs;
-//   - each exit is taken by exactly one instruction, exits appear in their
-//     creation (trace) order, and each exit's retired count matches the
-//     instruction it leaves from (Step for an exit before the instruction
-//     retires, Step+1 after), so instruction counts stay exact;
+//     0 only where nothing is written, each op has the operands it needs,
+//     and ops that take no exit (ALU, floating point, CSR) have none;
 //   - steps never go backwards, and the last instruction, and only it, is
 //     the unconditional end exit;
+//   - each exit is taken by exactly one instruction, exits appear in their
+//     creation (trace) order, and each exit's kind, target and retired
+//     count match the instruction it leaves from (Step for an exit before
+//     the instruction retires, Step+1 after), so instruction counts stay
+//     exact;
 //   - a load or store without an exit has a constant address that is in
 //     bounds for Env, or a register address an earlier check covers: a
 //     check off the same base value (see CheckWiden: the register's
@@ -27,222 +30,347 @@ import (
 //     a register that holds a base value plus a bounded variable part
 //     (see CheckRange and ranges) is covered if a check of that base
 //     value holds every offset the variable part allows;
-//   - a widened check holds its own access's offset and spans less than
-//     the smallest interval it may have to fit in, as does an OpCheck.
+//     a widened check holds its own access's offset and spans less than
+//     the smallest interval it may have to fit in, as does an OpCheck or
+//     an entry loop check;
+//   - entry loop checks and a trip bound appear only in a looping
+//     fragment, each checked base steps by what its loop check says, and
+//     a trip bound has its exit and registers that step as it says.
 func Verify(f *Func) error {
 	if len(f.Insts) == 0 {
 		return fmt.Errorf("no instructions")
 	}
-	used := make([]bool, len(f.Exits))
-	lastExit, lastStep := -1, 0
-	take := func(i, e int) error {
-		if e < 0 || e >= len(f.Exits) {
-			return fmt.Errorf("inst %d: exit %d out of range", i, e)
-		}
-		if used[e] {
-			return fmt.Errorf("inst %d: exit %d taken twice", i, e)
-		}
-		if e <= lastExit {
-			return fmt.Errorf("inst %d: exit %d after exit %d", i, e, lastExit)
-		}
-		used[e], lastExit = true, e
-		return nil
-	}
-	env := f.env.Norm()
-	vals, rg := newValues(), &ranges{}
-	checks := map[int][]covered{} // per base value: what checks proved, as offsets from it
-	if !f.Loops && (len(f.Pre) > 0 || f.Trip != Trip{}) {
-		return fmt.Errorf("entry checks or a trip in a fragment that does not loop")
-	}
-	for i, in := range f.Pre {
-		bad := func(format string, args ...any) error {
-			return fmt.Errorf("entry inst %d (%v): %s", i, in, fmt.Sprintf(format, args...))
-		}
-		if in.Op != OpLoopCheck || in.A.IsConst || in.A.Reg == 0 || in.A.Reg > 31 || !in.B.IsConst {
-			return bad("not a loop check of a register")
-		}
-		if err := take(-1-i, in.Exit); err != nil {
+	for _, c := range checkers {
+		if err := c(f); err != nil {
 			return err
 		}
-		if e := f.Exits[in.Exit]; e.Kind != ExitInterp || e.Retired != 0 || e.Target != f.Head {
-			return bad("loop check exit %v", e)
-		}
-		if c := int64(in.B.Const); c != 0 && (f.Trip.Step == 0 || !pow2(c) || c <= -MaxHoistStep || c >= MaxHoistStep) || in.Cover.Lo <= -maxHoistOff || in.Cover.Hi >= maxHoistOff {
-			return bad("a stepping base without a trip bound, or a step too large")
-		}
-		c := in.Cover
-		lo := env.ReadLo
-		if c.Store {
-			lo = env.WriteLo
-		}
-		if c.Lo > c.Hi || uint64(c.Hi-c.Lo) >= env.GuardLo-lo || env.MemSize > env.GuardHi && uint64(c.Hi-c.Lo) >= env.MemSize-env.GuardHi {
-			return bad("range %d..%d does not fit an interval", c.Lo, c.Hi)
-		}
-		checks[int(in.A.Reg)] = append(checks[int(in.A.Reg)], covered{c.Lo, c.Hi, c.Store})
 	}
-	tripFound := false
-	for i, in := range f.Insts {
-		bad := func(format string, args ...any) error {
-			return fmt.Errorf("inst %d (%v): %s", i, in, fmt.Sprintf(format, args...))
+	return nil
+}
+
+// checkers are Verify's checkers, one per invariant, in the order they
+// run.
+var checkers = []func(*Func) error{verifyOperands, verifySteps, verifyExits, verifyBounds, verifyLoop}
+
+// An opClass is what the verifier checks an op as.
+type opClass uint8
+
+const (
+	classALU    opClass = iota // writes a register from registers and constants
+	classMem                   // an integer load or store
+	classCheck                 // OpCheck
+	classGuard                 // a conditional exit
+	classJALR                  // an indirect jump
+	classSample                // OpSample
+	classInterp                // leaves to the interpreter when it cannot run (float memory, frm, atomics)
+	classCSR                   // a CSR read or write of fflags, frm or fcsr
+	classFloat                 // floating-point arithmetic
+	classEnd                   // the end exit
+	classUnknown
+)
+
+// classOf returns op's class.
+func classOf(op interp.Op) opClass {
+	switch {
+	case op == OpMov || IsExt(op) || IsALU(op):
+		return classALU
+	case IsLoad(op) || IsStore(op):
+		return classMem
+	case op == OpCheck:
+		return classCheck
+	case IsGuard(op):
+		return classGuard
+	case op == interp.OpJALR:
+		return classJALR
+	case op == OpSample:
+		return classSample
+	case IsFloatLoad(op) || IsFloatStore(op) || op == OpFrm || IsAtomic(op):
+		return classInterp
+	case IsCSRRead(op) || IsCSRWrite(op):
+		return classCSR
+	case IsFloat(op):
+		return classFloat
+	case op == OpExit:
+		return classEnd
+	}
+	return classUnknown
+}
+
+// badInst is the error of instruction i (entry instructions count from
+// -1 down).
+func badInst(i int, in *Inst, format string, args ...any) error {
+	if i < 0 {
+		return fmt.Errorf("entry inst %d (%v): %s", -1-i, *in, fmt.Sprintf(format, args...))
+	}
+	return fmt.Errorf("inst %d (%v): %s", i, *in, fmt.Sprintf(format, args...))
+}
+
+// verifyOperands checks that operands are well formed.
+func verifyOperands(f *Func) error {
+	for i := range f.Pre {
+		in := &f.Pre[i]
+		if in.Op != OpLoopCheck || in.A.IsConst || in.A.Reg == 0 || in.A.Reg > 31 || !in.B.IsConst {
+			return badInst(-1-i, in, "not a loop check of a register")
 		}
-		if in.Step < lastStep {
-			return bad("step %d after step %d", in.Step, lastStep)
-		}
-		lastStep = in.Step
+	}
+	for i := range f.Insts {
+		in := &f.Insts[i]
 		for _, v := range []Val{in.A, in.B} {
 			if !v.IsConst && v.Reg > 31 {
-				return bad("operand names register %d", v.Reg)
+				return badInst(i, in, "operand names register %d", v.Reg)
 			}
 		}
 		if in.Dst > 31 {
-			return bad("writes register %d", in.Dst)
+			return badInst(i, in, "writes register %d", in.Dst)
 		}
-		if (in.Op == OpExit) != (i == len(f.Insts)-1) {
-			return bad("the end exit must be the last instruction, and only it")
+		class := classOf(in.Op)
+		if class == classALU && in.Dst == 0 {
+			return badInst(i, in, "computes a value into x0")
 		}
-		writes := in.Op == OpMov || IsExt(in.Op) || IsALU(in.Op)
-		if writes && in.Dst == 0 {
-			return bad("computes a value into x0")
+		if xd, _, _ := in.Op.FRegs(); class != classALU && !IsLoad(in.Op) && in.Dst != 0 && !(IsFloat(in.Op) && !xd) && !IsCSRRead(in.Op) && !IsCSRWrite(in.Op) && !IsAtomic(in.Op) {
+			return badInst(i, in, "op writes no register")
 		}
-		if xd, _, _ := in.Op.FRegs(); !writes && !IsLoad(in.Op) && in.Dst != 0 && !(IsFloat(in.Op) && !xd) && !IsCSRRead(in.Op) && !IsCSRWrite(in.Op) && !IsAtomic(in.Op) {
-			return bad("op writes no register")
-		}
-		switch op := in.Op; {
-		case writes:
+		switch class {
+		case classALU:
 			if in.Exit >= 0 {
-				return bad("an ALU op takes no exit")
+				return badInst(i, in, "an ALU op takes no exit")
 			}
-		case IsLoad(op) || IsStore(op):
-			if in.Exit < 0 {
-				if in.Cover.Widened() {
-					return bad("a widened check on an access without a check")
-				}
-				lo := f.env.ReadLo
-				if IsStore(op) {
-					lo = f.env.WriteLo
-				}
-				if in.A.IsConst && inBounds(in.A.Const+uint64(in.Off), lo, f.env) {
-					break
-				}
-				if in.A.IsConst {
-					return bad("access without a bounds check at an address not proven in bounds")
-				}
-				if id, delta := vals.of(in.A.Reg); coveredBy(checks[id], delta+in.Off, delta+in.Off, IsStore(op), env) {
-					break
-				}
-				if id, lo, hi, ok := rg.span(in.A.Reg, in.Off); ok && coveredBy(checks[id], lo, hi, IsStore(op), env) {
-					break
-				}
-				return bad("access without a bounds check at an address not proven in bounds")
+		case classCheck:
+			if in.A.IsConst || in.A.Reg == 0 || in.B != (Val{}) || in.Off != 0 {
+				return badInst(i, in, "not a check of a register")
 			}
-			if c := in.Cover; c.Widened() {
-				lo := env.ReadLo
-				if c.Store {
-					lo = env.WriteLo
-				}
-				span := uint64(c.Hi - c.Lo)
-				if c.Lo > in.Off || in.Off > c.Hi || span >= env.GuardLo-lo || env.MemSize > env.GuardHi && span >= env.MemSize-env.GuardHi {
-					return bad("widened check %d..%d does not hold its access or fit an interval", c.Lo, c.Hi)
-				}
-				if IsStore(op) && !c.Store {
-					return bad("a store's widened check covers loads only")
-				}
+		case classCSR:
+			if in.Exit >= 0 || in.Off < interp.CSRFflags || in.Off > interp.CSRFcsr {
+				return badInst(i, in, "a CSR access takes no exit and names fflags, frm or fcsr")
 			}
-			if !in.A.IsConst {
-				id, delta := vals.of(in.A.Reg)
-				c := in.check()
-				checks[id] = append(checks[id], covered{c.lo + delta, c.hi + delta, c.store})
+		case classFloat:
+			if in.Exit >= 0 {
+				return badInst(i, in, "a floating-point op takes no exit")
 			}
-			if err := take(i, in.Exit); err != nil {
+			if _, _, _, c := FloatUses(in.Op); in.F.RM > 3 && in.F.RM != 7 || c && !HostFMA {
+				return badInst(i, in, "rounding mode %d, or fused multiply-add without the host's", in.F.RM)
+			}
+		case classUnknown:
+			return badInst(i, in, "unknown op")
+		}
+	}
+	return nil
+}
+
+// verifySteps checks that steps never go backwards and that the end exit
+// is the last instruction, and only it.
+func verifySteps(f *Func) error {
+	last := 0
+	for i := range f.Insts {
+		in := &f.Insts[i]
+		if in.Step < last {
+			return badInst(i, in, "step %d after step %d", in.Step, last)
+		}
+		last = in.Step
+		if (in.Op == OpExit) != (i == len(f.Insts)-1) {
+			return badInst(i, in, "the end exit must be the last instruction, and only it")
+		}
+	}
+	return nil
+}
+
+// verifyExits checks that each exit is taken once, in creation order, and
+// that its kind, target and retired count match the instruction taking
+// it.
+func verifyExits(f *Func) error {
+	used := make([]bool, len(f.Exits))
+	lastExit := -1
+	take := func(i int, in *Inst) (ExitRec, error) {
+		e := in.Exit
+		if e < 0 || e >= len(f.Exits) {
+			return ExitRec{}, fmt.Errorf("inst %d: exit %d out of range", i, e)
+		}
+		if used[e] {
+			return ExitRec{}, fmt.Errorf("inst %d: exit %d taken twice", i, e)
+		}
+		if e <= lastExit {
+			return ExitRec{}, fmt.Errorf("inst %d: exit %d after exit %d", i, e, lastExit)
+		}
+		used[e], lastExit = true, e
+		return f.Exits[e], nil
+	}
+	for i := range f.Pre {
+		in := &f.Pre[i]
+		e, err := take(-1-i, in)
+		if err != nil {
+			return err
+		}
+		if e.Kind != ExitInterp || e.Retired != 0 || e.Target != f.Head {
+			return badInst(-1-i, in, "loop check exit %v", e)
+		}
+	}
+	// toInterp says whether e leaves before in retires, to run it in the
+	// interpreter.
+	toInterp := func(in *Inst, e ExitRec) bool {
+		return e.Kind == ExitInterp && e.Retired == in.Step && e.Target == in.PC
+	}
+	for i := range f.Insts {
+		in := &f.Insts[i]
+		class := classOf(in.Op)
+		if class == classMem && in.Exit < 0 || class == classALU || class == classCSR || class == classFloat {
+			continue // no exit: verifyOperands and verifyBounds check that it may have none
+		}
+		e, err := take(i, in)
+		if err != nil {
+			return err
+		}
+		switch class {
+		case classMem:
+			if !toInterp(in, e) {
+				return badInst(i, in, "memory exit %v", e)
+			}
+		case classCheck:
+			if !toInterp(in, e) {
+				return badInst(i, in, "check exit %v", e)
+			}
+		case classGuard:
+			if e.Kind == ExitBranch && e.Retired != in.Step+1 || e.Kind == ExitInterp && !toInterp(in, e) || e.Kind == ExitIndirect {
+				return badInst(i, in, "guard exit %v", e)
+			}
+		case classJALR:
+			if e.Kind != ExitIndirect || e.Retired != in.Step+1 || !in.B.IsConst {
+				return badInst(i, in, "indirect exit %v", e)
+			}
+		case classSample:
+			if e.Kind != ExitSample || e.Retired != in.Step || e.Target != in.PC || in.Off < 0 {
+				return badInst(i, in, "sample exit %v", e)
+			}
+		case classInterp:
+			if !toInterp(in, e) {
+				return badInst(i, in, "interpreter exit %v", e)
+			}
+		case classEnd:
+			if e.Retired != in.Step || e.Kind == ExitIndirect || e.Kind == ExitBranch && e.Retired != f.Guest {
+				return badInst(i, in, "end exit %v", e)
+			}
+			if f.Loops && (e.Kind != ExitBranch || e.Target != f.Head) {
+				return badInst(i, in, "a looping fragment must end with a branch to its head")
+			}
+		}
+	}
+	return nil
+}
+
+// fitsInterval reports whether a check of offsets lo..hi (for stores if
+// store) is narrower than the smallest interval it may have to fit in.
+func fitsInterval(lo, hi int64, store bool, env Env) bool {
+	low := env.ReadLo
+	if store {
+		low = env.WriteLo
+	}
+	span := uint64(hi - lo)
+	return lo <= hi && span < env.GuardLo-low && (env.MemSize <= env.GuardHi || span < env.MemSize-env.GuardHi)
+}
+
+// verifyBounds checks that every load and store is proven in bounds: by
+// its own check, by an earlier check of the same base value, or by a
+// constant address inside the image; and that every check fits an
+// interval.
+func verifyBounds(f *Func) error {
+	env := f.env.Norm()
+	vals, rg := newValues(), &ranges{}
+	checks := map[int][]covered{} // per base value: what checks proved, as offsets from it
+	for i := range f.Pre {
+		in := &f.Pre[i]
+		if c := int64(in.B.Const); c != 0 && (f.Trip.Step == 0 || !pow2(c) || c <= -MaxHoistStep || c >= MaxHoistStep) || in.Cover.Lo <= -maxHoistOff || in.Cover.Hi >= maxHoistOff {
+			return badInst(-1-i, in, "a stepping base without a trip bound, or a step too large")
+		}
+		c := in.Cover
+		if !fitsInterval(c.Lo, c.Hi, c.Store, env) {
+			return badInst(-1-i, in, "range %d..%d does not fit an interval", c.Lo, c.Hi)
+		}
+		checks[int(in.A.Reg)] = append(checks[int(in.A.Reg)], covered{c.Lo, c.Hi, c.Store})
+	}
+	for i := range f.Insts {
+		in := &f.Insts[i]
+		switch classOf(in.Op) {
+		case classMem:
+			if err := verifyAccess(i, in, f.env, env, vals, rg, checks); err != nil {
 				return err
 			}
-			if e := f.Exits[in.Exit]; e.Kind != ExitInterp || e.Retired != in.Step || e.Target != in.PC {
-				return bad("memory exit %v", e)
-			}
-		case op == OpCheck:
-			if in.A.IsConst || in.A.Reg == 0 || in.B != (Val{}) || in.Off != 0 {
-				return bad("not a check of a register")
-			}
+		case classCheck:
 			c := in.Cover
-			lo := env.ReadLo
-			if c.Store {
-				lo = env.WriteLo
-			}
-			if span := uint64(c.Hi - c.Lo); c.Lo > c.Hi || !checkOffs(c.Lo, c.Hi) || span >= env.GuardLo-lo || env.MemSize > env.GuardHi && span >= env.MemSize-env.GuardHi {
-				return bad("check %d..%d does not fit an interval", c.Lo, c.Hi)
+			if !checkOffs(c.Lo, c.Hi) || !fitsInterval(c.Lo, c.Hi, c.Store, env) {
+				return badInst(i, in, "check %d..%d does not fit an interval", c.Lo, c.Hi)
 			}
 			id, delta := vals.of(in.A.Reg)
 			checks[id] = append(checks[id], covered{c.Lo + delta, c.Hi + delta, c.Store})
-			if err := take(i, in.Exit); err != nil {
-				return err
-			}
-			if e := f.Exits[in.Exit]; e.Kind != ExitInterp || e.Retired != in.Step || e.Target != in.PC {
-				return bad("check exit %v", e)
-			}
-		case IsGuard(op):
-			if err := take(i, in.Exit); err != nil {
-				return err
-			}
-			if t, ok := tripOf(&in, vals); ok && op == interp.OpBEQ && f.Trip.Step != 0 && t.Reg == f.Trip.Reg && t.Delta == f.Trip.Delta && t.End == f.Trip.End {
-				tripFound = true
-			}
-			e := f.Exits[in.Exit]
-			if e.Kind == ExitBranch && e.Retired != in.Step+1 || e.Kind == ExitInterp && (e.Retired != in.Step || e.Target != in.PC) || e.Kind == ExitIndirect {
-				return bad("guard exit %v", e)
-			}
-		case op == interp.OpJALR:
-			if err := take(i, in.Exit); err != nil {
-				return err
-			}
-			e := f.Exits[in.Exit]
-			if e.Kind != ExitIndirect || e.Retired != in.Step+1 || !in.B.IsConst {
-				return bad("indirect exit %v", e)
-			}
-		case op == OpSample:
-			if err := take(i, in.Exit); err != nil {
-				return err
-			}
-			if e := f.Exits[in.Exit]; e.Kind != ExitSample || e.Retired != in.Step || e.Target != in.PC || in.Off < 0 {
-				return bad("sample exit %v", e)
-			}
-		case IsFloatLoad(op) || IsFloatStore(op) || op == OpFrm || IsAtomic(op):
-			if err := take(i, in.Exit); err != nil {
-				return err
-			}
-			if e := f.Exits[in.Exit]; e.Kind != ExitInterp || e.Retired != in.Step || e.Target != in.PC {
-				return bad("interpreter exit %v", e)
-			}
-		case IsCSRRead(op) || IsCSRWrite(op):
-			if in.Exit >= 0 || in.Off < interp.CSRFflags || in.Off > interp.CSRFcsr {
-				return bad("a CSR access takes no exit and names fflags, frm or fcsr")
-			}
-		case IsFloat(op):
-			if in.Exit >= 0 {
-				return bad("a floating-point op takes no exit")
-			}
-			if _, _, _, c := FloatUses(op); in.F.RM > 3 && in.F.RM != 7 || c && !HostFMA {
-				return bad("rounding mode %d, or fused multiply-add without the host's", in.F.RM)
-			}
-		case op == OpExit:
-			if err := take(i, in.Exit); err != nil {
-				return err
-			}
-			e := f.Exits[in.Exit]
-			if e.Retired != in.Step || e.Kind == ExitIndirect || e.Kind == ExitBranch && e.Retired != f.Guest {
-				return bad("end exit %v", e)
-			}
-			if f.Loops && (e.Kind != ExitBranch || e.Target != f.Head) {
-				return bad("a looping fragment must end with a branch to its head")
-			}
-		default:
-			return bad("unknown op")
 		}
-		rg.write(&in, vals)
-		vals.write(&in)
+		rg.write(in, vals)
+		vals.write(in)
 	}
-	// The loop checks hold for every iteration only if each base steps as
-	// they say, and the trip bound only if its exit is there and its
-	// registers step as it says.
+	return nil
+}
+
+// verifyAccess checks load or store i: without an exit, that an earlier
+// check or its constant address proves it in bounds; with one, that a
+// widened check holds its own offset and fits an interval. It adds what
+// the access's own check proves to checks.
+func verifyAccess(i int, in *Inst, fenv, env Env, vals *values, rg *ranges, checks map[int][]covered) error {
+	store := IsStore(in.Op)
+	if in.Exit < 0 {
+		if in.Cover.Widened() {
+			return badInst(i, in, "a widened check on an access without a check")
+		}
+		lo := fenv.ReadLo
+		if store {
+			lo = fenv.WriteLo
+		}
+		if in.A.IsConst {
+			if inBounds(in.A.Const+uint64(in.Off), lo, fenv) {
+				return nil
+			}
+			return badInst(i, in, "access without a bounds check at an address not proven in bounds")
+		}
+		if id, delta := vals.of(in.A.Reg); coveredBy(checks[id], delta+in.Off, delta+in.Off, store, env) {
+			return nil
+		}
+		if id, lo, hi, ok := rg.span(in.A.Reg, in.Off); ok && coveredBy(checks[id], lo, hi, store, env) {
+			return nil
+		}
+		return badInst(i, in, "access without a bounds check at an address not proven in bounds")
+	}
+	if c := in.Cover; c.Widened() {
+		if c.Lo > in.Off || in.Off > c.Hi || !fitsInterval(c.Lo, c.Hi, c.Store, env) {
+			return badInst(i, in, "widened check %d..%d does not hold its access or fit an interval", c.Lo, c.Hi)
+		}
+		if store && !c.Store {
+			return badInst(i, in, "a store's widened check covers loads only")
+		}
+	}
+	if !in.A.IsConst {
+		id, delta := vals.of(in.A.Reg)
+		c := in.check()
+		checks[id] = append(checks[id], covered{c.lo + delta, c.hi + delta, c.store})
+	}
+	return nil
+}
+
+// verifyLoop checks that entry loop checks and a trip bound appear only in
+// a looping fragment, and that they hold for every iteration: each base
+// steps as its loop check says, and the trip bound's exit is there with
+// registers that step as it says.
+func verifyLoop(f *Func) error {
+	if !f.Loops && (len(f.Pre) > 0 || f.Trip != Trip{}) {
+		return fmt.Errorf("entry checks or a trip in a fragment that does not loop")
+	}
+	if len(f.Pre) == 0 && f.Trip.Step == 0 {
+		return nil
+	}
+	vals := newValues()
+	tripFound := false
+	for i := range f.Insts {
+		in := &f.Insts[i]
+		if t, ok := tripOf(in, vals); ok && in.Op == interp.OpBEQ && f.Trip.Step != 0 && t.Reg == f.Trip.Reg && t.Delta == f.Trip.Delta && t.End == f.Trip.End {
+			tripFound = true
+		}
+		vals.write(in)
+	}
 	for _, in := range f.Pre {
 		if id, delta := vals.of(in.A.Reg); id != int(in.A.Reg) || delta != int64(in.B.Const) {
 			return fmt.Errorf("loop check %v: %v does not step by %d per iteration", in, in.A, int64(in.B.Const))
