@@ -1,6 +1,6 @@
 // Ablation switches: a mechanism's name -> the Options change that turns it off.
 
-package rvdyn
+package engine
 
 import (
 	"fmt"

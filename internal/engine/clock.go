@@ -1,10 +1,11 @@
 // Time-based sampling of a guest run: a VM and a layout.ClockSampler -> the run's host PC samples, those in the code cache mapped to guest pcs through the fragment that held them at the time.
 
-package rvdyn
+package engine
 
 import (
 	"runtime"
 
+	"rvdyn/codecache"
 	"rvdyn/layout"
 )
 
@@ -48,12 +49,9 @@ func (vm *VM) RunClockSampled(s *layout.ClockSampler) (int, ClockSamples, error)
 		if err := s.SetEpoch(vm.cache.Epoch()); err != nil {
 			return 0, cs, err
 		}
-		vm.onFlush = func() {
-			if err := s.SetEpoch(vm.cache.Epoch()); err != nil && epochErr == nil {
-				epochErr = err
-			}
-		}
-		defer func() { vm.onFlush = nil }()
+		ep := &clockEpoch{s: s, cache: vm.cache, err: &epochErr}
+		vm.attach(ep)
+		defer vm.detach(ep)
 	}
 	if err := s.AttachThread(); err != nil {
 		return 0, cs, err
@@ -93,4 +91,21 @@ func (vm *VM) guestPCAtEpoch(hostAddr uintptr, epoch uint64) (uint64, bool) {
 		return 0, false
 	}
 	return f.GuestPC(hostAddr)
+}
+
+// clockEpoch is the attachment of a time-based sampled run: after every
+// code cache flush, before any fragment is placed again, it moves the
+// sampler to the cache's new epoch, so samples are resolved against the
+// fragments of their time. err keeps the first failure.
+type clockEpoch struct {
+	noEvents
+	s     *layout.ClockSampler
+	cache *codecache.Cache
+	err   *error
+}
+
+func (c *clockEpoch) flushed(at uint64) {
+	if err := c.s.SetEpoch(c.cache.Epoch()); err != nil && *c.err == nil {
+		*c.err = err
+	}
 }

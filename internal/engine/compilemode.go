@@ -1,6 +1,6 @@
 // Compiler options and statistics: where fragments are compiled (sync or on a service thread), the queue bound -> the counters a run reports.
 
-package rvdyn
+package engine
 
 import (
 	"fmt"

@@ -1,6 +1,6 @@
 // Service-thread compiler: recorded traces -> a goroutine that compiles them -> fragments the dispatcher installs at its next safe point.
 
-package rvdyn
+package engine
 
 import (
 	"errors"
@@ -378,9 +378,7 @@ func (vm *VM) install(trace *interp.Trace, code *fragment.Code) error {
 	}
 	vm.m.Mark(f.Head, true)
 	vm.live = append(vm.live, f)
-	if vm.opts.PerfMap != nil {
-		vm.writePerfMap(f)
-	}
+	vm.placed(f)
 	var pages []uint64
 	for _, s := range trace.Steps {
 		p := s.PC &^ (pageSize - 1)

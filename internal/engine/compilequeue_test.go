@@ -1,6 +1,6 @@
 // Tests of the service-thread compiler's protocol: hooks at its fixed points -> flushes and full queues while compiles are in flight -> the same answer, and every queued trace accounted for.
 
-package rvdyn
+package engine
 
 import (
 	"bytes"

@@ -1,6 +1,6 @@
 // Debugging: a VM under a debugger's control -> registers, memory, breakpoints, single steps and continues.
 
-package rvdyn
+package engine
 
 import (
 	"encoding/binary"

@@ -1,6 +1,6 @@
 // Dispatcher ("central control"): guest pc -> enter a fragment, or interpret and predict, repeat.
 
-package rvdyn
+package engine
 
 import (
 	"time"
@@ -219,7 +219,7 @@ func (vm *VM) candidate(pc uint64) error {
 	if err := vm.build(trace, t1); err != nil { // compilequeue.go: now, or on the service thread
 		return err
 	}
-	vm.metrics.trace(at, pc)
+	vm.traced(at, pc)
 	return nil
 }
 
@@ -253,7 +253,7 @@ func (vm *VM) phaseFlush(window uint64) {
 			return false
 		}
 		vm.m.Mark(f.Head, false)
-		vm.metrics.remove(at, f.Head)
+		vm.removed(at, f.Head)
 		vm.phaseGone[f.Head] = true
 		return true
 	})
@@ -287,7 +287,7 @@ func (vm *VM) dropStale(changed []uint64) {
 			if hit[p] {
 				delete(vm.fragPages, f)
 				vm.m.Mark(f.Head, false)
-				vm.metrics.remove(at, f.Head)
+				vm.removed(at, f.Head)
 				return true
 			}
 		}
@@ -314,9 +314,6 @@ func (vm *VM) flush() {
 	vm.m.ClearMarks()
 	vm.sel.Reset()
 	vm.scheme.reset()
-	vm.metrics.flush(vm.m.Retired())
-	if vm.onFlush != nil {
-		vm.onFlush()
-	}
+	vm.flushed(vm.m.Retired())
 	vm.async.flushed()
 }

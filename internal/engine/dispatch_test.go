@@ -1,6 +1,6 @@
 // Tests of the dispatcher's wiring: the stops it asks the interpreter for -> the fast interpreter loop.
 
-package rvdyn
+package engine
 
 import (
 	"testing"

@@ -1,6 +1,6 @@
 // Fragment statistics: the dispatcher's per-fragment tallies -> the top fragments of a run, named by guest function.
 
-package rvdyn
+package engine
 
 import (
 	"cmp"

@@ -1,6 +1,6 @@
 // The host-side collector in a run: Options.GC in, a gcassist.Collector answering the guest's heap host calls (and, in ModeRPA, the store-barrier query and its service thread) out.
 
-package rvdyn
+package engine
 
 import (
 	"fmt"
@@ -13,8 +13,9 @@ import (
 // gcRun is the collector of one VM and, when the VM made it, the
 // relational profiler session feeding its store barrier.
 type gcRun struct {
+	noEvents
 	c       *gcassist.Collector
-	session *rpa.Session // made by startGC (ModeRPA without Options.Profile); closed by stopGC
+	session *rpa.Session // made by startGC (ModeRPA without Options.Profile); closed by stop
 }
 
 // startGC installs the run's collector (Options.Collector, or one made
@@ -44,16 +45,13 @@ func (vm *VM) startGC() error {
 	}
 	vm.m.SetHostCall(c)
 	vm.gc = g
+	vm.attach(g)
 	return nil
 }
 
-// stopGC stops the marker, then closes the session startGC made (its
+// stop stops the marker, then closes the session startGC made (its
 // service threads drain their queues).
-func (vm *VM) stopGC() error {
-	g := vm.gc
-	if g == nil {
-		return nil
-	}
+func (g *gcRun) stop() error {
 	err := g.c.Close()
 	if g.session != nil {
 		g.session.Close()
@@ -69,6 +67,12 @@ func (vm *VM) GCStats() (gcassist.Stats, bool) {
 		return gcassist.Stats{}, false
 	}
 	return vm.gc.c.Stats(), true
+}
+
+// fill puts the collector's statistics in a stats snapshot.
+func (g *gcRun) fill(s *Stats) {
+	st := g.c.Stats()
+	s.GC = &st
 }
 
 // writeGCRows adds the collector's rows to the stats table.

@@ -1,9 +1,10 @@
 // Online trace metrics: the dispatcher's compiled traces and flushes in, a log; after the run, a profiling run of the same guest scores it (hit rate, noise, missed-opportunity cost) into Stats.TraceMetrics.
 
-package rvdyn
+package engine
 
 import (
 	"bytes"
+	"errors"
 	"io"
 	"os"
 	"time"
@@ -36,6 +37,7 @@ type TraceMetrics struct {
 
 // traceMetrics is a run's selection log and, after the run, its score.
 type traceMetrics struct {
+	noEvents
 	guest  net.Guest
 	stdin  *bytes.Buffer // what the guest read from standard input, replayed
 	hot    float64
@@ -85,27 +87,34 @@ type teeFile struct {
 
 func (t teeFile) File() *os.File { return t.f }
 
-// trace logs a compiled trace whose head pc was predicted when at
-// instructions had retired. A nil receiver does nothing.
-func (t *traceMetrics) trace(at, pc uint64) {
-	if t != nil {
-		t.log = append(t.log, net.SelectionEvent{At: at, Head: pc})
-	}
+// traced logs a compiled trace whose head pc was predicted when at
+// instructions had retired.
+func (t *traceMetrics) traced(at, pc uint64) {
+	t.log = append(t.log, net.SelectionEvent{At: at, Head: pc})
 }
 
-// flush logs a code cache flush. A nil receiver does nothing.
-func (t *traceMetrics) flush(at uint64) {
-	if t != nil {
-		t.log = append(t.log, net.SelectionEvent{At: at, Flush: true})
-	}
+// flushed logs a code cache flush.
+func (t *traceMetrics) flushed(at uint64) {
+	t.log = append(t.log, net.SelectionEvent{At: at, Flush: true})
 }
 
-// remove logs that the fragment at head pc was removed, when at
-// instructions had retired. A nil receiver does nothing.
-func (t *traceMetrics) remove(at, pc uint64) {
-	if t != nil {
-		t.log = append(t.log, net.SelectionEvent{At: at, Head: pc, Remove: true})
+// removed logs that the fragment at head pc was removed, when at
+// instructions had retired.
+func (t *traceMetrics) removed(at, pc uint64) {
+	t.log = append(t.log, net.SelectionEvent{At: at, Head: pc, Remove: true})
+}
+
+// fill puts the score in a stats snapshot (nil before the run ends).
+func (t *traceMetrics) fill(s *Stats) { s.TraceMetrics = t.result }
+
+// finished scores the run. A timed-out run is not scored: the profiling
+// run would take as long again (and replay any sleep).
+func (t *traceMetrics) finished(vm *VM, err error) {
+	if errors.Is(err, ErrTimeout) {
+		t.result = &TraceMetrics{Delay: vm.sel.Delay(), Hot: t.hot, Error: "not scored: the run timed out"}
+		return
 	}
+	t.score(vm)
 }
 
 // score runs the profiling run for as many instructions as vm retired and

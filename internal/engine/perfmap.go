@@ -1,14 +1,24 @@
 // Perf map: fragments placed in the code cache -> lines of /tmp/perf-PID.map naming their host code by guest function.
 
-package rvdyn
+package engine
 
 import (
 	"fmt"
+	"io"
 
 	"rvdyn/codecache"
+	"rvdyn/interp"
 )
 
-// writePerfMap appends fragment f to the perf map (Options.PerfMap) in the
+// perfMap is the attachment of Options.PerfMap: it writes a line per run
+// of each placed fragment's code.
+type perfMap struct {
+	noEvents
+	w    io.Writer
+	syms *interp.Symbols
+}
+
+// placed appends fragment f to the perf map (Options.PerfMap) in the
 // format perf reads for JIT code (LuaJIT, V8 and wazero write the same):
 // "START SIZE NAME", hex without 0x. A fragment is split into runs of host
 // code emitted for one guest function, each named
@@ -16,15 +26,15 @@ import (
 // that perf report attributes samples in a trace that crosses calls to the
 // function each came from. Code the pc map does not cover (entry loads)
 // goes with the run after it.
-func (vm *VM) writePerfMap(f *codecache.Fragment) {
-	w := vm.opts.PerfMap
-	head := vm.syms.Name(f.Head)
+func (p *perfMap) placed(f *codecache.Fragment) {
+	w := p.w
+	head := p.syms.Name(f.Head)
 	fn := func(off int) string {
 		pc, ok := f.Code.GuestPC(off)
 		if !ok {
 			return ""
 		}
-		if s := vm.syms.Func(pc); s != "" {
+		if s := p.syms.Func(pc); s != "" {
 			return s
 		}
 		return "guest"

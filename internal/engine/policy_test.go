@@ -1,6 +1,6 @@
 // Tests of the cache policies in whole runs: programs that defeat the code cache -> bail-out, or a head left to the interpreter.
 
-package rvdyn
+package engine
 
 import (
 	"bytes"

@@ -1,6 +1,6 @@
 // Frequency-based PC sampling inside the VM: Options.Sample -> a layout.SampleSet of exact, deterministic samples in either mode.
 
-package rvdyn
+package engine
 
 import (
 	"iter"

@@ -1,4 +1,4 @@
-package rvdyn
+package engine
 
 import (
 	"encoding/json"

@@ -1,6 +1,6 @@
 // Value specialization: the interpreter's loads -> a value profile kept by a stream compressor -> the fragment compiler's ir.ValueOracle.
 
-package rvdyn
+package engine
 
 import (
 	"fmt"
@@ -81,6 +81,7 @@ type SpecializeStats struct {
 // (--compile=async) takes the answers for a trace's loads when the trace
 // is queued (frozenValues, compilequeue.go), not while it compiles.
 type valueProfile struct {
+	noEvents
 	opts SpecializeOptions
 	comp profhw.Compressor
 	prof *profhw.Profile
@@ -188,15 +189,15 @@ func (v *valueProfile) failed(pc uint64) bool {
 func (vm *VM) despecialize(f *codecache.Fragment) {
 	vm.cache.Remove(f)
 	vm.m.Mark(f.Head, false)
-	vm.metrics.remove(vm.m.Retired(), f.Head)
+	vm.removed(vm.m.Retired(), f.Head)
 	vm.vals.st.Removed++
 }
 
-// stats returns the counters.
-func (v *valueProfile) stats() *SpecializeStats {
-	s := v.st
-	s.Messages, s.PCs = v.prof.Messages(), len(v.top)
-	return &s
+// fill puts the counters in a stats snapshot.
+func (v *valueProfile) fill(s *Stats) {
+	st := v.st
+	st.Messages, st.PCs = v.prof.Messages(), len(v.top)
+	s.Specialize = &st
 }
 
 // compiled counts the loads a compile specialized.
@@ -217,6 +218,7 @@ func (vm *VM) startSpecialize() error {
 		return err
 	}
 	vm.vals = v
+	vm.attach(v)
 	vm.opts.Compile.Values = v
 	vm.m.SetHook(interp.MaskOf(interp.ClassLoad), v)
 	return nil

@@ -1,6 +1,6 @@
 // Run statistics: the dispatcher's counters, the machine's, the selector's and the cache's -> one Stats snapshot -> a table or JSON for the user.
 
-package rvdyn
+package engine
 
 import (
 	"bytes"
@@ -159,9 +159,6 @@ func (vm *VM) Stats() Stats {
 		LastInsert: c.lastInsert, Compiler: vm.async.stats,
 		Select: vm.opts.Select.scheme(vm.opts.NET),
 	}
-	if vm.metrics != nil {
-		s.TraceMetrics = vm.metrics.result
-	}
 	s.Compiler.Mode = vm.opts.Compiler.Mode
 	s.InterpretedInstructions = s.GuestInstructions - s.CacheInstructions
 	sc := vm.m.Syscalls()
@@ -170,15 +167,8 @@ func (vm *VM) Stats() Stats {
 	for n, k := range sc.Unknown {
 		s.UnknownSyscalls[n] = k
 	}
-	if g, ok := vm.GCStats(); ok {
-		s.GC = &g
-	}
-	if p := vm.opts.Profile; p != nil && p.Engine != nil {
-		r := p.Report()
-		s.Profile = &r
-	}
-	if vm.vals != nil {
-		s.Specialize = vm.vals.stats()
+	for _, a := range vm.attached {
+		a.fill(&s)
 	}
 	if vm.cache != nil {
 		cs := vm.cache.Stats()

@@ -1,6 +1,6 @@
 // Tests of the statistics snapshot: a Stats value -> its JSON object (keys, order, units) and the reason tables' names.
 
-package rvdyn
+package engine
 
 import (
 	"encoding/json"

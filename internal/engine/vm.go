@@ -1,5 +1,11 @@
-// Package rvdyn is a Dynamo-style dynamic binary optimizer for RISC-V
-// RV64IM Linux programs on x86-64 hosts.
+// Package engine is rvdyn's engine room: the VM that holds one loaded
+// guest program and the optimizer state around it, the dispatcher that
+// runs it (interpreter, trace selection, code cache), the compile service
+// thread, the trace selection schemes, and what else attaches to a run
+// (samplers, perf map, debugger, the host collector, value
+// specialization). Only the root package rvdyn imports it: rvdyn is the
+// public API, and re-exports the types here (Options, Stats, VM) under
+// their public names.
 //
 // A guest program starts out interpreted. The dispatcher counts executions
 // of trace-head candidates (targets of taken backward branches and of code
@@ -9,15 +15,7 @@
 // codecache), from where the program runs from then on. The answer is the
 // same in every mode: output, exit status and retired instruction count
 // match plain interpretation.
-//
-// Typical use:
-//
-//	vm, err := rvdyn.New(image, rvdyn.Options{}) // dynamo mode, defaults
-//	if err != nil { ... }          // *interp.LoadError for a bad ELF
-//	defer vm.Close()
-//	code, err := vm.Run()          // *interp.Fault, interp.ErrLimit, or nil
-//	st := vm.Stats()
-package rvdyn
+package engine
 
 import (
 	"errors"
@@ -147,7 +145,7 @@ type Options struct {
 	// its machine code (fragment.WriteListing).
 	Listing io.Writer
 	// PerfMap, if set, receives a line per run of fragment code in the
-	// perf map format (see writePerfMap): the content of
+	// perf map format (see perfMap.placed): the content of
 	// /tmp/perf-PID.map, through which perf report names guest
 	// functions in code cache samples.
 	PerfMap io.Writer
@@ -225,9 +223,8 @@ type VM struct {
 	rpaNative *rpa.Engine
 	ctr       counters
 	ran       bool
-	bailed    bool          // optimization given up: interpreting to the end
-	again     bool          // path profiling: the pc is a head whose path is profiled next
-	metrics   *traceMetrics // Options.Select.Metrics: the selection log (metrics.go)
+	bailed    bool // optimization given up: interpreting to the end
+	again     bool // path profiling: the pc is a head whose path is profiled next
 	// codePages holds the guest text pages the fragments in the cache
 	// (and the traces queued for compilation) were built from, and
 	// fragPages each fragment's: code changed on one of them removes
@@ -244,10 +241,11 @@ type VM struct {
 	fragTotal    map[uint64]*FragmentStat // tallies of flushed fragments, by head
 
 	samp sampler // Options.Sample
-	// onFlush, if set, runs after every code cache flush, on the
-	// dispatching thread, before any fragment is placed again
-	// (RunClockSampled moves the time-based sampler's epoch there).
-	onFlush func()
+	// attached are the things attached to the run (attach.go): the
+	// trace-metrics log, the perf map, the host collector, the
+	// relational profiler session, the value profile, a time-based
+	// sampler's epoch.
+	attached []attachment
 
 	interrupt atomic.Bool // a debugger asks the run to stop (see expired)
 	timedOut  atomic.Bool // Options.Timeout has passed (see armTimeout)
@@ -346,7 +344,13 @@ func New(image []byte, opts Options) (*VM, error) {
 	if err != nil {
 		return nil, err
 	}
-	vm := &VM{opts: opts, m: m, codePages: make(map[uint64]bool), fragPages: make(map[*codecache.Fragment][]uint64), syms: interp.LoadSymbols(image), metrics: tm}
+	vm := &VM{opts: opts, m: m, codePages: make(map[uint64]bool), fragPages: make(map[*codecache.Fragment][]uint64), syms: interp.LoadSymbols(image)}
+	if tm != nil {
+		vm.attach(tm)
+	}
+	if opts.PerfMap != nil {
+		vm.attach(&perfMap{w: opts.PerfMap, syms: vm.syms})
+	}
 	if cd := layout.NewCountdown(opts.Sample); cd != nil {
 		vm.samp = sampler{cd: cd, set: make(layout.SampleSet)}
 	}
@@ -388,6 +392,7 @@ func New(image []byte, opts Options) (*VM, error) {
 			return nil, fmt.Errorf("rvdyn: Options.Profile is not a started session (use rpa.Start)")
 		}
 		p.Attach(m)
+		vm.attach(profileRun{s: p})
 		if vm.sel != nil {
 			g, all := p.Engine, vm.opts.ProfileInterpreted
 			native := !all && !vm.opts.ProfileNoNative
@@ -420,6 +425,19 @@ func New(image []byte, opts Options) (*VM, error) {
 	return vm, nil
 }
 
+// profileRun is the attachment of Options.Profile: its report goes into
+// the stats. The caller owns the session and closes it.
+type profileRun struct {
+	noEvents
+	s *rpa.Session
+}
+
+// fill puts the profiler's report in a stats snapshot.
+func (p profileRun) fill(s *Stats) {
+	r := p.s.Report()
+	s.Profile = &r
+}
+
 // Symbols returns the guest program's function symbols.
 func (vm *VM) Symbols() *interp.Symbols { return vm.syms }
 
@@ -431,7 +449,7 @@ func (vm *VM) Close() error {
 	if vm.timer != nil {
 		vm.timer.Stop()
 	}
-	err := vm.stopGC()
+	err := vm.stopAttached()
 	if vm.scheme != nil {
 		vm.scheme.close()
 	}
@@ -470,13 +488,8 @@ func (vm *VM) Run() (int, error) {
 	}
 	err = vm.timeoutErr(err)
 	vm.ctr.wall = time.Since(start)
-	switch {
-	case vm.metrics != nil && errors.Is(err, ErrTimeout):
-		// The profiling run would take as long again (and replay any
-		// sleep): a timed-out run is not scored.
-		vm.metrics.result = &TraceMetrics{Delay: vm.sel.Delay(), Hot: vm.metrics.hot, Error: "not scored: the run timed out"}
-	case vm.metrics != nil:
-		vm.metrics.score(vm)
+	for _, a := range vm.attached {
+		a.finished(vm, err)
 	}
 	if e := vm.m.HostError(); e != nil && err == nil {
 		err = e

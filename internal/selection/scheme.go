@@ -1,6 +1,6 @@
 // Trace selection schemes: trace-head candidate events in, "record the next executing tail from here now" out, by NET counters, path counters, the stratified-sampling compressor or a relational-profiler service thread.
 
-package rvdyn
+package engine
 
 import (
 	"fmt"

@@ -1,6 +1,6 @@
 // Selection on a service thread: the relational profiler's sampled branch and jump records in, trace heads the service thread finds hot out, through a single-producer single-consumer queue polled by the dispatcher.
 
-package rvdyn
+package engine
 
 import (
 	"fmt"
