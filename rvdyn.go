@@ -25,7 +25,10 @@
 // documentation is there (go doc rvdyn/internal/engine.Options).
 package rvdyn
 
-import "rvdyn/internal/engine"
+import (
+	"rvdyn/internal/engine"
+	"rvdyn/internal/selection"
+)
 
 // Options configures a VM: the mode, NET's delay and trace length, the
 // trace selection scheme, the code cache and its policy, fragment
@@ -68,41 +71,41 @@ const (
 // ParseMode parses a mode's command-line name ("dynamo", "interp").
 func ParseMode(s string) (Mode, error) { return engine.ParseMode(s) }
 
-// Select is a trace selection scheme (Options.Select.Scheme).
-type Select = engine.Select
+// Select is a trace selection scheme (Options.Select.Scheme; package
+// rvdyn/internal/selection says how each decides a head is hot).
+type Select = selection.Kind
 
-// The selection schemes (engine.SelectNET and the rest say how each
-// decides a head is hot).
+// The selection schemes.
 const (
 	// SelectNET is NET: one software counter per head.
-	SelectNET = engine.SelectNET
+	SelectNET = selection.NET
 	// SelectPath is path profile based prediction.
-	SelectPath = engine.SelectPath
+	SelectPath = selection.Path
 	// SelectCompressor counts heads through a stratified-sampling
 	// compressor.
-	SelectCompressor = engine.SelectCompressor
+	SelectCompressor = selection.Compressor
 	// SelectRPA counts heads through a relational-profiler edge query.
-	SelectRPA = engine.SelectRPA
+	SelectRPA = selection.RPA
 )
 
 // ParseSelect parses a selection scheme's command-line name.
-func ParseSelect(s string) (Select, error) { return engine.ParseSelect(s) }
+func ParseSelect(s string) (Select, error) { return selection.ParseKind(s) }
 
 // SelectOptions configure trace selection beyond NET's delay and trace
 // length: the scheme, its compressor or query, and trace metrics.
-type SelectOptions = engine.SelectOptions
+type SelectOptions = selection.Options
 
 // Defaults of SelectOptions and SpecializeOptions, in the notation of
 // package profhw (compressors) and in instructions (periods).
 const (
 	// DefaultCompressor is SelectCompressor's compressor: the stratified
 	// sampling paper's configuration.
-	DefaultCompressor = engine.DefaultCompressor
+	DefaultCompressor = selection.DefaultCompressor
 	// DefaultRPAPeriod is SelectRPA's sampling period on conditional
 	// branches.
-	DefaultRPAPeriod = engine.DefaultRPAPeriod
+	DefaultRPAPeriod = selection.DefaultRPAPeriod
 	// DefaultRPAJumpPeriod is SelectRPA's sampling period on jumps.
-	DefaultRPAJumpPeriod = engine.DefaultRPAJumpPeriod
+	DefaultRPAJumpPeriod = selection.DefaultRPAJumpPeriod
 	// DefaultValueProfile is value specialization's value profiler.
 	DefaultValueProfile = engine.DefaultValueProfile
 )

@@ -260,7 +260,7 @@ func (vm *VM) phaseFlush(window uint64) {
 	vm.phaseRemoved = n
 	vm.ctr.phaseRemoved += uint64(n)
 	vm.sel.Reset()
-	vm.scheme.reset()
+	vm.scheme.Reset()
 }
 
 // dropStale removes the fragments built from the text pages in changed
@@ -313,7 +313,7 @@ func (vm *VM) flush() {
 	vm.cache.Flush()
 	vm.m.ClearMarks()
 	vm.sel.Reset()
-	vm.scheme.reset()
+	vm.scheme.Reset()
 	vm.flushed(vm.m.Retired())
 	vm.async.flushed()
 }

@@ -3,66 +3,13 @@ package engine
 import (
 	"encoding/json"
 	"strings"
-	"sync"
 	"testing"
 
 	"rvdyn/bench/corpus"
+	"rvdyn/internal/selection"
 	"rvdyn/interp"
 	"rvdyn/net"
 )
-
-// TestHeadQueue hands heads from a producer goroutine to the consumer
-// through a small queue that fills up, and checks that every head arrives
-// once, in order. Run with -race: the slots are plain words ordered only
-// by the head and tail atomics.
-func TestHeadQueue(t *testing.T) {
-	q := newHeadQueue(8)
-	const n = 20000
-	var wg sync.WaitGroup
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		for i := uint64(1); i <= n; {
-			if q.push(i) {
-				i++
-			}
-		}
-	}()
-	for want := uint64(1); want <= n; {
-		pc, ok := q.pop()
-		if !ok {
-			continue
-		}
-		if pc != want {
-			t.Fatalf("popped %d, want %d", pc, want)
-		}
-		want++
-	}
-	wg.Wait()
-	if _, ok := q.pop(); ok {
-		t.Fatal("queue not empty after the last head")
-	}
-	for i := range 8 {
-		if !q.push(uint64(i)) {
-			t.Fatalf("push %d into an empty queue of 8 failed", i)
-		}
-	}
-	if q.push(99) {
-		t.Fatal("push into a full queue succeeded")
-	}
-}
-
-func TestParseSelect(t *testing.T) {
-	for s := range NumSelects {
-		got, err := ParseSelect(strings.ToUpper(s.String()))
-		if err != nil || got != s {
-			t.Errorf("ParseSelect(%q) = %v, %v", s, got, err)
-		}
-	}
-	if _, err := ParseSelect("hot"); err == nil || !strings.Contains(err.Error(), "compressor") {
-		t.Errorf("ParseSelect(hot): %v", err)
-	}
-}
 
 // selectRun runs guest name at its small size in dynamo mode with o.
 func selectRun(t *testing.T, name string, o Options) Stats {
@@ -88,25 +35,25 @@ func selectRun(t *testing.T, name string, o Options) Stats {
 // has heads; the rpa scheme's selection leaves the main thread through
 // the relational profiler's queue.
 func TestSelectSchemes(t *testing.T) {
-	stats := map[Select]Stats{}
-	for s := range NumSelects {
-		st := selectRun(t, "sieve", Options{Select: SelectOptions{Scheme: s, RPASync: true}})
+	stats := map[selection.Kind]Stats{}
+	for s := range selection.NumKinds {
+		st := selectRun(t, "sieve", Options{Select: selection.Options{Scheme: s, RPASync: true}})
 		if st.Select != s || st.SelectCounters == 0 || st.Traces == 0 {
 			t.Errorf("%v: select %v, counters %d, traces %d", s, st.Select, st.SelectCounters, st.Traces)
 		}
 		stats[s] = st
 	}
-	if c, n := stats[SelectCompressor].SelectCounters, stats[SelectNET].SelectCounters; c >= n {
+	if c, n := stats[selection.Compressor].SelectCounters, stats[selection.NET].SelectCounters; c >= n {
 		t.Errorf("compressor counter table %d entries, NET %d heads: want fewer", c, n)
 	}
-	if p := stats[SelectRPA].Profile; p == nil || p.Records == 0 || len(p.Queues) != 1 || p.Queues[0].Received != p.Queues[0].Sent {
+	if p := stats[selection.RPA].Profile; p == nil || p.Records == 0 || len(p.Queues) != 1 || p.Queues[0].Received != p.Queues[0].Sent {
 		t.Errorf("rpa: profiler report %+v", p)
 	}
-	if st := selectRun(t, "sieve", Options{NET: net.Options{Predict: net.PredictPath}}); st.Select != SelectPath {
+	if st := selectRun(t, "sieve", Options{NET: net.Options{Predict: net.PredictPath}}); st.Select != selection.Path {
 		t.Errorf("--predict=path runs scheme %v", st.Select)
 	}
 	image, _ := corpus.ELF("sieve")
-	for _, o := range []SelectOptions{{Scheme: SelectCompressor, Compressor: "H[Q1]2"}, {Scheme: SelectRPA, RPAPeriod: 1 << 20}} {
+	for _, o := range []selection.Options{{Scheme: selection.Compressor, Compressor: "H[Q1]2"}, {Scheme: selection.RPA, RPAPeriod: 1 << 20}} {
 		if vm, err := New(image, Options{Select: o}); err == nil {
 			vm.Close()
 			t.Errorf("%+v accepted", o)
@@ -117,7 +64,7 @@ func TestSelectSchemes(t *testing.T) {
 // TestRPASyncDeterministic: with RPASync the traces the service thread's
 // selection compiles are the same from run to run.
 func TestRPASyncDeterministic(t *testing.T) {
-	o := Options{Select: SelectOptions{Scheme: SelectRPA, RPASync: true}}
+	o := Options{Select: selection.Options{Scheme: selection.RPA, RPASync: true}}
 	a, b := selectRun(t, "qsort", o), selectRun(t, "qsort", o)
 	if a.Traces != b.Traces || a.CacheInstructions != b.CacheInstructions || a.CacheExits != b.CacheExits {
 		t.Errorf("two synchronous rpa runs differ: traces %d/%d, cache instructions %d/%d, exits %d/%d",
@@ -129,7 +76,7 @@ func TestRPASyncDeterministic(t *testing.T) {
 // against the offline predictor's one-trace-per-head NET on the same
 // guest, which differs only by heads at exit targets.
 func TestTraceMetrics(t *testing.T) {
-	st := selectRun(t, "sieve", Options{Select: SelectOptions{Metrics: true}})
+	st := selectRun(t, "sieve", Options{Select: selection.Options{Metrics: true}})
 	m := st.TraceMetrics
 	if m == nil || m.Error != "" || !m.Match {
 		t.Fatalf("trace metrics %+v", m)
@@ -165,7 +112,7 @@ func TestTraceMetrics(t *testing.T) {
 func TestRPAFreeRunning(t *testing.T) {
 	ref := selectRun(t, "qsort", Options{Mode: ModeInterp})
 	for range 2 {
-		st := selectRun(t, "qsort", Options{Select: SelectOptions{Scheme: SelectRPA}})
+		st := selectRun(t, "qsort", Options{Select: selection.Options{Scheme: selection.RPA}})
 		if st.GuestInstructions != ref.GuestInstructions || st.ExitCode != ref.ExitCode || st.Traces == 0 {
 			t.Errorf("free-running rpa: %d instructions (interp %d), exit %d, %d traces", st.GuestInstructions, ref.GuestInstructions, st.ExitCode, st.Traces)
 		}

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"rvdyn/gcassist"
+	"rvdyn/internal/selection"
 	"rvdyn/net"
 	"rvdyn/profhw/rpa"
 )
@@ -79,10 +80,10 @@ type counters struct {
 // snake_case and durations are seconds.
 type Stats struct {
 	Mode     Mode
-	Delay    int         // the prediction delay tau the run used
-	Predict  net.Predict // the online prediction scheme (NET or path profiling)
-	Select   Select      // the trace selection scheme (SelectPath when Predict is path)
-	ExitCode int         // the guest's status (128+signal after a fault)
+	Delay    int            // the prediction delay tau the run used
+	Predict  net.Predict    // the online prediction scheme (NET or path profiling)
+	Select   selection.Kind // the trace selection scheme (SelectPath when Predict is path)
+	ExitCode int            // the guest's status (128+signal after a fault)
 
 	GuestInstructions       uint64 // retired guest instructions
 	CacheInstructions       uint64 // of which retired in native code
@@ -157,7 +158,7 @@ func (vm *VM) Stats() Stats {
 		BailedOutAt: c.bailedOutAt,
 		Wall:        c.wall, RecordTime: c.recordTime, CompileTime: c.compileTime, SelectTime: c.selectTime,
 		LastInsert: c.lastInsert, Compiler: vm.async.stats,
-		Select: vm.opts.Select.scheme(vm.opts.NET),
+		Select: vm.opts.Select.Kind(vm.opts.NET),
 	}
 	s.Compiler.Mode = vm.opts.Compiler.Mode
 	s.InterpretedInstructions = s.GuestInstructions - s.CacheInstructions
@@ -178,7 +179,7 @@ func (vm *VM) Stats() Stats {
 		s.TopFragments = vm.topFragments(TopFragments)
 		s.PathCounters, s.PathsProfiled = ss.Paths, ss.Profiled
 		if vm.scheme != nil {
-			s.SelectCounters = vm.scheme.entries()
+			s.SelectCounters = vm.scheme.Entries()
 		}
 	}
 	return s
@@ -328,7 +329,7 @@ func (s *Stats) WriteTable(w io.Writer) error {
 			row("path counters", s.PathCounters)
 			row("paths profiled", s.PathsProfiled)
 		}
-		if s.Select != SelectNET {
+		if s.Select != selection.NET {
 			row("selection scheme", s.Select)
 		}
 		row("selection counters", s.SelectCounters)

@@ -1,9 +1,9 @@
 // Package engine is rvdyn's engine room: the VM that holds one loaded
 // guest program and the optimizer state around it, the dispatcher that
 // runs it (interpreter, trace selection, code cache), the compile service
-// thread, the trace selection schemes, and what else attaches to a run
-// (samplers, perf map, debugger, the host collector, value
-// specialization). Only the root package rvdyn imports it: rvdyn is the
+// thread, and what else attaches to a run (samplers, perf map, debugger,
+// the host collector, value specialization). The selection schemes are
+// package rvdyn/internal/selection. Only the root package rvdyn imports it: rvdyn is the
 // public API, and re-exports the types here (Options, Stats, VM) under
 // their public names.
 //
@@ -27,6 +27,7 @@ import (
 	"rvdyn/codecache"
 	"rvdyn/fragment"
 	"rvdyn/gcassist"
+	"rvdyn/internal/selection"
 	"rvdyn/interp"
 	"rvdyn/layout"
 	"rvdyn/net"
@@ -112,7 +113,7 @@ type Options struct {
 	// Select chooses the trace selection scheme (NET, path profiling, the
 	// stratified-sampling compressor or a relational-profiler service
 	// thread) and whether the run scores the traces it compiled.
-	Select SelectOptions
+	Select selection.Options
 	// Cache configures the code cache: its size, and linking and the
 	// indirect branch lookup, which can be switched off for experiments
 	// (fragments are then compiled with fragment.Options.NoIBL).
@@ -214,7 +215,7 @@ type VM struct {
 	st     *fragment.State
 	cache  *codecache.Cache
 	sel    *net.Selector
-	scheme headScheme // decides which candidates are hot (select.go)
+	scheme selection.Scheme // decides which candidates are hot (select.go)
 	env    fragment.Env
 	sample fragment.Sampler // the profiler's emitted sampling decisions, or nil
 	vals   *valueProfile    // Options.Specialize's value profile, or nil
@@ -333,7 +334,7 @@ func (vm *VM) interpret() error {
 // New loads an ELF image (a static RV64IM executable) and prepares it to
 // run. A bad image gives a *interp.LoadError.
 func New(image []byte, opts Options) (*VM, error) {
-	if opts.Select.scheme(opts.NET) == SelectPath {
+	if opts.Select.Kind(opts.NET) == selection.Path {
 		opts.NET.Predict = net.PredictPath // --select=path and --predict=path are one scheme
 	}
 	var tm *traceMetrics
@@ -451,7 +452,7 @@ func (vm *VM) Close() error {
 	}
 	err := vm.stopAttached()
 	if vm.scheme != nil {
-		vm.scheme.close()
+		vm.scheme.Close()
 	}
 	if vm.cache != nil {
 		if e := vm.cache.Close(); err == nil {

@@ -1,6 +1,6 @@
 // Selection on a service thread: the relational profiler's sampled branch and jump records in, trace heads the service thread finds hot out, through a single-producer single-consumer queue polled by the dispatcher.
 
-package engine
+package selection
 
 import (
 	"fmt"
@@ -93,9 +93,9 @@ func rpaSelectQuery(b, j uint32) string {
 		every(b), rpaSelectQueue, every(j), rpaSelectQueue)
 }
 
-// rpaScheme is SelectRPA. The dispatcher side (bump, reset) runs on the
+// RPAScheme is the RPA scheme. The dispatcher side (Bump, Reset) runs on the
 // dispatcher's goroutine; handle runs on the queue's service thread.
-type rpaScheme struct {
+type RPAScheme struct {
 	sel  *net.Selector
 	sess *rpa.Session
 	q    *headQueue
@@ -120,12 +120,9 @@ type rpaScheme struct {
 	tau        uint64
 }
 
-// newRPAScheme starts the selection query's session and sets it as the
-// run's Options.Profile (New attaches it and closes it in Close).
-func (vm *VM) newRPAScheme(o SelectOptions) (*rpaScheme, error) {
-	if vm.opts.Profile != nil {
-		return nil, fmt.Errorf("rvdyn: the rpa selection scheme runs its own relational profiler session; it cannot be combined with Options.Profile")
-	}
+// newRPA starts the selection query's session (RPA.Session), which the
+// caller attaches to the guest and closes through Close.
+func newRPA(o Options, sel *net.Selector) (*RPAScheme, error) {
 	n, nj := o.RPAPeriod, o.RPAJumpPeriod
 	if n == 0 {
 		n = DefaultRPAPeriod
@@ -137,15 +134,10 @@ func (vm *VM) newRPAScheme(o SelectOptions) (*rpaScheme, error) {
 	if err != nil {
 		return nil, fmt.Errorf("rvdyn: selection query: %w", err)
 	}
-	s := &rpaScheme{sel: vm.sel, q: newHeadQueue(headQueueSlots), sync: o.RPASync, ready: map[uint64]bool{},
-		counts: map[uint64]uint64{}, known: map[uint64]bool{}, period: uint64(n), jumpPeriod: uint64(nj), tau: uint64(vm.sel.Delay())}
+	s := &RPAScheme{sel: sel, q: newHeadQueue(headQueueSlots), sync: o.RPASync, ready: map[uint64]bool{},
+		counts: map[uint64]uint64{}, known: map[uint64]bool{}, period: uint64(n), jumpPeriod: uint64(nj), tau: uint64(sel.Delay())}
 	ro := rpa.Options{Seed: 1, Handlers: map[int]func(*mq.Message){rpaSelectQueue: s.handle}}
 	if s.sync {
-		// A native query that finds the queue full leaves its fragment,
-		// an exit (and a trace-head candidate) that depends on how fast
-		// the service thread drains: synchronous runs send from Go
-		// only, where a full queue stalls the guest instead.
-		vm.opts.ProfileNoNative = true
 		// The dispatcher waits for the thread at every poll: keep its
 		// idle sleeps short.
 		ro.Backoff = mq.Backoff{MinSleep: time.Microsecond, MaxSleep: 20 * time.Microsecond}
@@ -153,9 +145,20 @@ func (vm *VM) newRPAScheme(o SelectOptions) (*rpaScheme, error) {
 	if s.sess, err = rpa.Start(prog, ro, 0); err != nil {
 		return nil, fmt.Errorf("rvdyn: selection query: %w", err)
 	}
-	vm.opts.Profile = s.sess
 	return s, nil
 }
+
+// Session is the relational profiler session whose query feeds the
+// service thread: the caller attaches it to the guest (rpa.Session.Attach)
+// and must not close it (Close does).
+func (s *RPAScheme) Session() *rpa.Session { return s.sess }
+
+// Sync reports whether the dispatcher waits for the service thread at
+// each poll (Options.RPASync). A native query that finds the queue full
+// leaves its fragment, an exit (and a trace-head candidate) that depends
+// on how fast the service thread drains: a synchronous run must send from
+// Go only, where a full queue stalls the guest instead.
+func (s *RPAScheme) Sync() bool { return s.sync }
 
 // handle is the service thread's work: one sampled branch or jump record
 // (pc, next pc, misc) counts its sampling period's executions of the
@@ -164,7 +167,7 @@ func (vm *VM) newRPAScheme(o SelectOptions) (*rpaScheme, error) {
 // code cache exit (every transfer target and fall-through may be an exit
 // target); a count past the delay is pushed to the dispatcher and
 // restarts.
-func (s *rpaScheme) handle(m *mq.Message) {
+func (s *RPAScheme) handle(m *mq.Message) {
 	if e := s.epoch.Load(); e != s.seen {
 		clear(s.counts)
 		s.seen = e
@@ -193,7 +196,7 @@ func (s *rpaScheme) handle(m *mq.Message) {
 // poll moves the heads the service thread pushed into the ready set; with
 // RPASync it first waits until the thread has handled every message sent
 // so far, so that what is ready depends only on the records.
-func (s *rpaScheme) poll() {
+func (s *RPAScheme) poll() {
 	if s.sync {
 		q := s.sess.Queues[rpaSelectQueue]
 		for s.handled.Load() != q.Stats().Sent {
@@ -209,7 +212,7 @@ func (s *rpaScheme) poll() {
 	}
 }
 
-func (s *rpaScheme) bump(pc uint64) bool {
+func (s *RPAScheme) Bump(pc uint64) bool {
 	s.poll()
 	if !s.ready[pc] || s.sel.Abandoned(pc) {
 		return false
@@ -218,17 +221,17 @@ func (s *rpaScheme) bump(pc uint64) bool {
 	return true
 }
 
-// reset forgets the ready heads and tells the service thread to restart
+// Reset forgets the ready heads and tells the service thread to restart
 // its counts (at its next message).
-func (s *rpaScheme) reset() {
+func (s *RPAScheme) Reset() {
 	s.poll()
 	clear(s.ready)
 	s.epoch.Add(1)
 }
 
-func (s *rpaScheme) entries() uint64 { return s.heads.Load() }
+func (s *RPAScheme) Entries() uint64 { return s.heads.Load() }
 
-func (s *rpaScheme) close() {
+func (s *RPAScheme) Close() {
 	if s.sess != nil {
 		s.sess.Close()
 	}
