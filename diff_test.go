@@ -251,7 +251,7 @@ func buildAgrees(t *testing.T, name string, flavor corpus.Flavor, image []byte, 
 		cfgs = maps.Clone(cfgs)
 		delete(cfgs, fullSizeRef)
 	}
-	runRef := func(args []string) outcome {
+	runRef := func(t *testing.T, args []string) outcome {
 		o := refOpts
 		o.Args, o.LdPrefix = args, ld
 		ref := run(t, image, o)
@@ -260,7 +260,7 @@ func buildAgrees(t *testing.T, name string, flavor corpus.Flavor, image []byte, 
 		}
 		return ref
 	}
-	ref := runRef(args)
+	ref := runRef(t, args)
 	golden := corpus.Outcome(ref.stdout, ref.code)
 	if want, err := corpus.ExpectedOf(name, diffSize, flavor); err != nil && !*updateGolden {
 		t.Errorf("no expected output: %v (make it with -update-golden)", err)
@@ -269,44 +269,49 @@ func buildAgrees(t *testing.T, name string, flavor corpus.Flavor, image []byte, 
 	}
 	refs := map[string]outcome{strings.Join(args, " "): ref}
 	argsOf := schemeRotation(t, name, image, args, cfgs)
-	for cname, opts := range cfgs {
-		cargs := argsOf(cname)
-		ref, ok := refs[strings.Join(cargs, " ")]
-		if !ok {
-			ref = runRef(cargs)
-			refs[strings.Join(cargs, " ")] = ref
-		}
-		opts.Mode, opts.Args, opts.LdPrefix = rvdyn.ModeDynamo, cargs, ld
-		got := run(t, image, opts)
-		if got.err != nil || got.code != ref.code || got.stdout != ref.stdout || got.stderr != ref.stderr {
-			t.Errorf("dynamo %s: exit %d (%v), output differs from %s: %v\n got: %q\nwant: %q",
-				cname, got.code, got.err, refName, got.stdout != ref.stdout, got.stdout, ref.stdout)
-		}
-		if got.insts != ref.insts {
-			t.Errorf("dynamo %s: %d guest instructions, %s %d", cname, got.insts, refName, ref.insts)
-		}
-		if got.cpu != ref.cpu {
-			t.Errorf("dynamo %s: final registers differ from %s:\n got: %x\nwant: %x", cname, refName, got.cpu, ref.cpu)
-		}
-		if got.stats.CacheInstructions+got.stats.InterpretedInstructions != got.insts {
-			t.Errorf("dynamo %s: cache %d + interpreted %d != %d", cname,
-				got.stats.CacheInstructions, got.stats.InterpretedInstructions, got.insts)
-		}
-		// A service-thread compile may not be finished before a
-		// short run ends: then the trace was at least recorded. An
-		// RV64GC floating-point guest's hot loops start with or are cut
-		// by F/D instructions, which traces do not take in yet, so at
-		// high delays its short run may build nothing.
-		fp := flavor == corpus.GC && corpus.FloatingPoint(name)
-		if async := opts.Compiler.Mode == rvdyn.CompileAsync; got.stats.Fragments == 0 && (!async || got.stats.Traces == 0) && !fp {
-			t.Errorf("dynamo %s: no fragments built", cname)
-		}
-		if c := got.stats.Compiler; c.Queued != c.Installed+c.Stale+c.Duplicate+c.Unfinished {
-			t.Errorf("dynamo %s: %d traces queued, %+v", cname, c.Queued, c)
-		}
-		if strings.Contains(cname, "16 KiB cache") && got.stats.CapacityFlushes == 0 && got.stats.CodeBytes > 16<<10 {
-			t.Errorf("dynamo %s: %d code bytes but no capacity flush", cname, got.stats.CodeBytes)
-		}
+	// Each configuration is a subtest (-run TestGuestsAgree/im/qsort/delay_0),
+	// run one after another: the guests run in parallel.
+	for _, cname := range slices.Sorted(maps.Keys(cfgs)) {
+		opts := cfgs[cname]
+		t.Run(cname, func(t *testing.T) {
+			cargs := argsOf(cname)
+			ref, ok := refs[strings.Join(cargs, " ")]
+			if !ok {
+				ref = runRef(t, cargs)
+				refs[strings.Join(cargs, " ")] = ref
+			}
+			opts.Mode, opts.Args, opts.LdPrefix = rvdyn.ModeDynamo, cargs, ld
+			got := run(t, image, opts)
+			if got.err != nil || got.code != ref.code || got.stdout != ref.stdout || got.stderr != ref.stderr {
+				t.Errorf("dynamo %s: exit %d (%v), output differs from %s: %v\n got: %q\nwant: %q",
+					cname, got.code, got.err, refName, got.stdout != ref.stdout, got.stdout, ref.stdout)
+			}
+			if got.insts != ref.insts {
+				t.Errorf("dynamo %s: %d guest instructions, %s %d", cname, got.insts, refName, ref.insts)
+			}
+			if got.cpu != ref.cpu {
+				t.Errorf("dynamo %s: final registers differ from %s:\n got: %x\nwant: %x", cname, refName, got.cpu, ref.cpu)
+			}
+			if got.stats.CacheInstructions+got.stats.InterpretedInstructions != got.insts {
+				t.Errorf("dynamo %s: cache %d + interpreted %d != %d", cname,
+					got.stats.CacheInstructions, got.stats.InterpretedInstructions, got.insts)
+			}
+			// A service-thread compile may not be finished before a
+			// short run ends: then the trace was at least recorded. An
+			// RV64GC floating-point guest's hot loops start with or are cut
+			// by F/D instructions, which traces do not take in yet, so at
+			// high delays its short run may build nothing.
+			fp := flavor == corpus.GC && corpus.FloatingPoint(name)
+			if async := opts.Compiler.Mode == rvdyn.CompileAsync; got.stats.Fragments == 0 && (!async || got.stats.Traces == 0) && !fp {
+				t.Errorf("dynamo %s: no fragments built", cname)
+			}
+			if c := got.stats.Compiler; c.Queued != c.Installed+c.Stale+c.Duplicate+c.Unfinished {
+				t.Errorf("dynamo %s: %d traces queued, %+v", cname, c.Queued, c)
+			}
+			if strings.Contains(cname, "16 KiB cache") && got.stats.CapacityFlushes == 0 && got.stats.CodeBytes > 16<<10 {
+				t.Errorf("dynamo %s: %d code bytes but no capacity flush", cname, got.stats.CodeBytes)
+			}
+		})
 	}
 	qargs := append([]string{path}, args[1:]...)
 	if ld != "" {

@@ -26,6 +26,7 @@
 package rvdyn
 
 import (
+	"rvdyn/fragment/exit"
 	"rvdyn/internal/engine"
 	"rvdyn/internal/selection"
 )
@@ -142,17 +143,18 @@ type SpecializeOptions = engine.SpecializeOptions
 type SpecializeStats = engine.SpecializeStats
 
 // An ExitReason says why native code returned to the dispatcher
-// (Stats.Exits is indexed by it).
-type ExitReason = engine.ExitReason
+// (Stats.Exits is indexed by it): the kinds of package
+// rvdyn/fragment/exit, the one exit vocabulary of every layer.
+type ExitReason = exit.Kind
 
 // The exit reasons.
 const (
-	ExitBranch     = engine.ExitBranch   // through an exit stub not linked to a fragment
-	ExitBudget     = engine.ExitBudget   // the instruction budget ran out at a poll point
-	ExitInterp     = engine.ExitInterp   // to interpret one instruction
-	ExitIndirect   = engine.ExitIndirect // an indirect jump missed the lookup table
-	ExitSample     = engine.ExitSample   // the relational profiler's sample
-	NumExitReasons = engine.NumExitReasons
+	ExitBranch     = exit.Branch   // through an exit stub not linked to a fragment
+	ExitBudget     = exit.Budget   // the instruction budget ran out at a poll point
+	ExitInterp     = exit.Interp   // to interpret one instruction
+	ExitIndirect   = exit.Indirect // an indirect jump missed the lookup table
+	ExitSample     = exit.Sample   // the relational profiler's sample
+	NumExitReasons = exit.NumKinds
 )
 
 // FragmentStat is one fragment's tallies in Stats.

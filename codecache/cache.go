@@ -57,9 +57,10 @@ func (f *Fragment) GuestPC(hostAddr uintptr) (pc uint64, ok bool) {
 	return f.Code.GuestPC(int(hostAddr - f.Entry))
 }
 
-// An ExitRecord ties a global exit ID to its stub.
-type ExitRecord struct {
-	fragment.Exit
+// An Exit is an exit stub placed in the cache: its global exit ID's
+// record of the stub, its fragment and what it links to.
+type Exit struct {
+	fragment.Stub
 	Frag   *Fragment
 	Linked bool      // the stub jumps straight to a fragment
 	To     *Fragment // the fragment it jumps to, when Linked
@@ -90,7 +91,7 @@ type Cache struct {
 	used    int
 	frags   map[uint64]*Fragment
 	placed  []*Fragment         // in placement order (increasing Entry) since the last flush
-	exits   []ExitRecord        // by exit ID
+	exits   []Exit              // by exit ID
 	pending map[uint64][]uint32 // target pc -> unlinked ExitBranch stubs
 	noLink  bool
 	stats   Stats
@@ -232,7 +233,7 @@ func (c *Cache) Lookup(pc uint64) *Fragment { return c.frags[pc] }
 func (c *Cache) Len() int { return len(c.frags) }
 
 // Exit returns the record of exit ID id.
-func (c *Cache) Exit(id uint64) *ExitRecord {
+func (c *Cache) Exit(id uint64) *Exit {
 	if id >= uint64(len(c.exits)) {
 		return nil
 	}
@@ -265,7 +266,7 @@ func (c *Cache) Insert(code *fragment.Code) (*Fragment, error) {
 	for i, e := range code.Exits {
 		id := f.FirstExit + uint32(i)
 		binary.LittleEndian.PutUint32(c.mem.rw[off+e.IDOff:], id)
-		c.exits = append(c.exits, ExitRecord{Exit: e, Frag: f})
+		c.exits = append(c.exits, Exit{Stub: e, Frag: f})
 	}
 	c.frags[code.Head] = f
 	c.placed = append(c.placed, f)
@@ -380,7 +381,7 @@ func (c *Cache) Flush() {
 // Enter runs fragment f on st, with mem the host address of guest address
 // 0, until native code returns; it returns the exit taken. State.Budget
 // bounds the guest instructions retired (see package fragment).
-func (c *Cache) Enter(f *Fragment, st *fragment.State, mem uintptr) *ExitRecord {
+func (c *Cache) Enter(f *Fragment, st *fragment.State, mem uintptr) *Exit {
 	st.Exit = 0xffffffff // stubs write the low 32 bits only
 	st.IBL = uintptr(unsafe.Pointer(&c.iblMem[0]))
 	enter(f.Entry, st, mem)

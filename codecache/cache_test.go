@@ -83,7 +83,7 @@ func TestLinkAndFlush(t *testing.T) {
 	st.Budget = 1000
 	e := c.Enter(fa, st, m.Mem.Base())
 	if st.CPU.X[10] != 3 || st.CPU.X[12] == 0 || st.Budget > 0 {
-		t.Fatalf("a0=%d a2=%d budget=%d exit %+v: did not run through the link into B", st.CPU.X[10], st.CPU.X[12], st.Budget, e.Exit)
+		t.Fatalf("a0=%d a2=%d budget=%d exit %+v: did not run through the link into B", st.CPU.X[10], st.CPU.X[12], st.Budget, e.Stub)
 	}
 
 	c.Flush()
@@ -219,7 +219,7 @@ func TestRemove(t *testing.T) {
 	if c.Lookup(T+8) != nil || c.Stats().Removed != 1 || c.Stats().LiveFrags != 1 {
 		t.Fatalf("after Remove: lookup %v, stats %+v", c.Lookup(T+8), c.Stats())
 	}
-	enterA := func() (*codecache.ExitRecord, *fragment.State) {
+	enterA := func() (*codecache.Exit, *fragment.State) {
 		st := new(fragment.State)
 		m.UseCPU(&st.CPU)
 		st.CPU.X[10], st.CPU.X[11], st.CPU.X[12] = 0, 3, 0
@@ -228,7 +228,7 @@ func TestRemove(t *testing.T) {
 	}
 	e, st := enterA()
 	if e.Target != T+8 || e.Linked || st.CPU.X[12] != 0 || st.Budget <= 0 {
-		t.Fatalf("exit %+v (linked %v), a2=%d, budget %d: A's exit still runs into the removed B", e.Exit, e.Linked, st.CPU.X[12], st.Budget)
+		t.Fatalf("exit %+v (linked %v), a2=%d, budget %d: A's exit still runs into the removed B", e.Stub, e.Linked, st.CPU.X[12], st.Budget)
 	}
 	if _, err := c.Insert(b); err != nil {
 		t.Fatal(err)

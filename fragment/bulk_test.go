@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"rvdyn/fragment"
+	"rvdyn/fragment/exit"
 	"rvdyn/internal/rvtest"
 	"rvdyn/interp"
 	"rvdyn/net"
@@ -126,7 +127,7 @@ func checkBulk(t *testing.T, rng *rand.Rand, opts fragment.Options, copy bool, n
 	if st.Budget <= -int64(trace.Len()) {
 		t.Fatalf("%s: budget %d left of %d: native code overshot it by more than one iteration", what, st.Budget, budget)
 	}
-	if !wild && budget >= 1<<20 && e.Kind != fragment.ExitBranch {
+	if !wild && budget >= 1<<20 && e.Kind != exit.Branch {
 		t.Errorf("%s: left through a %v exit, want the loop's end", what, e.Kind)
 	}
 	matchInterpreter(t, what, nil, ref, retired, e.Kind, e.Target, st)

@@ -44,21 +44,10 @@ func (o Options) Refuses(in interp.Inst) bool {
 	return Refuses(in)
 }
 
-// An ExitKind says what the dispatcher does when native code leaves
-// through an exit; see ir.ExitKind.
-type ExitKind = ir.ExitKind
-
-// The exit kinds (see ir.ExitKind).
-const (
-	ExitBranch   = ir.ExitBranch
-	ExitInterp   = ir.ExitInterp
-	ExitIndirect = ir.ExitIndirect
-	ExitSample   = ir.ExitSample
-)
-
-// An Exit is one exit stub of a compiled fragment: where the guest goes
-// on and the stub's fields the code cache patches (see amd64.Exit).
-type Exit = amd64.Exit
+// A Stub is one exit stub of a compiled fragment: where the guest goes
+// on (exit.Record) and the stub's fields the code cache patches (see
+// amd64.Stub).
+type Stub = amd64.Stub
 
 // A PCMap maps offsets in a fragment's code to guest pcs; see amd64.PCMap.
 type PCMap = amd64.PCMap
@@ -68,7 +57,7 @@ type PCMap = amd64.PCMap
 type Code struct {
 	Head       uint64 // guest pc of the trace head (the fragment's tag)
 	Bytes      []byte
-	Exits      []Exit // the first is the end of the trace
+	Exits      []Stub // the first is the end of the trace
 	GuestInsts int    // guest instructions on the recorded path
 	SelfLoop   bool   // the trace ends at its own head: the back edge is a native loop
 	// PCs maps offsets in Bytes to the guest pcs the code was emitted for

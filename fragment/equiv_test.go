@@ -9,6 +9,7 @@ import (
 
 	"rvdyn/codecache"
 	"rvdyn/fragment"
+	"rvdyn/fragment/exit"
 	"rvdyn/internal/rvtest"
 	"rvdyn/interp"
 	"rvdyn/net"
@@ -302,14 +303,14 @@ var optionSets = func() map[string]fragment.Options {
 func testNativeMatchesInterpreter(t *testing.T, opts fragment.Options) {
 	cache := newCache(t)
 	rng := rand.New(rand.NewPCG(11, 12))
-	exits := map[fragment.ExitKind]int{}
+	exits := map[exit.Kind]int{}
 	for iter := 0; iter < 1500; iter++ {
 		if kind, ok := checkRandomTrace(t, cache, rng, opts, fmt.Sprintf("iter %d", iter)); ok {
 			exits[kind]++
 		}
 	}
 	t.Logf("exits taken: %v", exits)
-	if exits[fragment.ExitBranch] == 0 || exits[fragment.ExitInterp] == 0 || exits[fragment.ExitIndirect] == 0 {
+	if exits[exit.Branch] == 0 || exits[exit.Interp] == 0 || exits[exit.Indirect] == 0 {
 		t.Errorf("random programs did not exercise every exit kind: %v", exits)
 	}
 }
@@ -345,7 +346,7 @@ func newCache(t *testing.T) *codecache.Cache {
 // fragment on another and compares with the interpreter (see
 // TestNativeMatchesInterpreter). It reports the exit taken, or false if
 // the program produced no trace.
-func checkRandomTrace(t *testing.T, cache *codecache.Cache, rng *rand.Rand, opts fragment.Options, what string) (fragment.ExitKind, bool) {
+func checkRandomTrace(t *testing.T, cache *codecache.Cache, rng *rand.Rand, opts fragment.Options, what string) (exit.Kind, bool) {
 	n := 1 + rng.IntN(60)
 	words := randomProgram(rng, n)
 	data := randomData(rng)
@@ -393,7 +394,7 @@ func checkRandomTrace(t *testing.T, cache *codecache.Cache, rng *rand.Rand, opts
 		t.Fatalf("%s: budget charged %d, exit record says %d", what, retired, e.Retired)
 	}
 	target := e.Target
-	if e.Kind == fragment.ExitIndirect {
+	if e.Kind == exit.Indirect {
 		target = st.CPU.PC
 	}
 	matchInterpreter(t, what, trace, ref, retired, e.Kind, target, st)
@@ -403,7 +404,7 @@ func checkRandomTrace(t *testing.T, cache *codecache.Cache, rng *rand.Rand, opts
 	if !bytes.Equal(native.Mem.Bytes(stackData-4096, 8192), ref.Mem.Bytes(stackData-4096, 8192)) {
 		t.Fatalf("%s: stack memory differs\n%s", what, dump(trace))
 	}
-	if e.Kind == fragment.ExitInterp {
+	if e.Kind == exit.Interp {
 		// The interpreter must be able to take it from here: it either
 		// executes the instruction or reports the fault.
 		ref.Step()
@@ -416,7 +417,7 @@ func checkRandomTrace(t *testing.T, cache *codecache.Cache, rng *rand.Rand, opts
 // unless it stops at target, where native code left through an exit of
 // kind, with st's registers. what names the case; trace, if not nil, is
 // dumped with a failure.
-func matchInterpreter(t *testing.T, what string, trace *interp.Trace, ref *interp.Machine, retired int64, kind fragment.ExitKind, target uint64, st *fragment.State) {
+func matchInterpreter(t *testing.T, what string, trace *interp.Trace, ref *interp.Machine, retired int64, kind exit.Kind, target uint64, st *fragment.State) {
 	t.Helper()
 	listing := ""
 	if trace != nil {

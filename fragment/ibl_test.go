@@ -6,6 +6,7 @@ import (
 	"rvdyn/codecache"
 	"rvdyn/fragment"
 	"rvdyn/fragment/amd64"
+	"rvdyn/fragment/exit"
 	"rvdyn/internal/rvtest"
 	"rvdyn/interp"
 	"rvdyn/net"
@@ -75,7 +76,7 @@ func TestIndirectLookupMisses(t *testing.T) {
 			switch {
 			case tc.looped && (st.Budget > 0 || st.CPU.X[10] != 500):
 				t.Errorf("noIBL=%v s0=%#x: budget %d, a0 %d: the table hit did not loop", noIBL, tc.s0, st.Budget, st.CPU.X[10])
-			case !tc.looped && (e.Kind != fragment.ExitIndirect || st.CPU.PC != tc.s0 || st.Budget != 998):
+			case !tc.looped && (e.Kind != exit.Indirect || st.CPU.PC != tc.s0 || st.Budget != 998):
 				t.Errorf("noIBL=%v s0=%#x: exit %v to %#x, budget %d; want an indirect exit to %#x after 2",
 					noIBL, tc.s0, e.Kind, st.CPU.PC, st.Budget, tc.s0)
 			}

@@ -5,6 +5,7 @@ import (
 
 	"rvdyn/codecache"
 	"rvdyn/fragment"
+	"rvdyn/fragment/exit"
 	"rvdyn/internal/rvtest"
 	"rvdyn/interp"
 	"rvdyn/net"
@@ -47,15 +48,15 @@ func TestIndirectJumpCheck(t *testing.T) {
 	for _, tc := range []struct {
 		name       string
 		s0         uint64
-		kind       fragment.ExitKind
+		kind       exit.Kind
 		target     uint64
 		retired    int64
 		ra, a1, a2 uint64
 	}{
-		{"recorded target", T + 0x0c, fragment.ExitBranch, T + 0x10, 3, T + 8, 0, 1},
-		{"other target", T + 0x08, fragment.ExitIndirect, T + 0x08, 2, T + 8, 0, 0},
-		{"target 2 mod 4", T + 0x0a, fragment.ExitIndirect, T + 0x0a, 2, T + 8, 0, 0}, // legal with compressed instructions
-		{"odd target", T + 0x0d, fragment.ExitBranch, T + 0x10, 3, T + 8, 0, 1},       // jalr clears bit 0
+		{"recorded target", T + 0x0c, exit.Branch, T + 0x10, 3, T + 8, 0, 1},
+		{"other target", T + 0x08, exit.Indirect, T + 0x08, 2, T + 8, 0, 0},
+		{"target 2 mod 4", T + 0x0a, exit.Indirect, T + 0x0a, 2, T + 8, 0, 0}, // legal with compressed instructions
+		{"odd target", T + 0x0d, exit.Branch, T + 0x10, 3, T + 8, 0, 1},       // jalr clears bit 0
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			m := load(t, img)
@@ -65,7 +66,7 @@ func TestIndirectJumpCheck(t *testing.T) {
 			st.Budget = 100
 			e := cache.Enter(f, st, m.Mem.Base())
 			target := e.Target
-			if e.Kind == fragment.ExitIndirect {
+			if e.Kind == exit.Indirect {
 				target = st.CPU.PC
 			}
 			if e.Kind != tc.kind || target != tc.target || 100-st.Budget != tc.retired {

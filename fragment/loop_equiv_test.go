@@ -8,6 +8,7 @@ import (
 
 	"rvdyn/codecache"
 	"rvdyn/fragment"
+	"rvdyn/fragment/exit"
 	"rvdyn/internal/rvtest"
 	"rvdyn/interp"
 	"rvdyn/net"
@@ -78,19 +79,19 @@ func TestLoopMatchesInterpreter(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			cache := newCache(t)
 			rng := rand.New(rand.NewPCG(21, 22))
-			exits := map[fragment.ExitKind]int{}
+			exits := map[exit.Kind]int{}
 			for iter := 0; iter < 300; iter++ {
 				exits[checkRandomLoop(t, cache, rng, opts, fmt.Sprintf("iter %d", iter))]++
 			}
 			t.Logf("exits taken: %v", exits)
-			if exits[fragment.ExitBranch] == 0 || exits[fragment.ExitInterp] == 0 {
+			if exits[exit.Branch] == 0 || exits[exit.Interp] == 0 {
 				t.Errorf("random loops did not both finish and leave to the interpreter: %v", exits)
 			}
 		})
 	}
 }
 
-func checkRandomLoop(t *testing.T, cache *codecache.Cache, rng *rand.Rand, opts fragment.Options, what string) fragment.ExitKind {
+func checkRandomLoop(t *testing.T, cache *codecache.Cache, rng *rand.Rand, opts fragment.Options, what string) exit.Kind {
 	steps := []int64{1, 2, 4, 8, -4, -8, 3}
 	step1, step2 := steps[rng.IntN(len(steps))], []int64{0, 4, -8, 8}[rng.IntN(4)]
 	words := randomLoop(rng, step1, step2)
@@ -154,7 +155,7 @@ func checkRandomLoop(t *testing.T, cache *codecache.Cache, rng *rand.Rand, opts 
 	st.Budget = budget
 	e := cache.Enter(f, st, native.Mem.Base())
 	retired := budget - st.Budget // over all iterations; an exit record counts from its iteration's head
-	if inBounds && e.Kind != fragment.ExitBranch {
+	if inBounds && e.Kind != exit.Branch {
 		// Correct, but a check that fails where every access is in
 		// bounds sends the loop to the interpreter on every entry.
 		t.Errorf("%s: a loop in bounds left through a %v exit\n%s", what, e.Kind, dump(trace))

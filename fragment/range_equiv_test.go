@@ -8,6 +8,7 @@ import (
 
 	"rvdyn/codecache"
 	"rvdyn/fragment"
+	"rvdyn/fragment/exit"
 	"rvdyn/internal/rvtest"
 	"rvdyn/interp"
 	"rvdyn/net"
@@ -163,7 +164,7 @@ func checkTableLoop(t *testing.T, cache *codecache.Cache, img []byte, n int, rng
 		e := cache.Enter(f, st, native.Mem.Base())
 		retired += budget - st.Budget
 		st.CPU.PC = e.Target
-		if e.Kind == fragment.ExitInterp {
+		if e.Kind == exit.Interp {
 			if inBounds {
 				t.Errorf("%s: a loop in bounds left to the interpreter\n%s", what, dump(trace))
 			}

@@ -9,6 +9,7 @@ import (
 
 	"rvdyn/fragment"
 	"rvdyn/fragment/amd64"
+	"rvdyn/fragment/exit"
 	"rvdyn/interp"
 	"rvdyn/profhw/rpa"
 )
@@ -48,9 +49,9 @@ func TestSampledFragments(t *testing.T) {
 		}
 		got := map[uint64]int{}
 		for _, e := range code.Exits {
-			if e.Kind == fragment.ExitSample {
+			if e.Kind == exit.Sample {
 				if e.Target != e.From || e.LinkOff >= 0 {
-					t.Errorf("fragment %#x: sample exit %+v", tr.Head, e.Exit)
+					t.Errorf("fragment %#x: sample exit %+v", tr.Head, e.Record)
 				}
 				got[e.Target] = e.Retired
 			}
@@ -115,7 +116,7 @@ func TestNativeSampledFragments(t *testing.T) {
 		}
 		exits := 0
 		for _, e := range c.Exits {
-			if e.Kind == fragment.ExitSample {
+			if e.Kind == exit.Sample {
 				exits++
 			}
 		}

@@ -46,7 +46,7 @@ type Options struct {
 type Code struct {
 	Bytes []byte
 	// Exits are the exit stubs; the first is the end of the trace.
-	Exits []Exit
+	Exits []Stub
 	// PCs maps host code offsets back to guest pcs.
 	PCs PCMap
 	// LinkedEntry is the offset of the entry that link jumps and
@@ -194,7 +194,7 @@ func Compile(f *ir.Func, opts Options) (*Code, error) {
 		code.Bulk = bulk.kind()
 	}
 	for _, e := range c.exits {
-		x := Exit{Exit: e.Exit, LinkOff: -1, IDOff: e.id.offset()}
+		x := Stub{Record: e.Record, LinkOff: -1, IDOff: e.id.offset()}
 		if e.hasLink {
 			x.LinkOff = e.link32.offset()
 		}

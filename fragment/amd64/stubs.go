@@ -2,16 +2,19 @@
 
 package amd64
 
-import "rvdyn/fragment/ir"
+import (
+	"rvdyn/fragment/exit"
+	"rvdyn/fragment/ir"
+)
 
-// An Exit is one exit stub of a compiled fragment: the IR's exit record
-// and the stub's fields the code cache patches.
-type Exit struct {
-	ir.Exit
+// A Stub is one exit stub of a compiled fragment: the exit's record and
+// the stub's fields the code cache patches.
+type Stub struct {
+	exit.Record
 	// LinkOff is the offset in the code of the rel32 field of the stub's
 	// link jump, which falls through to the dispatcher until the code
 	// cache patches it to a fragment entry; -1 if the exit is never linked
-	// (ExitInterp, ExitIndirect, or already bound inside the fragment).
+	// (exit.Interp, exit.Indirect, or already bound inside the fragment).
 	LinkOff int
 	// IDOff is the offset in the code of the stub's 32-bit exit ID,
 	// written by the code cache.
@@ -20,7 +23,7 @@ type Exit struct {
 
 // exitStub is an exit being emitted: its record and the label of its stub.
 type exitStub struct {
-	ir.Exit
+	exit.Record
 	at int // index of the IR instruction that takes it (for the write back)
 	// stale are the registers whose upper half is stale when the exit is
 	// taken (sext.go): extended before they are written back.
@@ -39,9 +42,9 @@ type exitStub struct {
 // code is emitted after the body.
 func (c *compiler) stubFor(e, at int) *exitStub {
 	r := c.f.Exits[e]
-	s := &exitStub{Exit: r.Exit, at: at, stub: &label{}, stale: c.sx.stale}
+	s := &exitStub{Record: r.Record, at: at, stub: &label{}, stale: c.sx.stale}
 	c.exits = append(c.exits, s)
-	if r.Kind == ir.ExitIndirect {
+	if r.Kind == exit.Indirect {
 		s.rd, s.link = r.Link, r.LinkVal
 	}
 	if c.selfExits && selfExit(c.f, r) {
@@ -57,8 +60,8 @@ func (c *compiler) stubFor(e, at int) *exitStub {
 // place, like a self-loop's back edge, instead of a link through the
 // write back and the linked entry. A fragment with entry checks (Pre)
 // has none: they hold only for iterations along the recorded path.
-func selfExit(f *ir.Func, r ir.ExitRec) bool {
-	return r.Kind == ir.ExitBranch && r.Target == f.Head && !r.Spec && r.Retired > 0 && len(f.Pre) == 0
+func selfExit(f *ir.Func, r ir.Exit) bool {
+	return r.Kind == exit.Branch && r.Target == f.Head && !r.Spec && r.Retired > 0 && len(f.Pre) == 0
 }
 
 // writeBack stores the allocated guest registers that are dirty at exit
@@ -117,7 +120,7 @@ func (c *compiler) reloadHomes() {
 // entry loads, with every register in place, and falls into the
 // write-back and out when the budget is spent.
 func (c *compiler) emitStub(e *exitStub) {
-	if e.Kind == ir.ExitIndirect {
+	if e.Kind == exit.Indirect {
 		c.emitIndirectStub(e)
 		return
 	}
@@ -134,7 +137,7 @@ func (c *compiler) emitStub(e *exitStub) {
 	c.extendStale(e.stale &^ keep)
 	e.stale = 0
 	out := &label{}
-	linkable := e.linked == nil && e.Kind == ir.ExitBranch
+	linkable := e.linked == nil && e.Kind == exit.Branch
 	switch {
 	case e.linked != nil:
 	case linkable:

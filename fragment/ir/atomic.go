@@ -2,7 +2,10 @@
 
 package ir
 
-import "rvdyn/interp"
+import (
+	"rvdyn/fragment/exit"
+	"rvdyn/interp"
+)
 
 // IsAtomic reports whether op is an atomic memory operation (lr, sc or
 // an AMO, .w or .d): Dst = the value read (sc: 0 on success, 1 on
@@ -32,6 +35,6 @@ func (f *Func) lowerAtomic(x Inst, in interp.Inst) {
 	if in.Op == interp.OpLRW || in.Op == interp.OpLRD {
 		x.B = Val{}
 	}
-	x.Exit = f.newExit(ExitInterp, x.PC, x.PC, x.Step)
+	x.Exit = f.newExit(exit.Interp, x.PC, x.PC, x.Step)
 	f.Insts = append(f.Insts, x)
 }

@@ -5,6 +5,7 @@ package ir
 import (
 	"math/bits"
 
+	"rvdyn/fragment/exit"
 	"rvdyn/interp"
 )
 
@@ -147,9 +148,9 @@ func CheckHoist(f *Func) {
 	}
 	// The Pre checks' exits come first in trace order: renumber the rest.
 	n := len(f.Pre)
-	pre := make([]ExitRec, n, n+len(f.Exits))
+	pre := make([]Exit, n, n+len(f.Exits))
 	for i := range f.Pre {
-		pre[i] = ExitRec{Exit: Exit{Kind: ExitInterp, Target: f.Head, From: f.Head}}
+		pre[i] = Exit{Record: exit.Record{Kind: exit.Interp, Target: f.Head, From: f.Head}}
 		f.Pre[i].Exit = i
 	}
 	f.Exits = append(pre, f.Exits...)

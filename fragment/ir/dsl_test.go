@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"rvdyn/fragment/exit"
 	"rvdyn/interp"
 )
 
@@ -40,14 +41,14 @@ func build(t *testing.T, src string) *Func {
 		}
 		if rest, ok := strings.CutPrefix(line, "exit if "); ok {
 			line = rest
-			in.Exit = f.newExit(ExitBranch, pc+64, pc, i+1)
+			in.Exit = f.newExit(exit.Branch, pc+64, pc, i+1)
 		}
 		line, nocheck := strings.CutSuffix(line, " nocheck")
 		name, args, _ := strings.Cut(line, " ")
 		in.Op = opByName(t, name)
 		if IsLoad(in.Op) || IsStore(in.Op) {
 			if !nocheck {
-				in.Exit = f.newExit(ExitInterp, pc, pc, i)
+				in.Exit = f.newExit(exit.Interp, pc, pc, i)
 			}
 			m := regexp.MustCompile(`^(?:(\S+), )?(-?\d+)\((\S+)\)$`).FindStringSubmatch(args)
 			if m == nil {
@@ -66,7 +67,7 @@ func build(t *testing.T, src string) *Func {
 		f.Insts = append(f.Insts, in)
 	}
 	f.Guest = len(f.Insts)
-	f.Insts = append(f.Insts, Inst{Op: OpExit, PC: 0x1000 + 4*uint64(f.Guest), Step: f.Guest, Exit: f.newExit(ExitBranch, 0x2000, 0x1000, f.Guest)})
+	f.Insts = append(f.Insts, Inst{Op: OpExit, PC: 0x1000 + 4*uint64(f.Guest), Step: f.Guest, Exit: f.newExit(exit.Branch, 0x2000, 0x1000, f.Guest)})
 	if err := Verify(f); err != nil {
 		t.Fatalf("built IR does not verify: %v", err)
 	}

@@ -7,6 +7,7 @@ import (
 
 	"golang.org/x/sys/cpu"
 
+	"rvdyn/fragment/exit"
 	"rvdyn/interp"
 )
 
@@ -160,11 +161,11 @@ func (f *Func) lowerFloat(x Inst, in interp.Inst, addr uint64, i int, frmGuarded
 	switch {
 	case IsFloatLoad(op):
 		x.F.D, x.A, x.Off = in.Rd, R(in.Rs1), in.Imm
-		x.Exit, x.Stack = f.newExit(ExitInterp, x.PC, x.PC, i), f.env.InStack(addr)
+		x.Exit, x.Stack = f.newExit(exit.Interp, x.PC, x.PC, i), f.env.InStack(addr)
 		x.Mapped = !x.Stack && f.env.InMapped(addr, false)
 	case IsFloatStore(op):
 		x.F.B, x.A, x.Off = in.Rs2, R(in.Rs1), in.Imm
-		x.Exit, x.Stack = f.newExit(ExitInterp, x.PC, x.PC, i), f.env.InStack(addr)
+		x.Exit, x.Stack = f.newExit(exit.Interp, x.PC, x.PC, i), f.env.InStack(addr)
 		x.Mapped = !x.Stack && f.env.InMapped(addr, true)
 	default:
 		if d {
@@ -188,7 +189,7 @@ func (f *Func) lowerFloat(x Inst, in interp.Inst, addr uint64, i int, frmGuarded
 			if x.F.RM == 7 && !*frmGuarded {
 				g := x
 				g.Op, g.Dst, g.A, g.F = OpFrm, 0, Val{}, FloatArgs{}
-				g.Exit = f.newExit(ExitInterp, x.PC, x.PC, i)
+				g.Exit = f.newExit(exit.Interp, x.PC, x.PC, i)
 				f.Insts = append(f.Insts, g)
 				*frmGuarded = true
 			}

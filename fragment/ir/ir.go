@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 
+	"rvdyn/fragment/exit"
 	"rvdyn/interp"
 	"rvdyn/profhw/rpa"
 )
@@ -50,7 +51,7 @@ const (
 	// instruction at PC (RPA sec. 3.4.2): countdown Off (an index into
 	// State.Countdown) says how many more selected executions until the
 	// next sample, 1 meaning this one. If it is 1, leave through Exit
-	// (ExitSample, before the instruction retires); else decrement it.
+	// (exit.Sample, before the instruction retires); else decrement it.
 	// With Native set, a sampled execution builds its record, runs its
 	// query and sends natively, and leaves through Exit only when that
 	// cannot be done (no gap drawn ahead, a queue full, a store's address
@@ -283,25 +284,25 @@ func (in Inst) String() string {
 	return b.String()
 }
 
-// An ExitRec is an exit of the IR: the public record plus what the
-// emitter needs for an indirect jump.
-type ExitRec struct {
-	Exit
-	Link    uint8  // ExitIndirect: the jalr's rd, written by the stub
-	LinkVal uint64 // ExitIndirect: the value rd gets (the jalr's pc + its length)
+// An Exit is an exit of the IR: the record every layer shares
+// (exit.Record) plus what the emitter needs for an indirect jump.
+type Exit struct {
+	exit.Record
+	Link    uint8  // exit.Indirect: the jalr's rd, written by the stub
+	LinkVal uint64 // exit.Indirect: the value rd gets (the jalr's pc + its length)
 }
 
-func (e ExitRec) String() string {
+func (e Exit) String() string {
 	return fmt.Sprintf("%v from %#x to %#x after %d", e.Kind, e.From, e.Target, e.Retired)
 }
 
 // A Func is one trace in IR form.
 type Func struct {
-	Head  uint64    // guest pc of the trace head
-	Insts []Inst    // in trace order; the last is the end exit (OpExit)
-	Exits []ExitRec // indexed by Inst.Exit, in trace order
-	Guest int       // guest instructions on the recorded path
-	Loops bool      // the final exit continues at Head: the emitter makes it a back edge
+	Head  uint64 // guest pc of the trace head
+	Insts []Inst // in trace order; the last is the end exit (OpExit)
+	Exits []Exit // indexed by Inst.Exit, in trace order
+	Guest int    // guest instructions on the recorded path
+	Loops bool   // the final exit continues at Head: the emitter makes it a back edge
 	// Pre, in a Func that Loops, are the OpLoopChecks run once on entry,
 	// before the first iteration; the back edge jumps past them.
 	Pre []Inst
@@ -348,8 +349,8 @@ func (f *Func) String() string {
 }
 
 // newExit appends an exit record and returns its index.
-func (f *Func) newExit(kind ExitKind, target, from uint64, retired int) int {
-	f.Exits = append(f.Exits, ExitRec{Exit: Exit{Kind: kind, Target: target, From: from, Retired: retired}})
+func (f *Func) newExit(kind exit.Kind, target, from uint64, retired int) int {
+	f.Exits = append(f.Exits, Exit{Record: exit.Record{Kind: kind, Target: target, From: from, Retired: retired}})
 	return len(f.Exits) - 1
 }
 
@@ -382,7 +383,7 @@ type Sampler func(pc uint64, in interp.Inst) (countdown int, native *rpa.Native,
 
 // LowerSampled is Lower with the relational profiler's selection: every
 // instruction sample selects is preceded by an OpSample on its countdown,
-// which leaves through an ExitSample exit at that instruction when it is
+// which leaves through an exit.Sample exit at that instruction when it is
 // sampled. A nil sample gives Lower's IR.
 func LowerSampled(t *interp.Trace, env Env, sample Sampler) *Func {
 	env = env.Norm()
@@ -399,7 +400,7 @@ func LowerSampled(t *interp.Trace, env Env, sample Sampler) *Func {
 					nv = nil // native records know the base ISA's operands; the query engine runs the others
 				}
 				x := base
-				x.Op, x.Off, x.Exit = OpSample, int64(k), f.newExit(ExitSample, pc, pc, i)
+				x.Op, x.Off, x.Exit = OpSample, int64(k), f.newExit(exit.Sample, pc, pc, i)
 				if nv != nil {
 					x.Native, x.A, x.B = nv, R(in.Rs1), R(in.Rs2)
 				}
@@ -423,7 +424,7 @@ func LowerSampled(t *interp.Trace, env Env, sample Sampler) *Func {
 			mov(in.Rd, next)
 		case op == interp.OpJALR:
 			x.Op, x.A, x.Off, x.B = op, R(in.Rs1), in.Imm, C(s.Next)
-			x.Exit = f.newExit(ExitIndirect, 0, pc, i+1)
+			x.Exit = f.newExit(exit.Indirect, 0, pc, i+1)
 			e := &f.Exits[x.Exit]
 			e.Link, e.LinkVal = in.Rd, next
 			emit(x)
@@ -435,7 +436,7 @@ func LowerSampled(t *interp.Trace, env Env, sample Sampler) *Func {
 		case IsAtomic(op):
 			f.lowerAtomic(x, in)
 		case op.IsFloat(): // the rest of the trace is left to the interpreter
-			x.Op, x.Exit = OpExit, f.newExit(ExitInterp, pc, pc, i)
+			x.Op, x.Exit = OpExit, f.newExit(exit.Interp, pc, pc, i)
 			emit(x)
 			return f
 		case in.IsBranch():
@@ -446,19 +447,19 @@ func LowerSampled(t *interp.Trace, env Env, sample Sampler) *Func {
 			x.A, x.B = R(in.Rs1), R(in.Rs2)
 			switch {
 			case s.Next == target: // recorded taken: leave when not taken
-				x.Op, x.Exit = negated[op], f.newExit(ExitBranch, next, pc, i+1)
+				x.Op, x.Exit = negated[op], f.newExit(exit.Branch, next, pc, i+1)
 			default:
-				x.Op, x.Exit = op, f.newExit(ExitBranch, target, pc, i+1)
+				x.Op, x.Exit = op, f.newExit(exit.Branch, target, pc, i+1)
 			}
 			emit(x)
 		case op.Class() == interp.ClassLoad:
 			x.Op, x.Dst, x.A, x.Off = op, in.Rd, R(in.Rs1), in.Imm
-			x.Exit, x.Stack = f.newExit(ExitInterp, pc, pc, i), env.InStack(s.Addr)
+			x.Exit, x.Stack = f.newExit(exit.Interp, pc, pc, i), env.InStack(s.Addr)
 			x.Mapped = !x.Stack && env.InMapped(s.Addr, false)
 			emit(x)
 		case op.Class() == interp.ClassStore:
 			x.Op, x.A, x.B, x.Off = op, R(in.Rs1), R(in.Rs2), in.Imm
-			x.Exit, x.Stack = f.newExit(ExitInterp, pc, pc, i), env.InStack(s.Addr)
+			x.Exit, x.Stack = f.newExit(exit.Interp, pc, pc, i), env.InStack(s.Addr)
 			x.Mapped = !x.Stack && env.InMapped(s.Addr, true)
 			emit(x)
 		case op == interp.OpFENCE:
@@ -476,13 +477,13 @@ func LowerSampled(t *interp.Trace, env Env, sample Sampler) *Func {
 			// ends traces before these. The floating-point instructions
 			// FloatCompiles refuses are recorded (they end no trace), so
 			// the fragment ends before them and leaves to the interpreter.
-			x.Op, x.Exit = OpExit, f.newExit(ExitInterp, pc, pc, i)
+			x.Op, x.Exit = OpExit, f.newExit(exit.Interp, pc, pc, i)
 			emit(x)
 			return f
 		}
 	}
 	last := t.Steps[len(t.Steps)-1]
 	f.Loops = t.End == t.Head
-	emit(Inst{Op: OpExit, PC: last.PC, Step: len(t.Steps), Exit: f.newExit(ExitBranch, t.End, last.PC, len(t.Steps))})
+	emit(Inst{Op: OpExit, PC: last.PC, Step: len(t.Steps), Exit: f.newExit(exit.Branch, t.End, last.PC, len(t.Steps))})
 	return f
 }

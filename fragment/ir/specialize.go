@@ -2,7 +2,10 @@
 
 package ir
 
-import "rvdyn/interp"
+import (
+	"rvdyn/fragment/exit"
+	"rvdyn/interp"
+)
 
 // A ValueOracle answers, for the load at guest pc, whether the value
 // profile shows it (nearly) always loading one value, and which. It is
@@ -20,7 +23,7 @@ type ValueOracle interface {
 
 // Specialize follows each load whose pc the oracle reports invariant by a
 // guard "exit if dst != value" whose exit continues at the next
-// instruction after the load retired (ExitBranch to the next pc, Retired Step+1):
+// instruction after the load retired (exit.Branch to the next pc, Retired Step+1):
 // when the value differs, the guest's state is exactly the interpreter's
 // after the load, and it goes on from there. Constant folding (which runs
 // after it) learns from the guard that dst holds the value on the
@@ -53,7 +56,7 @@ func Specialize(f *Func, vals ValueOracle) int {
 		return 0
 	}
 	insts := make([]Inst, 0, len(f.Insts)+len(guards))
-	exits := make([]ExitRec, 0, len(f.Exits)+len(guards))
+	exits := make([]Exit, 0, len(f.Exits)+len(guards))
 	remap := make([]int, len(f.Exits))
 	// move copies exit e of the old numbering into the new list.
 	move := func(e int) int {
@@ -69,7 +72,7 @@ func Specialize(f *Func, vals ValueOracle) int {
 		in.Exit = move(in.Exit)
 		insts = append(insts, in)
 		if g < len(guards) && guards[g].after == i {
-			exits = append(exits, ExitRec{Exit: Exit{Kind: ExitBranch, Target: in.PC + uint64(in.Len), From: in.PC, Retired: in.Step + 1, Spec: true}})
+			exits = append(exits, Exit{Record: exit.Record{Kind: exit.Branch, Target: in.PC + uint64(in.Len), From: in.PC, Retired: in.Step + 1, Spec: true}})
 			insts = append(insts, Inst{Op: interp.OpBNE, A: R(in.Dst), B: C(guards[g].value), Exit: len(exits) - 1, PC: in.PC, Step: in.Step})
 			g++
 		}

@@ -3,6 +3,8 @@ package ir
 import (
 	"strings"
 	"testing"
+
+	"rvdyn/fragment/exit"
 )
 
 // oracle is a ValueOracle over a fixed map of pcs to values.
@@ -42,7 +44,7 @@ func TestSpecialize(t *testing.T) {
 		for _, e := range f.Exits {
 			if e.Spec {
 				spec++
-				if e.Kind != ExitBranch || e.Target != e.From+4 {
+				if e.Kind != exit.Branch || e.Target != e.From+4 {
 					t.Errorf("guard exit %v", e)
 				}
 			}

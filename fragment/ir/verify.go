@@ -5,6 +5,7 @@ package ir
 import (
 	"fmt"
 
+	"rvdyn/fragment/exit"
 	"rvdyn/interp"
 )
 
@@ -180,16 +181,16 @@ func verifySteps(f *Func) error {
 func verifyExits(f *Func) error {
 	used := make([]bool, len(f.Exits))
 	lastExit := -1
-	take := func(i int, in *Inst) (ExitRec, error) {
+	take := func(i int, in *Inst) (Exit, error) {
 		e := in.Exit
 		if e < 0 || e >= len(f.Exits) {
-			return ExitRec{}, fmt.Errorf("inst %d: exit %d out of range", i, e)
+			return Exit{}, fmt.Errorf("inst %d: exit %d out of range", i, e)
 		}
 		if used[e] {
-			return ExitRec{}, fmt.Errorf("inst %d: exit %d taken twice", i, e)
+			return Exit{}, fmt.Errorf("inst %d: exit %d taken twice", i, e)
 		}
 		if e <= lastExit {
-			return ExitRec{}, fmt.Errorf("inst %d: exit %d after exit %d", i, e, lastExit)
+			return Exit{}, fmt.Errorf("inst %d: exit %d after exit %d", i, e, lastExit)
 		}
 		used[e], lastExit = true, e
 		return f.Exits[e], nil
@@ -200,14 +201,14 @@ func verifyExits(f *Func) error {
 		if err != nil {
 			return err
 		}
-		if e.Kind != ExitInterp || e.Retired != 0 || e.Target != f.Head {
+		if e.Kind != exit.Interp || e.Retired != 0 || e.Target != f.Head {
 			return badInst(-1-i, in, "loop check exit %v", e)
 		}
 	}
 	// toInterp says whether e leaves before in retires, to run it in the
 	// interpreter.
-	toInterp := func(in *Inst, e ExitRec) bool {
-		return e.Kind == ExitInterp && e.Retired == in.Step && e.Target == in.PC
+	toInterp := func(in *Inst, e Exit) bool {
+		return e.Kind == exit.Interp && e.Retired == in.Step && e.Target == in.PC
 	}
 	for i := range f.Insts {
 		in := &f.Insts[i]
@@ -229,15 +230,15 @@ func verifyExits(f *Func) error {
 				return badInst(i, in, "check exit %v", e)
 			}
 		case classGuard:
-			if e.Kind == ExitBranch && e.Retired != in.Step+1 || e.Kind == ExitInterp && !toInterp(in, e) || e.Kind == ExitIndirect {
+			if e.Kind == exit.Branch && e.Retired != in.Step+1 || e.Kind == exit.Interp && !toInterp(in, e) || e.Kind == exit.Indirect {
 				return badInst(i, in, "guard exit %v", e)
 			}
 		case classJALR:
-			if e.Kind != ExitIndirect || e.Retired != in.Step+1 || !in.B.IsConst {
+			if e.Kind != exit.Indirect || e.Retired != in.Step+1 || !in.B.IsConst {
 				return badInst(i, in, "indirect exit %v", e)
 			}
 		case classSample:
-			if e.Kind != ExitSample || e.Retired != in.Step || e.Target != in.PC || in.Off < 0 {
+			if e.Kind != exit.Sample || e.Retired != in.Step || e.Target != in.PC || in.Off < 0 {
 				return badInst(i, in, "sample exit %v", e)
 			}
 		case classInterp:
@@ -245,10 +246,10 @@ func verifyExits(f *Func) error {
 				return badInst(i, in, "interpreter exit %v", e)
 			}
 		case classEnd:
-			if e.Retired != in.Step || e.Kind == ExitIndirect || e.Kind == ExitBranch && e.Retired != f.Guest {
+			if e.Retired != in.Step || e.Kind == exit.Indirect || e.Kind == exit.Branch && e.Retired != f.Guest {
 				return badInst(i, in, "end exit %v", e)
 			}
-			if f.Loops && (e.Kind != ExitBranch || e.Target != f.Head) {
+			if f.Loops && (e.Kind != exit.Branch || e.Target != f.Head) {
 				return badInst(i, in, "a looping fragment must end with a branch to its head")
 			}
 		}

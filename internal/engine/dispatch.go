@@ -7,6 +7,7 @@ import (
 
 	"rvdyn/codecache"
 	"rvdyn/fragment"
+	"rvdyn/fragment/exit"
 	"rvdyn/interp"
 	"rvdyn/net"
 )
@@ -163,24 +164,24 @@ func (vm *VM) runNative(f *codecache.Fragment, budget uint64) error {
 	e.Frag.Exits++
 	vm.m.AddRetired(n)
 	vm.ctr.cacheInstructions += n
-	if e.Kind != fragment.ExitIndirect { // an indirect exit left its target in PC
+	if e.Kind != exit.Indirect { // an indirect exit left its target in PC
 		st.CPU.PC = e.Target
 	}
 	switch {
-	case st.Budget <= 0 && e.Kind != fragment.ExitInterp && e.Kind != fragment.ExitSample:
-		vm.ctr.exits[ExitBudget]++
-	case e.Kind == fragment.ExitBranch:
-		vm.ctr.exits[ExitBranch]++
+	case st.Budget <= 0 && e.Kind != exit.Interp && e.Kind != exit.Sample:
+		vm.ctr.exits[exit.Budget]++
+	case e.Kind == exit.Branch:
+		vm.ctr.exits[exit.Branch]++
 		if e.Spec && vm.vals.failed(e.From) {
 			vm.despecialize(e.Frag)
 		}
-	case e.Kind == fragment.ExitIndirect:
-		vm.ctr.exits[ExitIndirect]++
+	case e.Kind == exit.Indirect:
+		vm.ctr.exits[exit.Indirect]++
 	default:
-		if e.Kind == fragment.ExitSample {
-			vm.ctr.exits[ExitSample]++
+		if e.Kind == exit.Sample {
+			vm.ctr.exits[exit.Sample]++
 		} else {
-			vm.ctr.exits[ExitInterp]++
+			vm.ctr.exits[exit.Interp]++
 		}
 		// The instruction native code left to the interpreter: a
 		// faulting access, a jalr whose target is not the recorded one,

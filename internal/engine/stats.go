@@ -12,42 +12,12 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"rvdyn/fragment/exit"
 	"rvdyn/gcassist"
 	"rvdyn/internal/selection"
 	"rvdyn/net"
 	"rvdyn/profhw/rpa"
 )
-
-// An ExitReason says why native code returned to the dispatcher.
-type ExitReason uint8
-
-// The exit reasons.
-const (
-	ExitBranch   ExitReason = iota // through an exit stub not linked to a fragment
-	ExitBudget                     // the instruction budget ran out at a poll point
-	ExitInterp                     // to interpret one instruction (a faulting access, a jalr off its recorded target without lookup)
-	ExitIndirect                   // an indirect jump missed the lookup table
-	ExitSample                     // the relational profiler's sample: the query engine runs the instruction's query
-	NumExitReasons
-)
-
-// exitReasons is the table of exit reasons: the key names the reason in
-// JSON ("exits_" + key), the text in the --stats table.
-var exitReasons = [NumExitReasons]struct{ key, text string }{
-	ExitBranch:   {"branch", "unlinked branch"},
-	ExitBudget:   {"budget", "budget (poll)"},
-	ExitInterp:   {"interp", "to interpreter"},
-	ExitIndirect: {"indirect", "indirect miss"},
-	ExitSample:   {"sample", "rpa sample"},
-}
-
-// String describes the reason.
-func (r ExitReason) String() string {
-	if r < NumExitReasons {
-		return exitReasons[r].text
-	}
-	return fmt.Sprintf("ExitReason(%d)", uint8(r))
-}
 
 // counters are the dispatcher's own tallies of a run; Stats adds those of
 // the machine, the selector and the code cache.
@@ -58,7 +28,7 @@ type counters struct {
 	traceInstructions uint64
 	endReasons        [net.NumEndReasons]uint64
 	tooLarge          uint64
-	exits             [NumExitReasons]uint64
+	exits             [exit.NumKinds]uint64
 	phaseFlushes      uint64
 	partialFlushes    uint64 // phase flushes that kept the new phase's fragments
 	phaseBackoffs     int    // ... found premature (codecache.Policy.Regret)
@@ -102,7 +72,7 @@ type Stats struct {
 	CodeBytes         uint64                    // bytes of native code generated
 	Links             uint64                    // exit stubs linked to fragments
 	CacheExits        uint64                    // returns from native code to the dispatcher
-	Exits             [NumExitReasons]uint64    // the same by reason
+	Exits             [exit.NumKinds]uint64     // the same by reason
 	Flushes           uint64                    // code cache flushes
 	PhaseFlushes      uint64                    // ... because the prediction rate jumped (a new phase)
 	PhaseRemoved      uint64                    // fragments those removed while keeping the new phase's (the default; 0 with codecache.PolicyOptions.FullPhaseFlush)
@@ -235,7 +205,7 @@ func (s Stats) MarshalJSON() ([]byte, error) {
 	o.add("code_bytes", s.CodeBytes)
 	o.add("cache_exits", s.CacheExits)
 	for r, n := range s.Exits {
-		o.add("exits_"+exitReasons[r].key, n)
+		o.add("exits_"+exit.Kind(r).String(), n)
 	}
 	o.add("links", s.Links)
 	o.add("phase_flushes", s.PhaseFlushes)
@@ -356,7 +326,7 @@ func (s *Stats) WriteTable(w io.Writer) error {
 		row("links", s.Links)
 		row("cache exits", s.CacheExits)
 		for r, n := range s.Exits {
-			row("  "+ExitReason(r).String(), n)
+			row("  "+exit.Kind(r).Text(), n)
 		}
 		row("flushes", s.Flushes)
 		row("  phase change", s.PhaseFlushes)

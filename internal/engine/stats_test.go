@@ -4,6 +4,7 @@ package engine
 
 import (
 	"encoding/json"
+	"rvdyn/fragment/exit"
 	"strings"
 	"testing"
 	"time"
@@ -22,7 +23,7 @@ var statsKeys = []string{"mode", "delay", "exit_code", "guest_instructions", "ca
 	"wall_seconds", "record_seconds", "compile_seconds", "top_fragments"}
 
 func TestStatsJSON(t *testing.T) {
-	s := Stats{Mode: ModeInterp, Delay: 7, Exits: [NumExitReasons]uint64{1, 2, 3, 4},
+	s := Stats{Mode: ModeInterp, Delay: 7, Exits: [exit.NumKinds]uint64{1, 2, 3, 4},
 		Wall: 1500 * time.Millisecond, CompileTime: 250 * time.Millisecond}
 	s.EndReasons[net.EndCycle] = 5
 	b, err := json.Marshal(s)
@@ -70,15 +71,7 @@ func TestStatsJSON(t *testing.T) {
 	}
 }
 
-func TestReasonNames(t *testing.T) {
-	for r := ExitReason(0); r < NumExitReasons; r++ {
-		if exitReasons[r].key == "" || exitReasons[r].text == "" || r.String() != exitReasons[r].text {
-			t.Errorf("exit reason %d: %+v", r, exitReasons[r])
-		}
-	}
-	if got := NumExitReasons.String(); got != "ExitReason(5)" {
-		t.Errorf("out of range: %q", got)
-	}
+func TestModeText(t *testing.T) {
 	var m Mode
 	if err := m.UnmarshalText([]byte("interp")); err != nil || m != ModeInterp {
 		t.Errorf("UnmarshalText: %v %v", m, err)

@@ -168,12 +168,12 @@ type Options struct {
 	// 3.4.2). In dynamo mode, fragments carry the sampling decision for
 	// each selected instruction of an "every N" entry (N > 1): a
 	// countdown in fragment.State shared with the engine, decremented
-	// inline; the sampled execution leaves through an ExitSample exit and
+	// inline; the sampled execution leaves through an exit.Sample exit and
 	// is run by the interpreter under the engine, which builds its record,
 	// runs the query and sends. Unless ProfileNoNative is set, a
 	// conditional branch or store whose record and query native code can
 	// run (rpa.Engine.Native) runs them in the fragment instead, sending
-	// straight into the queues, and leaves through ExitSample only when a
+	// straight into the queues, and leaves through exit.Sample only when a
 	// queue is full or no gap is drawn ahead. Other instructions of
 	// "always" entries, which would leave native code every time, stay out
 	// of fragments (traces end before them) and are interpreted. Fragments
@@ -194,7 +194,7 @@ type Options struct {
 	// sampling decision.
 	ProfileInterpreted bool
 	// ProfileNoNative makes every sampled execution in a fragment leave
-	// through ExitSample for the engine in Go, as before native queries
+	// through exit.Sample for the engine in Go, as before native queries
 	// (RPA sec. 3.4.2): the comparison point for their cost.
 	ProfileNoNative bool
 	// Specialize, in dynamo mode, specializes fragments on the values a

@@ -1,12 +1,8 @@
-// Exits and memory limits: what an IR exit records, and the guest memory (Env) the IR is checked and compiled against.
+// Memory limits: the guest memory (Env) the IR is checked and compiled against.
 
 package ir
 
-import (
-	"fmt"
-
-	"rvdyn/interp"
-)
+import "rvdyn/interp"
 
 // Env describes the guest the code is compiled for: the memory limits every
 // emitted load and store checks against (see interp.Memory). A load may
@@ -67,56 +63,3 @@ func (e Env) Norm() Env {
 // InStack reports whether guest address a lies in the stack interval
 // [GuardHi, MemSize) of a normalized Env.
 func (e Env) InStack(a uint64) bool { return a-e.GuardHi < e.MemSize-e.GuardHi }
-
-// An ExitKind says what the dispatcher does when native code leaves
-// through an exit.
-type ExitKind uint8
-
-const (
-	// ExitBranch continues at a static guest target: an off-trace branch
-	// direction or the end of the trace. The code cache may link it.
-	ExitBranch ExitKind = iota
-	// ExitInterp interprets the instruction at Target, which native code
-	// did not execute: a load or store outside guest memory (the
-	// interpreter reports the fault), a rounding mode the host lacks
-	// (OpFrm), or an instruction fragments leave to the interpreter
-	// that ends a Func (FloatCompiles).
-	ExitInterp
-	// ExitIndirect continues at State.CPU.PC: a jalr whose target was
-	// neither the recorded one nor found in the indirect branch lookup
-	// table. The jalr has retired.
-	ExitIndirect
-	// ExitSample interprets the instruction at Target, which native code
-	// did not execute, with the relational profiler's hook: its sampling
-	// countdown (OpSample) says this execution is sampled, so the query
-	// engine builds its record and runs the query (RPA sec. 3.4.2).
-	ExitSample
-)
-
-// String names the exit kind.
-func (k ExitKind) String() string {
-	switch k {
-	case ExitBranch:
-		return "branch"
-	case ExitInterp:
-		return "interp"
-	case ExitIndirect:
-		return "indirect"
-	case ExitSample:
-		return "sample"
-	}
-	return fmt.Sprintf("ExitKind(%d)", uint8(k))
-}
-
-// An Exit is where a trace may leave: what the dispatcher needs to go on
-// from there. The backend adds where its stub's patchable fields are.
-type Exit struct {
-	Kind    ExitKind
-	Target  uint64 // guest pc where execution continues (0 for ExitIndirect)
-	From    uint64 // guest pc of the instruction that leaves
-	Retired int    // guest instructions retired from the fragment entry to this exit
-	// Spec marks the exit of a value specialization guard (Specialize):
-	// the load at From retired with a value other than the one the
-	// fragment was specialized on.
-	Spec bool
-}
