@@ -108,7 +108,7 @@ const (
 	// DefaultRPAJumpPeriod is SelectRPA's sampling period on jumps.
 	DefaultRPAJumpPeriod = selection.DefaultRPAJumpPeriod
 	// DefaultValueProfile is value specialization's value profiler.
-	DefaultValueProfile = engine.DefaultValueProfile
+	DefaultValueProfile = selection.DefaultValueProfile
 )
 
 // CompileMode says where fragments are compiled (CompilerOptions.Mode).
@@ -137,10 +137,10 @@ type CompilerOptions = engine.CompilerOptions
 type CompilerStats = engine.CompilerStats
 
 // SpecializeOptions configure value specialization (dynamo mode).
-type SpecializeOptions = engine.SpecializeOptions
+type SpecializeOptions = selection.ValueOptions
 
 // SpecializeStats count value specialization's guards and exits.
-type SpecializeStats = engine.SpecializeStats
+type SpecializeStats = selection.ValueStats
 
 // An ExitReason says why native code returned to the dispatcher
 // (Stats.Exits is indexed by it): the kinds of package
@@ -165,7 +165,7 @@ const TopFragments = engine.TopFragments
 
 // TraceMetrics scores the traces a run compiled against a profiling run
 // (SelectOptions.Metrics).
-type TraceMetrics = engine.TraceMetrics
+type TraceMetrics = selection.TraceMetrics
 
 // ClockSamples are a time-based sampled run's samples (VM.RunClockSampled).
 type ClockSamples = engine.ClockSamples

@@ -338,7 +338,7 @@ func (vm *VM) stopCompiler() {
 // per compile whatever becomes of the code; code may be nil.
 func (vm *VM) compiled(code *fragment.Code) {
 	if vm.vals != nil && code != nil {
-		vm.vals.compiled(code.Specialized)
+		vm.vals.Compiled(code.Specialized)
 	}
 }
 

@@ -172,7 +172,7 @@ func (vm *VM) runNative(f *codecache.Fragment, budget uint64) error {
 		vm.ctr.exits[exit.Budget]++
 	case e.Kind == exit.Branch:
 		vm.ctr.exits[exit.Branch]++
-		if e.Spec && vm.vals.failed(e.From) {
+		if e.Spec && vm.vals.Failed(e.From) {
 			vm.despecialize(e.Frag)
 		}
 	case e.Kind == exit.Indirect:

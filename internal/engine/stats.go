@@ -100,7 +100,7 @@ type Stats struct {
 	SelectTime time.Duration
 	// TraceMetrics scores the traces compiled against the run's path
 	// profile (SelectOptions.Metrics), or is nil.
-	TraceMetrics *TraceMetrics
+	TraceMetrics *selection.TraceMetrics
 
 	// TopFragments are the TopFragments trace heads whose native runs
 	// retired the most guest instructions (dynamo mode), named by guest
@@ -113,7 +113,7 @@ type Stats struct {
 	Profile *rpa.Report
 	// Specialize reports value specialization when
 	// Options.Specialize was on (dynamo mode), else nil.
-	Specialize *SpecializeStats
+	Specialize *selection.ValueStats
 }
 
 // Stats returns the statistics of the run so far.

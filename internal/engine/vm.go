@@ -2,8 +2,9 @@
 // guest program and the optimizer state around it, the dispatcher that
 // runs it (interpreter, trace selection, code cache), the compile service
 // thread, and what else attaches to a run (samplers, perf map, debugger,
-// the host collector, value specialization). The selection schemes are
-// package rvdyn/internal/selection. Only the root package rvdyn imports it: rvdyn is the
+// the host collector, value specialization). The selection schemes, the
+// trace-metrics log and the value profile are package
+// rvdyn/internal/selection. Only the root package rvdyn imports it: rvdyn is the
 // public API, and re-exports the types here (Options, Stats, VM) under
 // their public names.
 //
@@ -103,7 +104,7 @@ func ParseMode(s string) (Mode, error) {
 //	Collector              nil: made from GC
 //	Profile                nil: no relational profiling     rpa.Session
 //	Sample                 Period 0: no PC sampling         layout.SampleOptions
-//	Specialize             Profile "": no specialization    SpecializeOptions
+//	Specialize             Profile "": no specialization    selection.ValueOptions
 type Options struct {
 	// Mode selects interpretation alone or the optimizer.
 	Mode Mode
@@ -199,9 +200,9 @@ type Options struct {
 	ProfileNoNative bool
 	// Specialize, in dynamo mode, specializes fragments on the values a
 	// value profile shows loads (nearly) always returning, behind guards
-	// (see SpecializeOptions). It needs the interpreter's hook, so it
+	// (see selection.ValueOptions). It needs the interpreter's hook, so it
 	// cannot be combined with Profile.
-	Specialize SpecializeOptions
+	Specialize selection.ValueOptions
 }
 
 // DefaultOptions returns the default options, the zero Options: dynamo
@@ -217,8 +218,8 @@ type VM struct {
 	sel    *net.Selector
 	scheme selection.Scheme // decides which candidates are hot (select.go)
 	env    fragment.Env
-	sample fragment.Sampler // the profiler's emitted sampling decisions, or nil
-	vals   *valueProfile    // Options.Specialize's value profile, or nil
+	sample fragment.Sampler        // the profiler's emitted sampling decisions, or nil
+	vals   *selection.ValueProfile // Options.Specialize's value profile, or nil
 	// rpaNative is the query engine whose queries run natively, which
 	// draws sampling gaps ahead after each native run; nil if none.
 	rpaNative *rpa.Engine
@@ -337,9 +338,9 @@ func New(image []byte, opts Options) (*VM, error) {
 	if opts.Select.Kind(opts.NET) == selection.Path {
 		opts.NET.Predict = net.PredictPath // --select=path and --predict=path are one scheme
 	}
-	var tm *traceMetrics
+	var tm *selection.Metrics
 	if opts.Select.Metrics && opts.Mode == ModeDynamo {
-		tm = newTraceMetrics(image, &opts) // buffers standard input for the profiling run
+		tm = selection.NewMetrics(image, &opts.Config, opts.Select.Hot) // buffers standard input for the profiling run
 	}
 	m, err := interp.Load(image, opts.Config)
 	if err != nil {
@@ -347,7 +348,7 @@ func New(image []byte, opts Options) (*VM, error) {
 	}
 	vm := &VM{opts: opts, m: m, codePages: make(map[uint64]bool), fragPages: make(map[*codecache.Fragment][]uint64), syms: interp.LoadSymbols(image)}
 	if tm != nil {
-		vm.attach(tm)
+		vm.attach(metricsRun{t: tm})
 	}
 	if opts.PerfMap != nil {
 		vm.attach(&perfMap{w: opts.PerfMap, syms: vm.syms})

@@ -1,15 +1,18 @@
 // Trace selection schemes: trace-head candidate events in, "record the next executing tail from here now" out, by NET counters, path counters, the stratified-sampling compressor or a relational-profiler service thread.
 
 // Package selection holds the trace selection schemes: what decides that
-// a trace head is hot. NET and path profile based prediction (the NET
-// paper's section 3 and Figure 5) count on the main thread in
-// net.Selector; the stratified-sampling compressor (Sastry, Bodik and
-// Smith, "Rapid Profiling via Stratified Sampling", section 5) replaces
-// the per-head counters with a compressor's few; the relational profiler
-// (Heil and Smith, "Relational Profiling", Figure 2a's edge query) counts
-// on a service thread. Every scheme sees the same trace-head candidates
-// and answers through one interface (Scheme); the engine's dispatcher
-// asks it at each candidate.
+// a trace head is hot, with the trace-metrics log that scores them and
+// the value profile behind value specialization. NET and path profile
+// based prediction (Duesterwald and Bala, "Software Profiling for Hot
+// Path Prediction: Less is More", section 3 and Figure 5) count on the
+// main thread in net.Selector; the stratified-sampling compressor
+// (Sastry, Bodik and Smith, "Rapid Profiling via Stratified Sampling",
+// section 5) replaces the per-head counters with a compressor's few; the
+// relational profiler (Heil and Smith, "Relational Profiling: Enabling
+// Thread-Level Parallelism in Virtual Machines", Figure 2a's edge query)
+// counts on a service thread. Every scheme sees the same trace-head
+// candidates and answers through one interface (Scheme); the engine's
+// dispatcher asks it at each candidate.
 package selection
 
 import (
