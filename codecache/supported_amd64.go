@@ -1,3 +1,5 @@
+// Native code support on amd64: the host runs fragments.
+
 package codecache
 
 // Supported reports whether native code can run on this host.

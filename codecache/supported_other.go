@@ -1,5 +1,7 @@
 //go:build !amd64
 
+// Native code support elsewhere: no fragments; dynamo mode is refused.
+
 package codecache
 
 import "rvdyn/fragment"

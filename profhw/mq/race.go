@@ -1,5 +1,7 @@
 //go:build race
 
+// Race builds: queues in the Go heap, where the race detector sees them.
+
 package mq
 
 // raceEnabled places queues in the Go heap, where the race detector sees
