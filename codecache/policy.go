@@ -7,7 +7,7 @@ import "fmt"
 // DefaultPolicy returns the policy parameters that the zero fields of a
 // PolicyOptions stand for.
 func DefaultPolicy() PolicyOptions {
-	return PolicyOptions{Window: 1 << 24, PhaseFactor: 4, PhaseMinBurst: 16, BailShare: 0.5, BailWindows: 8, ThrashWindows: 4}
+	return PolicyOptions{Window: 1 << 24, PhaseFactor: 4, PhaseMinBurst: 16, BailShare: 0.5, BailWindows: 8, ThrashWindows: 4, ThrashFlushes: 32}
 }
 
 // PolicyOptions tune the code cache's reactions to program behaviour,
@@ -27,6 +27,7 @@ func DefaultPolicy() PolicyOptions {
 //	BailShare      0.5         bail out below this share of instructions run in the cache...
 //	BailWindows    8           ...in this many consecutive windows
 //	ThrashWindows  4           or after this many consecutive windows each with a capacity flush
+//	ThrashFlushes  32          or at once when one window has had this many capacity flushes
 type PolicyOptions struct {
 	// NoPhaseFlush disables the phase-change flush.
 	NoPhaseFlush bool
@@ -73,6 +74,15 @@ type PolicyOptions struct {
 	// over, and can run many times slower than the interpreter (the
 	// Scheme guest in a 16 KiB cache: 410 s against 13.8 s interpreted).
 	ThrashWindows int
+	// ThrashFlushes bails out at once, without waiting for the window to
+	// close, when this many capacity flushes came in one window: a cache
+	// that small for the working set makes the guest retire instructions
+	// so slowly that ThrashWindows windows take minutes (the fft guest,
+	// every head compiled at once, in a 16 KiB cache: 1,452 flushes and
+	// 10 s in its first 5M instructions, 200 times the interpreter's
+	// time). A flush every half a million instructions or more often
+	// throws fragments away before their reuse pays for them.
+	ThrashFlushes int
 }
 
 // withDefaults returns o with every zero field set to its default.
@@ -95,6 +105,9 @@ func (o PolicyOptions) withDefaults() PolicyOptions {
 	}
 	if o.ThrashWindows == 0 {
 		o.ThrashWindows = d.ThrashWindows
+	}
+	if o.ThrashFlushes == 0 {
+		o.ThrashFlushes = d.ThrashFlushes
 	}
 	return o
 }
@@ -200,9 +213,13 @@ func (p *Policy) WindowStart() uint64 { return p.windowEnd - p.o.Window }
 
 // Tick is called with the counts of the run so far: retired guest
 // instructions, traces built (the paper's prediction activity),
-// instructions run in the cache and capacity flushes. It decides only
-// when a window closes, and KeepGoing otherwise.
+// instructions run in the cache and capacity flushes. It decides when a
+// window closes, or at once when the window's capacity flushes reach
+// ThrashFlushes, and KeepGoing otherwise.
 func (p *Policy) Tick(retired, traces, cache, full uint64) Decision {
+	if !p.o.NoBailout && full-p.fullAtOpen >= uint64(p.o.ThrashFlushes) {
+		return BailOut // thrashing: ThrashFlushes
+	}
 	if retired < p.windowEnd {
 		return KeepGoing
 	}

@@ -47,6 +47,22 @@ func TestPolicy(t *testing.T) {
 	}
 }
 
+// TestPolicyThrashFlushes: a window with ThrashFlushes capacity flushes
+// bails out at once, before it closes; one flush fewer does not.
+func TestPolicyThrashFlushes(t *testing.T) {
+	p := NewPolicy(PolicyOptions{Window: 1000, ThrashFlushes: 8})
+	if got := p.Tick(10, 50, 5, 7); got != KeepGoing {
+		t.Fatalf("7 flushes: %v", got)
+	}
+	if got := p.Tick(20, 60, 6, 8); got != BailOut {
+		t.Fatalf("8 flushes within the window: %v, want BailOut", got)
+	}
+	q := NewPolicy(PolicyOptions{Window: 1000, ThrashFlushes: 8, NoBailout: true})
+	if got := q.Tick(20, 60, 6, 100); got != KeepGoing {
+		t.Fatalf("NoBailout: %v", got)
+	}
+}
+
 // TestPolicyRegret: a phase flush of which a quarter or more came back
 // doubles the burst the next phase change needs; one of which less came
 // back changes nothing.
