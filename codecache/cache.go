@@ -18,8 +18,9 @@ import (
 // DefaultSize is the default code cache capacity in bytes.
 const DefaultSize = 32 << 20
 
-// fragmentAlign aligns fragment entries for the instruction fetcher.
-const fragmentAlign = 16
+// fragmentAlign aligns fragment entries for the instruction fetcher, and
+// as much as a looping fragment aligns its head (amd64.LoopAlign).
+const fragmentAlign = amd64.LoopAlign
 
 // ErrFull is returned by Insert when the fragment does not fit in the
 // space left; the caller flushes (or bails out) and retries.

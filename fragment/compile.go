@@ -74,7 +74,11 @@ type Code struct {
 	// whose iterations, all but the last, run as one REP STOSB or REP
 	// MOVSB per entry (amd64.Code.Bulk; Options.NoBulk), else empty.
 	Bulk string
-	ir   *ir.Func // the optimized IR, for WriteListing
+	// LoopHead is the offset in Bytes of the loop head the back edge
+	// jumps to, aligned to amd64.LoopAlign (amd64.Code.LoopHead); -1 if
+	// the fragment does not loop.
+	LoopHead int
+	ir       *ir.Func // the optimized IR, for WriteListing
 }
 
 // GuestPC returns the guest pc whose code is at offset off of Bytes, and
@@ -113,9 +117,9 @@ func CompileSampled(t *interp.Trace, env Env, opts Options, sample Sampler) (*Co
 	if err := optimize(f, opts); err != nil {
 		return nil, err
 	}
-	m, err := amd64.Compile(f, amd64.Options{NoRegAlloc: opts.NoRegAlloc, NoBPReg: opts.NoBPReg, NoLazySext: opts.NoLazySext, NoHomeRegs: opts.NoHomeRegs, NoFloatRegs: opts.NoFloatRegs, NoIBL: opts.NoIBL, NoBulk: opts.NoBulk, NoSelfExits: opts.NoSelfExits})
+	m, err := amd64.Compile(f, amd64.Options{NoRegAlloc: opts.NoRegAlloc, NoBPReg: opts.NoBPReg, NoLazySext: opts.NoLazySext, NoHomeRegs: opts.NoHomeRegs, NoFloatRegs: opts.NoFloatRegs, NoIBL: opts.NoIBL, NoBulk: opts.NoBulk, NoSelfExits: opts.NoSelfExits, NoLoopAlign: opts.NoLoopAlign})
 	if err != nil {
 		return nil, err
 	}
-	return &Code{Head: t.Head, Bytes: m.Bytes, Exits: m.Exits, GuestInsts: len(t.Steps), SelfLoop: f.Loops, PCs: m.PCs, LinkedEntry: m.LinkedEntry, Bulk: m.Bulk, Specialized: spec, ir: f}, nil
+	return &Code{Head: t.Head, Bytes: m.Bytes, Exits: m.Exits, GuestInsts: len(t.Steps), SelfLoop: f.Loops, PCs: m.PCs, LinkedEntry: m.LinkedEntry, Bulk: m.Bulk, LoopHead: m.LoopHead, Specialized: spec, ir: f}, nil
 }

@@ -8,6 +8,7 @@ import (
 
 	"rvdyn/codecache"
 	"rvdyn/fragment"
+	"rvdyn/fragment/amd64"
 	"rvdyn/fragment/exit"
 	"rvdyn/internal/rvtest"
 	"rvdyn/interp"
@@ -121,6 +122,9 @@ func checkRandomLoop(t *testing.T, cache *codecache.Cache, rng *rand.Rand, opts 
 	f, err := cache.Insert(code)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if code.SelfLoop && (code.LoopHead < 0 || !opts.NoLoopAlign && (f.Entry+uintptr(code.LoopHead))%amd64.LoopAlign != 0) {
+		t.Errorf("%s: loop head at offset %d of a fragment at %#x, not %d-byte aligned", what, code.LoopHead, f.Entry, amd64.LoopAlign)
 	}
 
 	native, ref := loadSmall(t, img), loadSmall(t, img)

@@ -45,6 +45,10 @@ type Options struct {
 	// exit linked back through the linked entry instead of a back edge to
 	// the body (amd64.Options.NoSelfExits).
 	NoSelfExits bool
+	// NoLoopAlign leaves a looping fragment's head where it falls instead
+	// of padding it with NOPs to a 32-byte boundary
+	// (amd64.Options.NoLoopAlign).
+	NoLoopAlign bool
 	// NoConstFold turns off constant propagation and folding
 	// (ir/constfold.go): known branch outcomes, constant addresses checked at
 	// compile time, algebraic identities.
@@ -205,6 +209,7 @@ var backendSwitches = []pass{
 	{"atomics", nil, func(o *Options) *bool { return &o.NoAtomics }},
 	{"bulk", nil, func(o *Options) *bool { return &o.NoBulk }},
 	{"self-exits", nil, func(o *Options) *bool { return &o.NoSelfExits }},
+	{"loop-align", nil, func(o *Options) *bool { return &o.NoLoopAlign }},
 }
 
 // switchOf returns the Options field that switches off the optimization

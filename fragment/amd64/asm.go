@@ -410,6 +410,29 @@ func (a *assembler) raw(bs ...byte) *obj.Prog {
 	return first
 }
 
+// nopSeqs are the recommended multi-byte NOPs (Intel SDM vol. 2B, NOP), by
+// length.
+var nopSeqs = [...][]byte{
+	1: {0x90},
+	2: {0x66, 0x90},
+	3: {0x0f, 0x1f, 0x00},
+	4: {0x0f, 0x1f, 0x40, 0x00},
+	5: {0x0f, 0x1f, 0x44, 0x00, 0x00},
+	6: {0x66, 0x0f, 0x1f, 0x44, 0x00, 0x00},
+	7: {0x0f, 0x1f, 0x80, 0x00, 0x00, 0x00, 0x00},
+	8: {0x0f, 0x1f, 0x84, 0x00, 0x00, 0x00, 0x00, 0x00},
+	9: {0x66, 0x0f, 0x1f, 0x84, 0x00, 0x00, 0x00, 0x00, 0x00},
+}
+
+// nops emits n bytes of NOP instructions, as few as the encodings allow.
+func (a *assembler) nops(n int) {
+	for n > 0 {
+		k := min(n, len(nopSeqs)-1)
+		a.raw(nopSeqs[k]...)
+		n -= k
+	}
+}
+
 // raw32 emits a little-endian 32-bit word verbatim.
 func (a *assembler) raw32(v uint32) {
 	a.emit(x86.ALONG, obj.Addr{Type: obj.TYPE_CONST, Offset: int64(v)}, obj.Addr{})

@@ -39,6 +39,9 @@ type Options struct {
 	// ordinary exit, linked through the write back and the linked
 	// entry, instead of as a back edge to the body (stubs.go, stubFor).
 	NoSelfExits bool
+	// NoLoopAlign leaves a looping fragment's head where it falls instead
+	// of padding it to LoopAlign.
+	NoLoopAlign bool
 }
 
 // Code is one fragment's machine code: position-independent, entered at
@@ -58,6 +61,11 @@ type Code struct {
 	// Bulk is "fill" or "copy" when the fragment's self-loop runs its
 	// iterations in bulk (bulk.go), else empty.
 	Bulk string
+	// LoopHead is the offset of the loop head, where the back edge and
+	// side exits to the fragment's own head land: a multiple of
+	// LoopAlign unless Options.NoLoopAlign (or a jump across the padding
+	// grew); -1 when nothing jumps back.
+	LoopHead int
 }
 
 type compiler struct {
@@ -102,6 +110,41 @@ func (c *compiler) mark(pc uint64) {
 // out-of-line slow paths. An error means the assembler rejected an
 // instruction, which is a bug.
 func Compile(f *ir.Func, opts Options) (*Code, error) {
+	code, body, err := compile(f, opts, 0)
+	if err != nil || body < 0 || opts.NoLoopAlign {
+		return code, err
+	}
+	// The loop head (where back edges land) at a LoopAlign boundary of
+	// the code cache (fragment entries are aligned as much): pad before
+	// it and assemble again. A jump from the entry code across the
+	// padding may grow from 8 to 32 bits, moving the head on: then pad
+	// more (jumps only grow, so this ends).
+	pad := 0
+	for try := 0; try < 4 && body%LoopAlign != 0; try++ {
+		pad += (LoopAlign - body%LoopAlign) % LoopAlign
+		padded, b, err := compile(f, opts, pad)
+		if err != nil {
+			return nil, err
+		}
+		if b%LoopAlign == 0 {
+			return padded, nil
+		}
+		body = b
+	}
+	return code, nil
+}
+
+// LoopAlign is the alignment of a looping fragment's head, in bytes: a
+// tight loop whose head straddles a 32-byte fetch block runs measurably
+// slower on current x86 cores (and compilers align loop heads to 16 or
+// 32 for the same reason). The code cache aligns fragment entries to as
+// much (codecache's fragmentAlign).
+const LoopAlign = 32
+
+// compile is Compile with pad bytes of NOP before the loop head, and
+// returns the offset of the loop head (-1 when nothing jumps back to the
+// body: neither the end of the trace nor a side exit).
+func compile(f *ir.Func, opts Options, pad int) (*Code, int, error) {
 	a := newAssembler()
 	c := &compiler{a: a, env: f.Env(), f: f, body: &label{}, loops: f.Loops, noIBL: opts.NoIBL}
 	c.ra = allocate(f, !opts.NoRegAlloc, !opts.NoBPReg, !opts.NoHomeRegs)
@@ -164,6 +207,11 @@ func Compile(f *ir.Func, opts Options) (*Code, error) {
 			c.lowerBulk(bulk)
 		}
 	}
+	bodyMark := -1
+	if c.loops {
+		a.nops(pad)
+		bodyMark = a.mark()
+	}
 	a.bind(c.body)
 	last := len(f.Insts) - 1
 	for i, in := range f.Insts[:last] {
@@ -187,7 +235,7 @@ func Compile(f *ir.Func, opts Options) (*Code, error) {
 	}
 	bytes, err := a.assemble()
 	if err != nil {
-		return nil, err
+		return nil, -1, err
 	}
 	code := &Code{Bytes: bytes, PCs: c.pcMap(), LinkedEntry: a.markOffset(linked)}
 	if bulk != nil {
@@ -200,5 +248,9 @@ func Compile(f *ir.Func, opts Options) (*Code, error) {
 		}
 		code.Exits = append(code.Exits, x)
 	}
-	return code, nil
+	code.LoopHead = -1
+	if bodyMark >= 0 {
+		code.LoopHead = a.markOffset(bodyMark)
+	}
+	return code, code.LoopHead, nil
 }
