@@ -88,6 +88,7 @@ type teeFile struct {
 	f *os.File
 }
 
+// File returns the host file the tee reads.
 func (t teeFile) File() *os.File { return t.f }
 
 // Traced logs a compiled trace whose head pc was predicted when at

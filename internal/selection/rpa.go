@@ -212,6 +212,8 @@ func (s *RPAScheme) poll() {
 	}
 }
 
+// Bump moves the heads the service thread found hot into the ready set
+// and reports whether pc is one of them (Scheme.Bump).
 func (s *RPAScheme) Bump(pc uint64) bool {
 	s.poll()
 	if !s.ready[pc] || s.sel.Abandoned(pc) {
@@ -229,8 +231,11 @@ func (s *RPAScheme) Reset() {
 	s.epoch.Add(1)
 }
 
+// Entries is the number of distinct heads the service thread ever
+// counted (Scheme.Entries).
 func (s *RPAScheme) Entries() uint64 { return s.heads.Load() }
 
+// Close closes the session, draining its service thread (Scheme.Close).
 func (s *RPAScheme) Close() {
 	if s.sess != nil {
 		s.sess.Close()
