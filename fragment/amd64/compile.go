@@ -110,8 +110,8 @@ func (c *compiler) mark(pc uint64) {
 // out-of-line slow paths. An error means the assembler rejected an
 // instruction, which is a bug.
 func Compile(f *ir.Func, opts Options) (*Code, error) {
-	code, body, err := compile(f, opts, 0)
-	if err != nil || body < 0 || opts.NoLoopAlign {
+	code, err := compile(f, opts, 0)
+	if err != nil || code.LoopHead < 0 || opts.NoLoopAlign {
 		return code, err
 	}
 	// The loop head (where back edges land) at a LoopAlign boundary of
@@ -119,17 +119,17 @@ func Compile(f *ir.Func, opts Options) (*Code, error) {
 	// it and assemble again. A jump from the entry code across the
 	// padding may grow from 8 to 32 bits, moving the head on: then pad
 	// more (jumps only grow, so this ends).
-	pad := 0
-	for try := 0; try < 4 && body%LoopAlign != 0; try++ {
-		pad += (LoopAlign - body%LoopAlign) % LoopAlign
-		padded, b, err := compile(f, opts, pad)
+	pad, head := 0, code.LoopHead
+	for try := 0; try < 4 && head%LoopAlign != 0; try++ {
+		pad += (LoopAlign - head%LoopAlign) % LoopAlign
+		padded, err := compile(f, opts, pad)
 		if err != nil {
 			return nil, err
 		}
-		if b%LoopAlign == 0 {
+		if padded.LoopHead%LoopAlign == 0 {
 			return padded, nil
 		}
-		body = b
+		head = padded.LoopHead
 	}
 	return code, nil
 }
@@ -141,10 +141,9 @@ func Compile(f *ir.Func, opts Options) (*Code, error) {
 // much (codecache's fragmentAlign).
 const LoopAlign = 32
 
-// compile is Compile with pad bytes of NOP before the loop head, and
-// returns the offset of the loop head (-1 when nothing jumps back to the
-// body: neither the end of the trace nor a side exit).
-func compile(f *ir.Func, opts Options, pad int) (*Code, int, error) {
+// compile is Compile with pad bytes of NOP before the loop head
+// (Code.LoopHead).
+func compile(f *ir.Func, opts Options, pad int) (*Code, error) {
 	a := newAssembler()
 	c := &compiler{a: a, env: f.Env(), f: f, body: &label{}, loops: f.Loops, noIBL: opts.NoIBL}
 	c.ra = allocate(f, !opts.NoRegAlloc, !opts.NoBPReg, !opts.NoHomeRegs)
@@ -235,7 +234,7 @@ func compile(f *ir.Func, opts Options, pad int) (*Code, int, error) {
 	}
 	bytes, err := a.assemble()
 	if err != nil {
-		return nil, -1, err
+		return nil, err
 	}
 	code := &Code{Bytes: bytes, PCs: c.pcMap(), LinkedEntry: a.markOffset(linked)}
 	if bulk != nil {
@@ -252,5 +251,5 @@ func compile(f *ir.Func, opts Options, pad int) (*Code, int, error) {
 	if bodyMark >= 0 {
 		code.LoopHead = a.markOffset(bodyMark)
 	}
-	return code, code.LoopHead, nil
+	return code, nil
 }
