@@ -1,14 +1,15 @@
 // Package layout implements procedure placement from statistical profiles,
 // after Gloy, Wang, Zhang, Chen and Smith, "Profile-Based Optimization
 // with Statistical Profiles" (Harvard TR-02-97, 1997: the Morph Continuous
-// Monitoring System; papers/statistical-profiles-pettis-hansen-layout.txt),
-// here "the paper":
+// Monitoring System), here "the paper":
 //
 //   - sample sets: a histogram of program counters taken by a sampler
-//     (SampleSet). The frequency-based sampler of the paper's section 2 (the
-//     countdown alternative: one sample every Period retired instructions at
-//     a random offset) is Countdown, driven by the root package's
-//     Options.Sample in both modes;
+//     (SampleSet), or a native run's samples by function spread over the
+//     guest's text (Program.FuncSampleSet). The frequency-based sampler of
+//     the paper's section 2 (the countdown alternative: one sample every
+//     Period retired instructions at a random offset) is Countdown, driven
+//     by the root package's Options.Sample in both modes; the time-based
+//     one is ClockSampler (perf_event cpu-clock and eBPF);
 //   - the complete profile, the paper's pixie: exact execution counts per
 //     instruction from an interpreter hook (Complete);
 //   - samp2bb (section 3.2): basic blocks from the ELF symbol table and the
@@ -26,6 +27,10 @@
 //   - the paper's measures: the chi-square test of Table 5 (ChiSquare, with
 //     the good-match and "expected" reference rows) and key matching of
 //     Figure 4 (KeyMatch).
+//
+// The paper's experiment (training runs, sample sets, orders, relinked
+// ELFs, Tables 5, 6 and 7, Figures 3 and 4), its reports and its plots
+// are in rvdyn/internal/experiments/placement, a client of this package.
 //
 // Layering: layout imports rvdyn/interp and the standard library, nothing
 // else of the project; it must not import the root package, codecache or

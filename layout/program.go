@@ -228,3 +228,31 @@ func (p *Program) Proc(name string) int {
 	}
 	return -1
 }
+
+// FuncSampleSet turns samples by function name into a sample set over
+// p's text: a function's samples are spread evenly over its
+// instructions, since a native build's PCs say which function ran but
+// not which of the guest's blocks (the two instruction sets have no
+// common addresses). Names p lacks (host library code, functions the
+// host compiler inlined or the guest build lacks) are returned as
+// unmapped.
+func (p *Program) FuncSampleSet(funcs map[string]uint64) (set SampleSet, unmapped float64) {
+	byName := make(map[string]int, len(p.Procs))
+	for i, q := range p.Procs {
+		byName[q.Name] = i
+	}
+	set = SampleSet{}
+	for name, n := range funcs {
+		i, ok := byName[name]
+		if !ok || p.Procs[i].Size < 4 {
+			unmapped += float64(n)
+			continue
+		}
+		q := p.Procs[i]
+		per := float64(n) / float64(q.Size/4)
+		for a := q.Addr; a+4 <= q.Addr+q.Size; a += 4 {
+			set[a] += per
+		}
+	}
+	return set, unmapped
+}

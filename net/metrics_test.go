@@ -156,24 +156,6 @@ func TestNETMatchesSelector(t *testing.T) {
 	}
 }
 
-func TestHitRateAt(t *testing.T) {
-	a := Replay(seqProfile(seqHeads, seqOrder), []int{2, 3}, 0.2)
-	// Path profile: (0, 100), (43.75, 66.67), (62.5, 50).
-	if got := HitRateAt(a, SchemePathProfile, 43.75/2); !near(got, (100+200.0/3)/2) {
-		t.Errorf("path profile at 21.875%%: %v", got)
-	}
-	if got := HitRateAt(a, SchemeNET, 0); got != 100 {
-		t.Errorf("NET at 0%%: %v", got)
-	}
-	if got := HitRateAt(a, SchemeNET, 90); !math.IsNaN(got) {
-		t.Errorf("NET at 90%% (beyond the curve): %v, want NaN", got)
-	}
-	avg := Averages([]*Analysis{a, a})
-	if len(avg) != 6 || avg[1].Scheme != SchemeNET || avg[1].Delay != 2 || !near(avg[1].ProfiledFlow, 37.5) {
-		t.Errorf("averages %+v", avg)
-	}
-}
-
 // TestSchemeText checks that every scheme's JSON name reads back as the
 // scheme, and that an unknown name is an error.
 func TestSchemeText(t *testing.T) {

@@ -1,4 +1,4 @@
-// Offline prediction experiment: path executions in program order -> NET and path profile predictions at several delays, scored (sections 4 and 5).
+// Offline prediction: path executions in program order -> NET and path profile predictions at several delays, scored (sections 4 and 5).
 
 package net
 
@@ -9,10 +9,6 @@ import (
 
 	"rvdyn/interp"
 )
-
-// DefaultDelays are the prediction delays the predict experiment sweeps
-// (section 5.1 ran 10 to 1,000,000).
-var DefaultDelays = []int{1, 10, 50, 100, 1000, 10000, 100000}
 
 // A NETPredictor replays NET prediction (section 4.1) over path executions
 // as they happen, with prediction delay tau. It counts path heads with a

@@ -273,10 +273,11 @@ func (c Config) String() string {
 	return s
 }
 
-// seedLabel names the first-level hardware of c: a configuration with a
-// second-level A_k gets the same seed as its first level alone, so that
-// H[P256]2048 and H[P256]2048+A16 hash alike and differ only by A_k.
-func (c Config) seedLabel() string {
+// SeedLabel names the first-level hardware of c, for DeriveSeed: a
+// configuration with a second-level A_k gets the same seed as its first
+// level alone, so that H[P256]2048 and H[P256]2048+A16 hash alike and
+// differ only by A_k.
+func (c Config) SeedLabel() string {
 	c.Assoc = 0
 	return c.String()
 }

@@ -2,25 +2,29 @@
 // software models that consume a stream of profile tuples:
 //
 //   - the stream compressors of Sastry, Bodik and Smith, "Rapid profiling via
-//     stratified sampling" (papers/stratified-sampling-stream-compressors.txt):
-//     the random sampler R_r, the periodic sampler P_r, the counter C, the
-//     hash splitter H[X]_n with the paper's hash (section 3.5), the six
-//     samplers of Figure 3, the tagged compressor and its Figure 6 state
-//     machine (section 4) and the associative counter table A_k as a second
-//     level (section 3.4);
-//   - the interval profilers of Narayanasamy et al., the multi-hash paper
-//     (papers/multi-hash-interval-profiler.txt): the single-hash
-//     architecture with its accumulator table, shielding, retaining and
-//     resetting (sections 5.2, 5.4) and the multi-hash architecture with
-//     conservative update and immediate reset (section 6);
+//     stratified sampling" (ISCA 2001): the random sampler R_r, the
+//     periodic sampler P_r, the counter C, the hash splitter H[X]_n with
+//     the paper's hash (section 3.5), the six samplers of Figure 3, the
+//     tagged compressor and its Figure 6 state machine (section 4) and the
+//     associative counter table A_k as a second level (section 3.4);
+//   - the interval profilers of Narayanasamy, Sherwood, Sair, Calder and
+//     Varghese, "Catching accurate profiles in hardware" (HPCA 2003), the
+//     multi-hash paper: the single-hash architecture with its accumulator
+//     table, shielding, retaining and resetting (sections 5.2, 5.4) and the
+//     multi-hash architecture with conservative update and immediate reset
+//     (section 6);
 //   - the metrics both papers measure against a perfect profiler on the same
 //     stream: the invariance-weighted value-profile error and the 30-cycle
 //     message overhead model (stratified 5.3), the interval error of formula
 //     (1) split into false/neutral positives/negatives (multi-hash 5.5) and
-//     the false-positive bound (multi-hash 6.2);
-//   - the experiments: Experiment runs many configurations, written in the
-//     papers' notation (ParseConfig), over one stream side by side;
-//     MonteCarlo reproduces Figure 4 of the stratified paper.
+//     the false-positive bound (multi-hash 6.2), and IntervalRun, which
+//     scores several interval profilers on one stream.
+//
+// The papers' experiments (many configurations, written in the papers'
+// notation (ParseConfig), run over one stream side by side; the Monte
+// Carlo experiment of the stratified paper's Figure 4; the interval
+// census; convergence), their text reports and their plots are in
+// rvdyn/internal/experiments/hwprofile, a client of this package.
 //
 // Streams come from the interpreter (GuestSource, an interp.Hook that turns
 // retired instructions into value, edge and call-target tuples), from a

@@ -24,9 +24,11 @@ func (r *rng) below(n uint64) uint64 {
 	return hi
 }
 
-// mix derives an independent seed from a seed and a label, so that adding
-// a configuration to a list does not change the others' random choices.
-func mix(seed uint64, label string) uint64 {
+// DeriveSeed derives an independent seed from a seed and a label (FNV-1a
+// of the label, then one splitmix64 step), so that adding a configuration
+// to a list (labelled by Config.SeedLabel) does not change the others'
+// random choices.
+func DeriveSeed(seed uint64, label string) uint64 {
 	h := uint64(14695981039346656037) // FNV-1a
 	for i := 0; i < len(label); i++ {
 		h ^= uint64(label[i])

@@ -1,13 +1,11 @@
-// Tests of the interpreter event source on a hand-made guest and a recorded real guest.
+// Tests of the interpreter event source on a hand-made guest.
 
 package profhw
 
 import (
-	"bytes"
 	"errors"
 	"testing"
 
-	"rvdyn/bench/corpus"
 	"rvdyn/internal/rvtest"
 	"rvdyn/interp"
 )
@@ -106,39 +104,5 @@ func TestGuestSourceLimitAndErrors(t *testing.T) {
 	g = &GuestSource{Image: loopProgram()}
 	if _, err := g.Run(func(Batch) error { return boom }); !errors.Is(err, boom) {
 		t.Errorf("emit error lost: %v", err)
-	}
-}
-
-// TestGuestStreamReplaysExactly records a real guest's stream and checks
-// that an experiment on the replay gives the same rows.
-func TestGuestStreamReplaysExactly(t *testing.T) {
-	image, err := corpus.ELF("qsort")
-	if err != nil {
-		t.Fatal(err)
-	}
-	g := &GuestSource{Image: image, Args: []string{"qsort", "200"}, Kinds: KindSet(0).With(KindValue).With(KindEdge)}
-	cfgs, _ := ParseConfigs("R64;H[P64]256;tag2-64-256;multihash:tables=2,entries=256,interval=5000")
-	e := &Experiment{Configs: cfgs, Seed: 3}
-	var buf bytes.Buffer
-	live, err := e.Run(Record(g, &buf, "qsort 200"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	r, err := NewStreamReader(&buf)
-	if err != nil {
-		t.Fatal(err)
-	}
-	replayed, err := e.Run(r)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if live.Tuples == 0 || live.Tuples != replayed.Tuples || live.Instructions != replayed.Instructions {
-		t.Fatalf("live %d tuples / %d instructions, replay %d / %d", live.Tuples, live.Instructions, replayed.Tuples, replayed.Instructions)
-	}
-	for i := range live.Rows {
-		a, b := live.Rows[i], replayed.Rows[i]
-		if a.Config != b.Config || a.Error != b.Error || a.Overhead != b.Overhead || a.Messages != b.Messages {
-			t.Errorf("row %d: live %+v, replay %+v", i, a, b)
-		}
 	}
 }

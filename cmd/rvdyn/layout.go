@@ -13,8 +13,8 @@ import (
 	"path/filepath"
 
 	"rvdyn"
-	"rvdyn/bench"
 	"rvdyn/bench/corpus"
+	"rvdyn/internal/experiments/placement"
 	"rvdyn/internal/figure"
 	"rvdyn/layout"
 )
@@ -40,8 +40,8 @@ flags:
 `
 
 type layoutReport struct {
-	Results []*layout.Result               `json:"results"`
-	Native  map[string][]layout.NativeTime `json:"native,omitempty"`
+	Results []*placement.Result               `json:"results"`
+	Native  map[string][]placement.NativeTime `json:"native,omitempty"`
 }
 
 func layoutCmd(args []string, stdout, stderr io.Writer) int {
@@ -52,7 +52,7 @@ func layoutCmd(args []string, stdout, stderr io.Writer) int {
 		return layoutNativeCmd(args[1:], stdout, stderr)
 	}
 	fs := flag.NewFlagSet("layout", flag.ContinueOnError)
-	guest := fs.String("guest", "", "comma-separated guests (default: the layout package's DefaultGuests; each needs training and test inputs in layout.Inputs)")
+	guest := fs.String("guest", "", "comma-separated guests (default: the layout package's DefaultGuests; each needs training and test inputs in placement.Inputs)")
 	sets := fs.Int("sets", 32, "sample sets per guest")
 	singles := fs.Int("singles", 0, "single-set layouts to relink and simulate for Table 6 (0: all --sets)")
 	period := fs.Uint64("period", 10000, "retired guest instructions between PC samples (mean)")
@@ -88,7 +88,7 @@ func layoutCmd(args []string, stdout, stderr io.Writer) int {
 		return fail("--guests-dir %s: %v", *guestsDir, err)
 	}
 	gdir, _ := filepath.Abs(*guestsDir)
-	names := layout.DefaultGuests
+	names := placement.DefaultGuests
 	if *guest != "" {
 		names = splitList(*guest, ",")
 	}
@@ -103,11 +103,11 @@ func layoutCmd(args []string, stdout, stderr io.Writer) int {
 	} else if err := os.MkdirAll(wd, 0o755); err != nil {
 		return fail("--work: %v", err)
 	}
-	runs := map[string]layout.RunFunc{"rvdyn": runRvdyn}
+	runs := map[string]placement.RunFunc{"rvdyn": runRvdyn}
 	if q, err := exec.LookPath("qemu-riscv64"); err == nil && !*noQemu {
 		runs["qemu"] = func(path string, _ []byte, argv []string) ([]byte, int, error) { return runQemu(q, path, argv) }
 	}
-	opts := layout.Options{Sets: *sets, Singles: *singles, Period: *period, Seed: *seed, Workers: *workers,
+	opts := placement.Options{Sets: *sets, Singles: *singles, Period: *period, Seed: *seed, Workers: *workers,
 		GuestsDir: gdir, WorkDir: wd, Sample: sampleRvdyn, Runs: runs,
 		Log: func(f string, a ...any) { fmt.Fprintf(stderr, "layout: "+f+"\n", a...) }}
 	if *clock {
@@ -123,13 +123,13 @@ func layoutCmd(args []string, stdout, stderr io.Writer) int {
 		}
 	}
 	var rep layoutReport
-	rep.Native = map[string][]layout.NativeTime{}
+	rep.Native = map[string][]placement.NativeTime{}
 	var nativeGuests []string
-	var nativeTimes [][]layout.NativeTime
+	var nativeTimes [][]placement.NativeTime
 	for _, name := range names {
-		in, ok := layout.Inputs[name]
+		in, ok := placement.Inputs[name]
 		if !ok {
-			return fail("no training and test inputs for guest %q (layout.Inputs)", name)
+			return fail("no training and test inputs for guest %q (placement.Inputs)", name)
 		}
 		image, err := corpus.ELF(name)
 		if err != nil {
@@ -144,9 +144,9 @@ func layoutCmd(args []string, stdout, stderr io.Writer) int {
 				return fail("%v", err)
 			}
 		}
-		g := layout.Guest{Name: name, Image: image, Path: path,
+		g := placement.Guest{Name: name, Image: image, Path: path,
 			Train: append([]string{name}, in[0]...), Test: append([]string{name}, in[1]...)}
-		r, err := layout.Experiment(g, opts)
+		r, err := placement.Experiment(g, opts)
 		if err != nil {
 			return fail("%v", err)
 		}
@@ -154,7 +154,7 @@ func layoutCmd(args []string, stdout, stderr io.Writer) int {
 		if *nativeRuns > 0 {
 			ls := nativeLayouts(r)
 			fmt.Fprintf(stderr, "layout: %s: timing %d native builds, %d runs each\n", name, len(ls), *nativeRuns)
-			ts, err := layout.NativeTimes(gdir, wd, name, ls, corpus.Args(name, corpus.Full), *nativeRuns)
+			ts, err := placement.NativeTimes(gdir, wd, name, ls, corpus.Args(name, corpus.Full), *nativeRuns)
 			if err != nil {
 				return fail("%v", err)
 			}
@@ -167,12 +167,12 @@ func layoutCmd(args []string, stdout, stderr io.Writer) int {
 			r.Guest, r.Procs, r.Blocks, r.TextBytes, r.SamplesPerSet, 100*r.IndirectShare)
 	}
 	fmt.Fprintln(stdout, "\nTable 5: chi-square of summed sample sets against the complete profile (training input)")
-	layout.WriteTable5(stdout, rep.Results)
+	placement.WriteTable5(stdout, rep.Results)
 	fmt.Fprintln(stdout, "\nTable 6: simulated instruction-cache miss rates (test input)")
-	layout.WriteTable6(stdout, rep.Results)
+	placement.WriteTable6(stdout, rep.Results)
 	if len(nativeGuests) > 0 {
 		fmt.Fprintf(stdout, "Table 7: native execution time (host gcc -O2, relinked), medians of %d interleaved runs\n", *nativeRuns)
-		layout.WriteTable7(stdout, nativeGuests, nativeTimes)
+		placement.WriteTable7(stdout, nativeGuests, nativeTimes)
 	}
 	if *jsonOut != "" {
 		if err := writeJSON(*jsonOut, rep); err != nil {
@@ -180,7 +180,7 @@ func layoutCmd(args []string, stdout, stderr io.Writer) int {
 		}
 	}
 	if *plotOut != "" {
-		if err := bench.PlotKeyMatch(rep.Results, 0, *plotOut); err != nil {
+		if err := placement.PlotKeyMatch(rep.Results, 0, *plotOut); err != nil {
 			return fail("--plot: %v", err)
 		}
 	}
@@ -225,7 +225,7 @@ func clockNative(s *layout.ClockSampler, guestsDir, guest string, argv []string)
 	if out, err := exec.Command("make", "-s", "-C", guestsDir, guest+".native").CombinedOutput(); err != nil {
 		return nil, fmt.Errorf("make %s.native: %v\n%s", guest, err, out)
 	}
-	r, err := layout.RunNative(filepath.Join(guestsDir, guest+".native"), argv[1:], s)
+	r, err := placement.RunNative(filepath.Join(guestsDir, guest+".native"), argv[1:], s)
 	return r.Funcs, err
 }
 

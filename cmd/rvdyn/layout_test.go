@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"rvdyn/internal/experiments/placement"
 	"rvdyn/layout"
 )
 
@@ -101,7 +102,7 @@ func TestLayoutPipeline(t *testing.T) {
 			t.Errorf("no layout %s in %v", n, names)
 		}
 	}
-	if len(r.SingleMissRateC3) != len(layout.DefaultCaches) {
+	if len(r.SingleMissRateC3) != len(placement.DefaultCaches) {
 		t.Errorf("C3 single-set miss rates: %v", r.SingleMissRateC3)
 	}
 	// layout native reads the orders back (timing them is left to
@@ -111,11 +112,11 @@ func TestLayoutPipeline(t *testing.T) {
 		t.Errorf("layout native --guest nosuchguest: exit %d, %q", code, stderr)
 	}
 	if clock {
-		kinds := map[layout.SetKind]int{}
+		kinds := map[placement.SetKind]int{}
 		for _, row := range r.Table5 {
 			kinds[row.Kind]++
 		}
-		for _, k := range []layout.SetKind{layout.Frequency, layout.ClockRvdyn, layout.ClockNative} {
+		for _, k := range []placement.SetKind{placement.Frequency, placement.ClockRvdyn, placement.ClockNative} {
 			if kinds[k] != 2 { // 1 and 2 sets
 				t.Errorf("Table 5 has %d rows of %s sets: %+v", kinds[k], k, r.Table5)
 			}
@@ -136,7 +137,7 @@ func TestLayoutPipeline(t *testing.T) {
 		runners = 3
 	}
 	for _, l := range rep.Results[0].Layouts {
-		if len(l.Agree) != runners || len(l.MissRates) != len(layout.DefaultCaches) {
+		if len(l.Agree) != runners || len(l.MissRates) != len(placement.DefaultCaches) {
 			t.Errorf("layout %s: agree %v, %d miss rates", l.Name, l.Agree, len(l.MissRates))
 		}
 	}

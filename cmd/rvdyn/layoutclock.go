@@ -13,6 +13,7 @@ import (
 
 	"rvdyn"
 	"rvdyn/bench/corpus"
+	"rvdyn/internal/experiments/placement"
 	"rvdyn/layout"
 )
 
@@ -72,7 +73,7 @@ func layoutClockCmd(args []string, stdout, stderr io.Writer) int {
 		return fail("%v; the frequency-based sampler (rvdyn layout --period N) needs no privileges", err)
 	}
 	defer s.Close()
-	names := layout.DefaultGuests
+	names := placement.DefaultGuests
 	if *guest != "" {
 		names = splitList(*guest, ",")
 	}
@@ -91,12 +92,12 @@ func layoutClockCmd(args []string, stdout, stderr io.Writer) int {
 		var nOff, nOn, rOff, rOn []time.Duration
 		fmt.Fprintf(stderr, "layout clock: %s: %d runs of each configuration\n", name, *runs)
 		for range *runs {
-			r, err := layout.RunNative(bin, argv[1:], nil)
+			r, err := placement.RunNative(bin, argv[1:], nil)
 			if err != nil {
 				return fail("%s: %v", bin, err)
 			}
 			nOff = append(nOff, r.Elapsed)
-			r, err = layout.RunNative(bin, argv[1:], s)
+			r, err = placement.RunNative(bin, argv[1:], s)
 			if err != nil {
 				return fail("%s: %v", bin, err)
 			}
@@ -124,7 +125,7 @@ func layoutClockCmd(args []string, stdout, stderr io.Writer) int {
 			row.CacheSamples, row.FlushedSamples, row.HostSamples = cs.Guest.Total(), cs.Flushed, cs.Host
 		}
 		row.NativeOffRuns, row.NativeOnRuns, row.RvdynOffRuns, row.RvdynOnRuns = nOff, nOn, rOff, rOn
-		row.NativeOff, row.NativeOn, row.RvdynOff, row.RvdynOn = layout.MedianDuration(nOff), layout.MedianDuration(nOn), layout.MedianDuration(rOff), layout.MedianDuration(rOn)
+		row.NativeOff, row.NativeOn, row.RvdynOff, row.RvdynOn = placement.MedianDuration(nOff), placement.MedianDuration(nOn), placement.MedianDuration(rOff), placement.MedianDuration(rOn)
 		rows = append(rows, row)
 	}
 	writeTable4(stdout, rows, *hz, *runs)
@@ -147,8 +148,8 @@ func writeTable4(w io.Writer, rows []clockRow, hz, runs int) {
 	ov := func(off, on time.Duration) string { return fmt.Sprintf("%+.1f%%", 100*(float64(on)/float64(off)-1)) }
 	for _, r := range rows {
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%s\t%s\t%s\t%s\t\n", r.Guest,
-			layout.Spread(r.NativeOffRuns), layout.Spread(r.NativeOnRuns), ov(r.NativeOff, r.NativeOn), r.NativeSamples, r.NativeTop,
-			layout.Spread(r.RvdynOffRuns), layout.Spread(r.RvdynOnRuns), ov(r.RvdynOff, r.RvdynOn))
+			placement.Spread(r.NativeOffRuns), placement.Spread(r.NativeOnRuns), ov(r.NativeOff, r.NativeOn), r.NativeSamples, r.NativeTop,
+			placement.Spread(r.RvdynOffRuns), placement.Spread(r.RvdynOnRuns), ov(r.RvdynOff, r.RvdynOn))
 	}
 	tw.Flush()
 	fmt.Fprintln(w, "\nWhere the samples of the last monitored rvdyn run fell (mapped: in the code cache, resolved to guest pcs; of them, in fragments flushed before the run's end):")

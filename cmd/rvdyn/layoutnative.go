@@ -12,7 +12,7 @@ import (
 	"slices"
 
 	"rvdyn/bench/corpus"
-	"rvdyn/layout"
+	"rvdyn/internal/experiments/placement"
 )
 
 const layoutNativeUsage = `usage: rvdyn layout native --from FILE [flags]
@@ -81,16 +81,16 @@ func layoutNativeCmd(args []string, stdout, stderr io.Writer) int {
 	} else if err := os.MkdirAll(wd, 0o755); err != nil {
 		return fail("--work: %v", err)
 	}
-	out := map[string][]layout.NativeTime{}
+	out := map[string][]placement.NativeTime{}
 	var guests []string
-	var times [][]layout.NativeTime
+	var times [][]placement.NativeTime
 	for _, r := range rep.Results {
 		if want != nil && !slices.Contains(want, r.Guest) {
 			continue
 		}
 		ls := nativeLayouts(r)
 		fmt.Fprintf(stderr, "layout native: %s: timing %d builds, %d runs each\n", r.Guest, len(ls), *runs)
-		ts, err := layout.NativeTimes(gdir, wd, r.Guest, ls, corpus.Args(r.Guest, corpus.Full), *runs)
+		ts, err := placement.NativeTimes(gdir, wd, r.Guest, ls, corpus.Args(r.Guest, corpus.Full), *runs)
 		if err != nil {
 			return fail("%v", err)
 		}
@@ -101,7 +101,7 @@ func layoutNativeCmd(args []string, stdout, stderr io.Writer) int {
 		return fail("no guest of %s selected", *from)
 	}
 	fmt.Fprintf(stdout, "Table 7: native execution time (host gcc -O2, relinked), medians of %d interleaved runs\n", *runs)
-	layout.WriteTable7(stdout, guests, times)
+	placement.WriteTable7(stdout, guests, times)
 	if *jsonOut != "" {
 		if err := writeJSON(*jsonOut, out); err != nil {
 			return fail("--json: %v", err)
@@ -113,10 +113,10 @@ func layoutNativeCmd(args []string, stdout, stderr io.Writer) int {
 // nativeLayouts picks Table 7's orders from a guest's layouts: the
 // original and every order from summed or complete profiles (the
 // single-set orders are left out: 32 host builds per guest).
-func nativeLayouts(r *layout.Result) []layout.Layout {
-	var ls []layout.Layout
+func nativeLayouts(r *placement.Result) []placement.Layout {
+	var ls []placement.Layout
 	for _, l := range r.Layouts {
-		if !layout.IsSingleSet(l.Name) {
+		if !placement.IsSingleSet(l.Name) {
 			ls = append(ls, l)
 		}
 	}

@@ -10,8 +10,8 @@ import (
 	"strconv"
 	"strings"
 
-	"rvdyn/bench"
 	"rvdyn/bench/corpus"
+	"rvdyn/internal/experiments/prediction"
 	"rvdyn/internal/figure"
 	"rvdyn/interp"
 	"rvdyn/net"
@@ -43,7 +43,7 @@ type predictRow struct {
 
 func predictCmd(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("predict", flag.ContinueOnError)
-	delayList := fs.String("delays", joinInts(net.DefaultDelays), "prediction delays tau to evaluate, comma-separated")
+	delayList := fs.String("delays", joinInts(prediction.DefaultDelays), "prediction delays tau to evaluate, comma-separated")
 	hotFlag := fs.String("hot", "0.1%", "hot threshold h: a path is hot if its frequency exceeds this share of all path executions")
 	guest := fs.String("guest", "", "run these embedded guests (comma-separated; 'all' for every one) instead of a file")
 	small := fs.Bool("small", false, "run embedded guests at their small size (bench/corpus/sizes.txt) instead of the default")
@@ -76,9 +76,9 @@ func predictCmd(args []string, stdout, stderr io.Writer) int {
 		flag, path string
 		draw       func([]string, []*net.Analysis, string) error
 	}{
-		{"--plot", *plotOut, bench.PlotPrediction},
-		{"--plot-noise", *noiseOut, bench.PlotNoise},
-		{"--plot-counters", *countersOut, bench.PlotCounterSpace},
+		{"--plot", *plotOut, prediction.PlotPrediction},
+		{"--plot-noise", *noiseOut, prediction.PlotNoise},
+		{"--plot-counters", *countersOut, prediction.PlotCounterSpace},
 	}
 	for _, p := range plots {
 		if p.path != "" {
@@ -108,8 +108,8 @@ func predictCmd(args []string, stdout, stderr io.Writer) int {
 		}
 		a := run.Analysis
 		fmt.Fprintf(stdout, "== %s: %d instructions, exit %d\n", strings.Join(j.args, " "), run.Instructions, run.ExitCode)
-		net.WriteSummary(stdout, []string{j.name}, []*net.Analysis{a})
-		net.WriteAnalysis(stdout, a)
+		prediction.WriteSummary(stdout, []string{j.name}, []*net.Analysis{a})
+		prediction.WriteAnalysis(stdout, a)
 		row := predictRow{j.name, j.args, run.Instructions, run.ExitCode, a.Summary, a.Results, nil}
 		if *online {
 			if row.Online, err = onlineRows(j.image, j.args, delays, hot, *maxInsts, a); err != nil {
@@ -126,9 +126,9 @@ func predictCmd(args []string, stdout, stderr io.Writer) int {
 	}
 	if len(as) > 1 {
 		fmt.Fprintf(stdout, "== all %d guests (hot threshold %g%% of the flow)\n", len(as), hot*100)
-		net.WriteSummary(stdout, names, as)
+		prediction.WriteSummary(stdout, names, as)
 		fmt.Fprintln(stdout, "\naverages over the guests:")
-		net.WriteAverages(stdout, as)
+		prediction.WriteAverages(stdout, as)
 	}
 	if *jsonOut != "" {
 		if err := writeJSON(*jsonOut, rows); err != nil {

@@ -13,8 +13,8 @@ import (
 	"slices"
 	"strings"
 
-	"rvdyn/bench"
 	"rvdyn/bench/corpus"
+	"rvdyn/internal/experiments/hwprofile"
 	"rvdyn/profhw"
 )
 
@@ -96,14 +96,14 @@ func profileCmd(args []string, stdout, stderr io.Writer) int {
 		if err != nil {
 			return fail("--mc-sizes: %v", err)
 		}
-		est, err := profhw.ParseCountEstimator(*mcEst)
+		est, err := hwprofile.ParseCountEstimator(*mcEst)
 		if err != nil {
 			return fail("--mc-estimator: %v", err)
 		}
 		if *trials < 1 {
 			return fail("--trials must be at least 1")
 		}
-		opts := profhw.MonteCarloOptions{Rate: *mcRate, Substreams: *mcSub, Sizes: sizes, Trials: *trials,
+		opts := hwprofile.MonteCarloOptions{Rate: *mcRate, Substreams: *mcSub, Sizes: sizes, Trials: *trials,
 			Share: *mcShare, Distinct: *mcDistinct, Estimator: est, Seed: *seed, Workers: *workers}
 		if len(configs) > 0 || *configList != "" {
 			opts.Samplers = append(opts.Samplers, configs...)
@@ -112,7 +112,7 @@ func profileCmd(args []string, stdout, stderr io.Writer) int {
 		return montecarlo(opts, *jsonOut, *plotOut, stdout, stderr)
 	}
 
-	th, err := profhw.ParseThreshold(*threshold)
+	th, err := hwprofile.ParseThreshold(*threshold)
 	if err != nil {
 		return fail("--threshold: %v", err)
 	}
@@ -190,10 +190,10 @@ func profileCmd(args []string, stdout, stderr io.Writer) int {
 	}
 
 	if *census {
-		var all []profhw.CensusRow
+		var all []hwprofile.CensusRow
 		status := 0
 		for _, j := range jobs {
-			rows, err := profhw.Census(j.src, profhw.DefaultCensus)
+			rows, err := hwprofile.Census(j.src, hwprofile.DefaultCensus)
 			if j.done != nil {
 				if cerr := j.done(); err == nil {
 					err = cerr
@@ -209,7 +209,7 @@ func profileCmd(args []string, stdout, stderr io.Writer) int {
 			all = append(all, rows...)
 		}
 		fmt.Fprintln(stdout, "interval census with a perfect profiler (multi-hash Figures 4, 5 and 6; change = candidates in one of two consecutive intervals' sets but not both, over those in either; read at 25/50/75% of the interval pairs)")
-		profhw.WriteCensus(stdout, all)
+		hwprofile.WriteCensus(stdout, all)
 		if *jsonOut != "" {
 			if err := writeJSON(*jsonOut, all); err != nil {
 				return fail("--json: %v", err)
@@ -217,8 +217,8 @@ func profileCmd(args []string, stdout, stderr io.Writer) int {
 		}
 		return status
 	}
-	exp := &profhw.Experiment{Configs: cfgs, Seed: *seed, CyclesPerMessage: *cpm, Every: *every}
-	var all []profhw.Row
+	exp := &hwprofile.Experiment{Configs: cfgs, Seed: *seed, CyclesPerMessage: *cpm, Every: *every}
+	var all []hwprofile.Row
 	status := 0
 	for _, j := range jobs {
 		res, err := exp.Run(j.src)
@@ -235,11 +235,11 @@ func profileCmd(args []string, stdout, stderr io.Writer) int {
 			}
 		}
 		fmt.Fprintf(stdout, "== %s: %d instructions, %d tuples (%v)\n", j.name, res.Instructions, res.Tuples, res.Kinds)
-		profhw.WriteTable(stdout, res)
+		hwprofile.WriteTable(stdout, res)
 		if *progress {
-			profhw.WriteProgress(stdout, res)
+			hwprofile.WriteProgress(stdout, res)
 		}
-		profhw.WriteConvergence(stdout, res, th)
+		hwprofile.WriteConvergence(stdout, res, th)
 		fmt.Fprintln(stdout)
 		for i := range res.Rows {
 			res.Rows[i].Guest = j.name
@@ -251,7 +251,7 @@ func profileCmd(args []string, stdout, stderr io.Writer) int {
 				ext := filepath.Ext(path)
 				path = strings.TrimSuffix(path, ext) + "-" + strings.Fields(j.name)[0] + ext
 			}
-			if err := bench.PlotExperiment(res, path); err != nil {
+			if err := hwprofile.PlotExperiment(res, path); err != nil {
 				return fail("--plot: %v", err)
 			}
 		}
@@ -264,16 +264,16 @@ func profileCmd(args []string, stdout, stderr io.Writer) int {
 	return status
 }
 
-func montecarlo(opts profhw.MonteCarloOptions, jsonOut, plotOut string, stdout, stderr io.Writer) int {
-	rows, err := profhw.MonteCarlo(opts)
+func montecarlo(opts hwprofile.MonteCarloOptions, jsonOut, plotOut string, stdout, stderr io.Writer) int {
+	rows, err := hwprofile.MonteCarlo(opts)
 	if err != nil {
 		fmt.Fprintf(stderr, "rvdyn: profile: %v\n", err)
 		return exitUsage
 	}
 	fmt.Fprintf(stdout, "Monte Carlo (stratified Figure 4): mean error %% of the estimate of t = %.2gN, r = %d, %d trials per N, %v estimator\n",
 		opts.Share, opts.Rate, opts.Trials, opts.Estimator)
-	profhw.WriteMonteCarlo(stdout, rows)
-	if bad := profhw.CheckOrdering(rows); len(bad) == 0 {
+	hwprofile.WriteMonteCarlo(stdout, rows)
+	if bad := hwprofile.CheckOrdering(rows); len(bad) == 0 {
 		fmt.Fprintln(stdout, "ordering {R, H[R]} > {P, CR} > {H[P], H[CR]} holds at every N")
 	} else {
 		fmt.Fprintf(stdout, "ordering {R, H[R]} > {P, CR} > {H[P], H[CR]} fails in %d places:\n", len(bad))
@@ -288,7 +288,7 @@ func montecarlo(opts profhw.MonteCarloOptions, jsonOut, plotOut string, stdout, 
 		}
 	}
 	if plotOut != "" {
-		if err := bench.PlotMonteCarlo(rows, plotOut); err != nil {
+		if err := hwprofile.PlotMonteCarlo(rows, plotOut); err != nil {
 			fmt.Fprintf(stderr, "rvdyn: profile: --plot: %v\n", err)
 			return exitUsage
 		}

@@ -11,8 +11,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"rvdyn/bench"
-	"rvdyn/layout"
+	"rvdyn/internal/experiments/placement"
 )
 
 // layoutFig3Cmd draws Figure 3 for every guest of a layout report
@@ -41,13 +40,13 @@ func layoutFig3Cmd(args []string, stdout, stderr io.Writer) int {
 	ext := filepath.Ext(*out)
 	for _, r := range rep.Results {
 		path := strings.TrimSuffix(*out, ext) + "-" + r.Guest + ext
-		if err := bench.PlotLayoutFigure3(r, path); err != nil {
+		if err := placement.PlotLayoutFigure3(r, path); err != nil {
 			fmt.Fprintf(stderr, "rvdyn layout-fig3: %v\n", err)
 			return 1
 		}
 		f := r.Figure3
 		fmt.Fprintf(stdout, "%s: %d basic blocks (Figure 3 draws the first %d); complete profile: %.0f block executions; samp2bb weight (samples / block size) of 1 sample set: %.1f, of %d sets: %.1f; their chi-square against the complete profile is Table 5's\n",
-			r.Guest, len(f.Complete), min(len(f.Complete), layout.Figure3Blocks), f.Complete.Total(), f.OneSet.Total(), f.Sets, f.AllSets.Total())
+			r.Guest, len(f.Complete), min(len(f.Complete), placement.Figure3Blocks), f.Complete.Total(), f.OneSet.Total(), f.Sets, f.AllSets.Total())
 	}
 	return 0
 }

@@ -13,6 +13,9 @@ import (
 	"strings"
 
 	"rvdyn/bench"
+	"rvdyn/internal/experiments/hwprofile"
+	"rvdyn/internal/experiments/placement"
+	"rvdyn/internal/experiments/prediction"
 	"rvdyn/net"
 	"rvdyn/profhw"
 )
@@ -53,7 +56,7 @@ var replots = []replot{
 		for _, f := range []struct {
 			name string
 			plot func([]string, []*net.Analysis, string) error
-		}{{"net-fig2.svg", bench.PlotPrediction}, {"net-fig3.svg", bench.PlotNoise}, {"net-fig4.svg", bench.PlotCounterSpace}} {
+		}{{"net-fig2.svg", prediction.PlotPrediction}, {"net-fig3.svg", prediction.PlotNoise}, {"net-fig4.svg", prediction.PlotCounterSpace}} {
 			if err := f.plot(names, as, filepath.Join(dir, f.name)); err != nil {
 				return err
 			}
@@ -68,24 +71,24 @@ var replots = []replot{
 		return bench.PlotSweep(r, filepath.Join(dir, "net-fig5.svg"))
 	}},
 	{"stratified-fig4.json", func(dir, in string) error {
-		var rows []profhw.MCRow
+		var rows []hwprofile.MCRow
 		if err := readJSONFile(in, &rows); err != nil {
 			return err
 		}
-		return bench.PlotMonteCarlo(rows, filepath.Join(dir, "stratified-fig4.svg"))
+		return hwprofile.PlotMonteCarlo(rows, filepath.Join(dir, "stratified-fig4.svg"))
 	}},
 	{"stratified-fig7.json", func(dir, in string) error {
-		var rows []profhw.Row
+		var rows []hwprofile.Row
 		if err := readJSONFile(in, &rows); err != nil {
 			return err
 		}
 		var guests []string
-		byGuest := map[string]*profhw.Result{}
+		byGuest := map[string]*hwprofile.Result{}
 		for _, r := range rows {
 			g := strings.Fields(r.Guest + " ?")[0]
 			res := byGuest[g]
 			if res == nil {
-				res = &profhw.Result{}
+				res = &hwprofile.Result{}
 				byGuest[g] = res
 				guests = append(guests, g)
 			}
@@ -101,7 +104,7 @@ var replots = []replot{
 			if len(guests) > 1 {
 				name = "stratified-fig7-" + g + ".svg"
 			}
-			if err := bench.PlotExperiment(byGuest[g], filepath.Join(dir, name)); err != nil {
+			if err := hwprofile.PlotExperiment(byGuest[g], filepath.Join(dir, name)); err != nil {
 				return err
 			}
 		}
@@ -129,14 +132,14 @@ var replots = []replot{
 		if err := readJSONFile(in, &rep); err != nil {
 			return err
 		}
-		if err := bench.PlotKeyMatch(rep.Results, 0, filepath.Join(dir, "layout-fig4.svg")); err != nil {
+		if err := placement.PlotKeyMatch(rep.Results, 0, filepath.Join(dir, "layout-fig4.svg")); err != nil {
 			return err
 		}
 		for _, r := range rep.Results {
 			if r.Figure3 == nil {
 				continue
 			}
-			if err := bench.PlotLayoutFigure3(r, filepath.Join(dir, "layout-fig3-"+r.Guest+".svg")); err != nil {
+			if err := placement.PlotLayoutFigure3(r, filepath.Join(dir, "layout-fig3-"+r.Guest+".svg")); err != nil {
 				return err
 			}
 		}

@@ -1,6 +1,6 @@
 // The Monte Carlo experiment of Figure 4: stream length, sampling rate and sampler list in, the mean error of each sampler's estimate of one tuple's frequency out (stratified 3.3).
 
-package profhw
+package hwprofile
 
 import (
 	"fmt"
@@ -8,6 +8,8 @@ import (
 	"runtime"
 	"sync"
 	"sync/atomic"
+
+	"rvdyn/profhw"
 )
 
 // MonteCarloOptions parameterizes MonteCarlo. Zero fields take the paper's
@@ -63,7 +65,7 @@ func ParseCountEstimator(s string) (CountEstimator, error) {
 	case "sum":
 		return EstimateSum, nil
 	}
-	return 0, fmt.Errorf("profhw: unknown estimator %q (want ratio or sum): %w", s, ErrConfig)
+	return 0, fmt.Errorf("profhw: unknown estimator %q (want ratio or sum): %w", s, profhw.ErrConfig)
 }
 
 // String returns "ratio" or "sum".
@@ -127,23 +129,23 @@ func (o *MonteCarloOptions) defaults() {
 func MonteCarlo(o MonteCarloOptions) ([]MCRow, error) {
 	o.defaults()
 	if o.Share <= 0 || o.Share > 1 {
-		return nil, fmt.Errorf("profhw: Monte Carlo share %v not in (0, 1]: %w", o.Share, ErrConfig)
+		return nil, fmt.Errorf("profhw: Monte Carlo share %v not in (0, 1]: %w", o.Share, profhw.ErrConfig)
 	}
-	cfgs := make([]Config, len(o.Samplers))
+	cfgs := make([]profhw.Config, len(o.Samplers))
 	for i, s := range o.Samplers {
-		c, err := ParseConfig(s)
+		c, err := profhw.ParseConfig(s)
 		if err != nil {
 			return nil, err
 		}
-		if c.Kind == ConfigInterval {
-			return nil, fmt.Errorf("profhw: Monte Carlo: %s is not a sampler: %w", s, ErrConfig)
+		if c.Kind == profhw.ConfigInterval {
+			return nil, fmt.Errorf("profhw: Monte Carlo: %s is not a sampler: %w", s, profhw.ErrConfig)
 		}
 		cfgs[i] = c
 	}
 	maxN := 0
 	for _, n := range o.Sizes {
 		if n < 1 {
-			return nil, fmt.Errorf("profhw: Monte Carlo stream length %d: %w", n, ErrConfig)
+			return nil, fmt.Errorf("profhw: Monte Carlo stream length %d: %w", n, profhw.ErrConfig)
 		}
 		maxN = max(maxN, n)
 	}
@@ -157,25 +159,25 @@ func MonteCarlo(o MonteCarloOptions) ([]MCRow, error) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			p := Tuple{PC: 0x10078, Val: 0x2a}
+			p := profhw.Tuple{PC: 0x10078, Val: 0x2a}
 			sinks := make([]mcSink, len(cfgs))
-			comps := make([]Compressor, len(cfgs))
+			comps := make([]profhw.Compressor, len(cfgs))
 			for i, c := range cfgs {
 				sinks[i].p = p
-				sinks[i].ratio = o.Estimator == EstimateRatio && c.Sampler == SamplerCountedRandom && c.Kind == ConfigSampler
-				comp, err := c.NewCompressor(mix(o.Seed, c.seedLabel()), &sinks[i])
+				sinks[i].ratio = o.Estimator == EstimateRatio && c.Sampler == profhw.SamplerCountedRandom && c.Kind == profhw.ConfigSampler
+				comp, err := c.NewCompressor(profhw.DeriveSeed(o.Seed, c.SeedLabel()), &sinks[i])
 				if err != nil {
 					once.Do(func() { buildErr = err })
 					return
 				}
-				if s, ok := comp.(*Stratified); ok {
+				if s, ok := comp.(*profhw.Stratified); ok {
 					sinks[i].hash = s.Hash()
 					sinks[i].hp = s.Hash().Index(p)
 				}
 				comps[i] = comp
 			}
-			stream := make([]Tuple, maxN)
-			pool := make([]Tuple, o.Distinct)
+			stream := make([]profhw.Tuple, maxN)
+			pool := make([]profhw.Tuple, o.Distinct)
 			for {
 				j := next.Add(1) - 1
 				if j >= jobs {
@@ -183,10 +185,10 @@ func MonteCarlo(o MonteCarloOptions) ([]MCRow, error) {
 				}
 				si, trial := int(j)/o.Trials, int(j)%o.Trials
 				n := o.Sizes[si]
-				r := rng{mix(o.Seed, fmt.Sprintf("mc/%d/%d", n, trial))}
+				r := profhw.NewRNG(profhw.DeriveSeed(o.Seed, fmt.Sprintf("mc/%d/%d", n, trial)))
 				t := mcStream(stream[:n], pool, p, o.Share, &r)
 				for i, c := range comps {
-					c.Reset(r.next())
+					c.Reset(r.Uint64())
 					sinks[i].reset()
 					c.Feed(stream[:n])
 					est := sinks[i].estimate()
@@ -219,23 +221,23 @@ func MonteCarlo(o MonteCarloOptions) ([]MCRow, error) {
 // mcStream fills s with t = round(share*len(s)) copies of p and other
 // tuples, randomly permuted, and returns t. If pool is not empty the other
 // tuples are drawn from it (after filling it with random tuples).
-func mcStream(s, pool []Tuple, p Tuple, share float64, r *rng) uint64 {
+func mcStream(s, pool []profhw.Tuple, p profhw.Tuple, share float64, r *profhw.RNG) uint64 {
 	t := int(share*float64(len(s)) + 0.5)
 	for i := range pool {
-		pool[i] = Tuple{PC: r.next() &^ 3 & pcMask, Val: r.next()}
+		pool[i] = profhw.MakeTuple(profhw.KindNone, r.Uint64()&^3, r.Uint64())
 	}
 	for i := range s {
 		switch {
 		case i < t:
 			s[i] = p
 		case len(pool) > 0:
-			s[i] = pool[r.below(uint64(len(pool)))]
+			s[i] = pool[r.Below(uint64(len(pool)))]
 		default:
-			s[i] = Tuple{PC: r.next() &^ 3 & pcMask, Val: r.next()}
+			s[i] = profhw.MakeTuple(profhw.KindNone, r.Uint64()&^3, r.Uint64())
 		}
 	}
 	for i := len(s) - 1; i > 0; i-- {
-		j := r.below(uint64(i + 1))
+		j := r.Below(uint64(i + 1))
 		s[i], s[j] = s[j], s[i]
 	}
 	return uint64(t)
@@ -244,19 +246,19 @@ func mcStream(s, pool []Tuple, p Tuple, share float64, r *rng) uint64 {
 // mcSink is the software side of one Monte Carlo sampler: it keeps what
 // the estimators need about p and p's substream.
 type mcSink struct {
-	p     Tuple
+	p     profhw.Tuple
 	ratio bool
-	hash  *Hash  // the splitter's hash, nil if not stratified
-	hp    uint32 // p's substream
-	pSum  uint64 // counts of the messages that carry p
-	pMsgs uint64 // messages that carry p
-	sum   uint64 // counts of all messages of p's substream
-	msgs  uint64 // messages of p's substream
+	hash  *profhw.Hash // the splitter's hash, nil if not stratified
+	hp    uint32       // p's substream
+	pSum  uint64       // counts of the messages that carry p
+	pMsgs uint64       // messages that carry p
+	sum   uint64       // counts of all messages of p's substream
+	msgs  uint64       // messages of p's substream
 }
 
 func (s *mcSink) reset() { s.pSum, s.pMsgs, s.sum, s.msgs = 0, 0, 0, 0 }
 
-func (s *mcSink) Message(t Tuple, count uint64) {
+func (s *mcSink) Message(t profhw.Tuple, count uint64) {
 	if s.ratio && s.hash != nil && s.hash.Index(t) != s.hp {
 		return
 	}
@@ -283,12 +285,12 @@ func (s *mcSink) estimate() float64 {
 // {P_r, CR_r} (middle), 2 for {H[P_r]_n, H[CR_r]_n} (best), and -1 for
 // anything else (tagged, two-level, interval profilers).
 func SamplerClass(notation string) int {
-	c, err := ParseConfig(notation)
-	if err != nil || c.Kind != ConfigSampler || c.Assoc > 0 {
+	c, err := profhw.ParseConfig(notation)
+	if err != nil || c.Kind != profhw.ConfigSampler || c.Assoc > 0 {
 		return -1
 	}
 	switch {
-	case c.Sampler == SamplerRandom:
+	case c.Sampler == profhw.SamplerRandom:
 		return 0
 	case c.Substreams == 0:
 		return 1

@@ -1,6 +1,6 @@
-// Plots of the hardware compressors' experiments (package profhw): results in, SVG or PNG figures out (the shapes of stratified Figures 4 and 7 and multi-hash Figures 10-12).
+// Plots of the hardware compressors' experiments: results in, SVG or PNG figures out (the shapes of stratified Figures 4 and 7 and multi-hash Figures 10-12).
 
-package bench
+package hwprofile
 
 import (
 	"fmt"
@@ -21,15 +21,15 @@ import (
 // stratified Figure 7), their overhead, and the interval profilers' error
 // split into false/neutral positives/negatives (stacked bars, the shape of
 // multi-hash Figures 10-12). Panels with nothing to show are left out, and
-// so are error points with nothing scored yet (profhw.Point.Scored == 0).
-func PlotExperiment(res *profhw.Result, path string) error {
+// so are error points with nothing scored yet (Point.Scored == 0).
+func PlotExperiment(res *Result, path string) error {
 	var grid [][]*plot.Plot
 	for k := profhw.Kind(0); k < profhw.NumKinds; k++ {
 		if !res.Kinds.Has(k) {
 			continue
 		}
-		var rows []profhw.Row
-		var ivals []profhw.Row
+		var rows []Row
+		var ivals []Row
 		for _, r := range res.Rows {
 			if r.Profile != k.String() {
 				continue
@@ -42,11 +42,11 @@ func PlotExperiment(res *profhw.Result, path string) error {
 		}
 		var line []*plot.Plot
 		if len(rows) > 0 {
-			e, err := seriesPlot(rows, fmt.Sprintf("%v profile: error", k), "error (%)", func(p profhw.Point) (float64, bool) { return 100 * p.Error, p.Scored > 0 })
+			e, err := seriesPlot(rows, fmt.Sprintf("%v profile: error", k), "error (%)", func(p Point) (float64, bool) { return 100 * p.Error, p.Scored > 0 })
 			if err != nil {
 				return err
 			}
-			o, err := seriesPlot(rows, fmt.Sprintf("%v profile: overhead", k), "overhead (% of instructions)", func(p profhw.Point) (float64, bool) { return 100 * p.Overhead, true })
+			o, err := seriesPlot(rows, fmt.Sprintf("%v profile: overhead", k), "overhead (% of instructions)", func(p Point) (float64, bool) { return 100 * p.Overhead, true })
 			if err != nil {
 				return err
 			}
@@ -69,7 +69,7 @@ func PlotExperiment(res *profhw.Result, path string) error {
 	return saveGrid(grid, path)
 }
 
-func seriesPlot(rows []profhw.Row, title, ylabel string, y func(profhw.Point) (float64, bool)) (*plot.Plot, error) {
+func seriesPlot(rows []Row, title, ylabel string, y func(Point) (float64, bool)) (*plot.Plot, error) {
 	p := plot.New()
 	p.Title.Text = title
 	p.X.Label.Text = "profiling events (tuples)"
@@ -105,7 +105,7 @@ func seriesPlot(rows []profhw.Row, title, ylabel string, y func(profhw.Point) (f
 	return p, nil
 }
 
-func breakdownPlot(rows []profhw.Row, title string) (*plot.Plot, error) {
+func breakdownPlot(rows []Row, title string) (*plot.Plot, error) {
 	p := plot.New()
 	p.Title.Text = title
 	p.Y.Label.Text = "error (%)"
@@ -120,7 +120,7 @@ func breakdownPlot(rows []profhw.Row, title string) (*plot.Plot, error) {
 	}
 	var names []string
 	for _, r := range rows {
-		names = append(names, profhw.ShortName(r.Config))
+		names = append(names, ShortName(r.Config))
 	}
 	var below *plotter.BarChart
 	for i, part := range parts {
@@ -150,7 +150,7 @@ func breakdownPlot(rows []profhw.Row, title string) (*plot.Plot, error) {
 // PlotMonteCarlo draws Monte Carlo rows to path (.svg or .png): mean error
 // in percent against stream length, one line per sampler, the shape of
 // Figure 4 of the stratified paper.
-func PlotMonteCarlo(rows []profhw.MCRow, path string) error {
+func PlotMonteCarlo(rows []MCRow, path string) error {
 	p := plot.New()
 	p.Title.Text = "Estimating the frequency of a tuple (t = 0.3N)"
 	p.X.Label.Text = "stream length N (tuples)"

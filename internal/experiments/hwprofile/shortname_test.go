@@ -1,6 +1,6 @@
 // Tests of the short names the report and the plots give configurations.
 
-package profhw
+package hwprofile
 
 import "testing"
 

@@ -1,43 +1,47 @@
-// Tests of Experiment: rows, series, seeds, JSON fields and the text reports.
+// Tests of Experiment: rows, series, seeds, JSON fields, the text reports, and a recorded guest stream replayed.
 
-package profhw
+package hwprofile
 
 import (
+	"bytes"
 	"encoding/json"
 	"math"
 	"strings"
 	"testing"
+
+	"rvdyn/bench/corpus"
+	"rvdyn/profhw"
 )
 
 // invariantStream has 20 load pcs; pc i loads value 0 with probability
 // (i+1)/21 and otherwise one of 4 other values, over 200,000 tuples, and
 // an edge tuple every 8th position.
-func invariantStream() []Tuple {
-	r := rng{31}
-	out := make([]Tuple, 200000)
+func invariantStream() []profhw.Tuple {
+	r := profhw.NewRNG(31)
+	out := make([]profhw.Tuple, 200000)
 	for i := range out {
-		pc := r.below(20)
+		pc := r.Below(20)
 		if i%8 == 7 {
-			out[i] = MakeTuple(KindEdge, 0x20000+4*pc, 0x20000+4*pc+4+4*(r.below(2)))
+			out[i] = profhw.MakeTuple(profhw.KindEdge, 0x20000+4*pc, 0x20000+4*pc+4+4*(r.Below(2)))
 			continue
 		}
 		v := uint64(0)
-		if r.below(21) > pc {
-			v = 1 + r.below(4)
+		if r.Below(21) > pc {
+			v = 1 + r.Below(4)
 		}
-		out[i] = MakeTuple(KindValue, 0x10000+4*pc, v)
+		out[i] = profhw.MakeTuple(profhw.KindValue, 0x10000+4*pc, v)
 	}
 	return out
 }
 
 func TestExperimentRows(t *testing.T) {
 	stream := invariantStream()
-	cfgs, err := ParseConfigs("P1;R64;H[P64]2048;H[P64]2048+A16;multihash:tables=2,entries=65536,interval=10000")
+	cfgs, err := profhw.ParseConfigs("P1;R64;H[P64]2048;H[P64]2048+A16;multihash:tables=2,entries=65536,interval=10000")
 	if err != nil {
 		t.Fatal(err)
 	}
 	e := &Experiment{Configs: cfgs, Seed: 1}
-	res, err := e.Run(SliceSource{Tuples: stream})
+	res, err := e.Run(profhw.SliceSource{Tuples: stream})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -56,7 +60,7 @@ func TestExperimentRows(t *testing.T) {
 	if p1.Error != 0 || p1.Selected == 0 || p1.Metric != "invariance" {
 		t.Errorf("P1: error %v over %d tuples (%s), want 0 over some", p1.Error, p1.Selected, p1.Metric)
 	}
-	if want := Overhead(uint64(len(stream)), res.Instructions, CyclesPerMessage); p1.Overhead != want {
+	if want := profhw.Overhead(uint64(len(stream)), res.Instructions, profhw.CyclesPerMessage); p1.Overhead != want {
 		t.Errorf("P1 overhead %v, want %v", p1.Overhead, want)
 	}
 	r64, h64 := byKey["R64/value"], byKey["H[P64]2048/value"]
@@ -112,14 +116,14 @@ func TestExperimentRows(t *testing.T) {
 
 func TestExperimentEveryAndSeeds(t *testing.T) {
 	stream := invariantStream()[:50000]
-	cfgs, _ := ParseConfigs("R64")
+	cfgs, _ := profhw.ParseConfigs("R64")
 	run := func(seed uint64, extra string) Row {
 		cs := cfgs
 		if extra != "" {
-			more, _ := ParseConfigs(extra)
+			more, _ := profhw.ParseConfigs(extra)
 			cs = append(more, cs...)
 		}
-		res, _ := (&Experiment{Configs: cs, Seed: seed, Every: 10000}).Run(SliceSource{Tuples: stream})
+		res, _ := (&Experiment{Configs: cs, Seed: seed, Every: 10000}).Run(profhw.SliceSource{Tuples: stream})
 		for _, r := range res.Rows {
 			if r.Config == "R64" && r.Profile == "value" {
 				return r
@@ -141,14 +145,14 @@ func TestExperimentEveryAndSeeds(t *testing.T) {
 }
 
 func TestExperimentNeedsConfigs(t *testing.T) {
-	if _, err := (&Experiment{}).Run(SliceSource{}); err == nil {
+	if _, err := (&Experiment{}).Run(profhw.SliceSource{}); err == nil {
 		t.Error("experiment without configurations ran")
 	}
 }
 
 func TestWriteTables(t *testing.T) {
-	cfgs, _ := ParseConfigs("R64;multihash:tables=2")
-	res, _ := (&Experiment{Configs: cfgs}).Run(SliceSource{Tuples: invariantStream()})
+	cfgs, _ := profhw.ParseConfigs("R64;multihash:tables=2")
+	res, _ := (&Experiment{Configs: cfgs}).Run(profhw.SliceSource{Tuples: invariantStream()})
 	var sb strings.Builder
 	if err := WriteTable(&sb, res); err != nil {
 		t.Fatal(err)
@@ -171,10 +175,44 @@ func TestWriteTables(t *testing.T) {
 
 func TestInvariantStreamHasSelectableTuples(t *testing.T) {
 	// Guard for the tests above: the filters must select something.
-	p := NewProfile()
+	p := profhw.NewProfile()
 	p.Feed(invariantStream())
-	res := InvarianceErrors(p, []*Profile{p}, PaperFilter)
-	if res[0][KindValue].Selected < 10 || math.IsNaN(res[0][KindValue].Error) {
-		t.Errorf("only %d value tuples selected", res[0][KindValue].Selected)
+	res := profhw.InvarianceErrors(p, []*profhw.Profile{p}, profhw.PaperFilter)
+	if res[0][profhw.KindValue].Selected < 10 || math.IsNaN(res[0][profhw.KindValue].Error) {
+		t.Errorf("only %d value tuples selected", res[0][profhw.KindValue].Selected)
+	}
+}
+
+// TestGuestStreamReplaysExactly records a real guest's stream and checks
+// that an experiment on the replay gives the same rows.
+func TestGuestStreamReplaysExactly(t *testing.T) {
+	image, err := corpus.ELF("qsort")
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := &profhw.GuestSource{Image: image, Args: []string{"qsort", "200"}, Kinds: profhw.KindSet(0).With(profhw.KindValue).With(profhw.KindEdge)}
+	cfgs, _ := profhw.ParseConfigs("R64;H[P64]256;tag2-64-256;multihash:tables=2,entries=256,interval=5000")
+	e := &Experiment{Configs: cfgs, Seed: 3}
+	var buf bytes.Buffer
+	live, err := e.Run(profhw.Record(g, &buf, "qsort 200"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := profhw.NewStreamReader(&buf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	replayed, err := e.Run(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if live.Tuples == 0 || live.Tuples != replayed.Tuples || live.Instructions != replayed.Instructions {
+		t.Fatalf("live %d tuples / %d instructions, replay %d / %d", live.Tuples, live.Instructions, replayed.Tuples, replayed.Instructions)
+	}
+	for i := range live.Rows {
+		a, b := live.Rows[i], replayed.Rows[i]
+		if a.Config != b.Config || a.Error != b.Error || a.Overhead != b.Overhead || a.Messages != b.Messages {
+			t.Errorf("row %d: live %+v, replay %+v", i, a, b)
+		}
 	}
 }

@@ -1,6 +1,6 @@
 // Run-time statistics for the timing tables: a list of durations -> its median and its spread as text.
 
-package layout
+package placement
 
 import (
 	"fmt"

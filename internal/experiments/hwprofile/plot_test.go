@@ -1,6 +1,6 @@
 // Tests that the hardware compressors' plots are written as SVG and PNG.
 
-package bench
+package hwprofile
 
 import (
 	"bytes"
@@ -40,11 +40,11 @@ func testStream() []profhw.Tuple {
 func TestPlots(t *testing.T) {
 	dir := t.TempDir()
 	cfgs, _ := profhw.ParseConfigs("R64;H[P64]2048;multihash:tables=1;multihash:tables=4")
-	res, err := (&profhw.Experiment{Configs: cfgs}).Run(profhw.SliceSource{Tuples: testStream()})
+	res, err := (&Experiment{Configs: cfgs}).Run(profhw.SliceSource{Tuples: testStream()})
 	if err != nil {
 		t.Fatal(err)
 	}
-	rows, _ := profhw.MonteCarlo(profhw.MonteCarloOptions{Trials: 5, Sizes: []int{1000, 2000}})
+	rows, _ := MonteCarlo(MonteCarloOptions{Trials: 5, Sizes: []int{1000, 2000}})
 	for _, name := range []string{"exp.svg", "exp.png", "mc.svg", "mc.png"} {
 		path := filepath.Join(dir, name)
 		if name[:2] == "mc" {
@@ -65,7 +65,7 @@ func TestPlots(t *testing.T) {
 		}
 	}
 	// A stream too short for the filters: nothing scored, still a plot.
-	short, _ := (&profhw.Experiment{Configs: cfgs}).Run(profhw.SliceSource{Tuples: testStream()[:500]})
+	short, _ := (&Experiment{Configs: cfgs}).Run(profhw.SliceSource{Tuples: testStream()[:500]})
 	if err := PlotExperiment(short, filepath.Join(dir, "short.svg")); err != nil {
 		t.Errorf("plot of an unscored run: %v", err)
 	}

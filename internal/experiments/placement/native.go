@@ -1,6 +1,6 @@
 // The paper's Table 7 on this machine: procedure orders -> host builds relinked with them -> execution times, medians of interleaved runs.
 
-package layout
+package placement
 
 import (
 	"bytes"
@@ -9,6 +9,8 @@ import (
 	"os/exec"
 	"path/filepath"
 	"time"
+
+	"rvdyn/layout"
 )
 
 // NativeTime is one row of Table 7 for one guest: an order and the
@@ -28,13 +30,13 @@ type NativeTime struct {
 // differently) are ignored by the linker. Timing is of the whole process
 // (fork, exec, exit included), as the paper's execution times are.
 func NativeTimes(guestsDir, workDir, guest string, layouts []Layout, argv []string, runs int) ([]NativeTime, error) {
-	base, err := HostDefaultScript()
+	base, err := layout.HostDefaultScript()
 	if err != nil {
 		return nil, err
 	}
 	bins := make([]string, len(layouts))
 	for i, l := range layouts {
-		script, err := LinkerScript(base, l.Order)
+		script, err := layout.LinkerScript(base, l.Order)
 		if err != nil {
 			return nil, err
 		}
@@ -43,7 +45,7 @@ func NativeTimes(guestsDir, workDir, guest string, layouts []Layout, argv []stri
 			return nil, err
 		}
 		bins[i] = filepath.Join(workDir, guest+"."+l.Name+".native")
-		if err := Relink(guestsDir, guest, ld, bins[i], true); err != nil {
+		if err := layout.Relink(guestsDir, guest, ld, bins[i], true); err != nil {
 			return nil, err
 		}
 	}

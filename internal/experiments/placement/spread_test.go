@@ -1,6 +1,6 @@
 // Tests of the timing tables' median and spread.
 
-package layout
+package placement
 
 import (
 	"testing"

@@ -1,6 +1,6 @@
 // The paper's experiment on one guest: training runs -> sample sets and the complete profile -> orders -> relinked ELFs -> Table 5, Figure 4 and Table 6 rows.
 
-package layout
+package placement
 
 import (
 	"bytes"
@@ -15,6 +15,7 @@ import (
 	"sync"
 
 	"rvdyn/interp"
+	"rvdyn/layout"
 )
 
 // A Guest is one program of the experiment and its two inputs: the paper
@@ -29,8 +30,8 @@ type Guest struct {
 
 // SampleFunc runs image with argv under sampling and returns its sample
 // set: the root package's Options.Sample (cmd/rvdyn supplies it, so that
-// layout need not import the root package).
-type SampleFunc func(image []byte, argv []string, o SampleOptions) (SampleSet, error)
+// placement need not import the root package).
+type SampleFunc func(image []byte, argv []string, o layout.SampleOptions) (layout.SampleSet, error)
 
 // RunFunc runs an ELF (its file path and contents) with argv and returns
 // its standard output and exit status (rvdyn in dynamo mode, or
@@ -39,16 +40,16 @@ type RunFunc func(path string, image []byte, argv []string) (stdout []byte, stat
 
 // Options configure Experiment. Zero fields take the defaults shown.
 type Options struct {
-	Sets       int           // sample sets per guest (32)
-	Singles    int           // single-set layouts evaluated in Table 6 (Sets)
-	Period     uint64        // instructions between samples (10000)
-	Seed       uint64        // seed of the first set; set k uses Seed+k (1)
-	Caches     []CacheConfig // Table 6's caches (DefaultCaches)
-	MaxCluster int           // C3's cluster limit in bytes (DefaultMaxCluster)
-	GuestsDir  string        // bench/guests, where Relink runs make (required)
-	WorkDir    string        // where scripts and relinked ELFs go (required)
-	Workers    int           // concurrent cache simulations (1)
-	Sample     SampleFunc    // required
+	Sets       int                  // sample sets per guest (32)
+	Singles    int                  // single-set layouts evaluated in Table 6 (Sets)
+	Period     uint64               // instructions between samples (10000)
+	Seed       uint64               // seed of the first set; set k uses Seed+k (1)
+	Caches     []layout.CacheConfig // Table 6's caches (DefaultCaches)
+	MaxCluster int                  // C3's cluster limit in bytes (DefaultMaxCluster)
+	GuestsDir  string               // bench/guests, where Relink runs make (required)
+	WorkDir    string               // where scripts and relinked ELFs go (required)
+	Workers    int                  // concurrent cache simulations (1)
+	Sample     SampleFunc           // required
 	// Clock and NativeClock, if set, add time-based sample sets (Sets
 	// of each, from training runs under rvdyn and of the native build)
 	// to Table 5 and their Pettis-Hansen and C3 orders to Table 6.
@@ -62,7 +63,7 @@ type Options struct {
 // DefaultCaches are the paper's 32 KB direct-mapped cache with 32-byte
 // lines and caches scaled down to our guests' smaller text (2, 4 and 8 KB,
 // direct-mapped, 32-byte lines), plus a 2-way 4 KB cache.
-var DefaultCaches = []CacheConfig{{32 << 10, 32, 1}, {8 << 10, 32, 1}, {4 << 10, 32, 1}, {2 << 10, 32, 1}, {4 << 10, 32, 2}}
+var DefaultCaches = []layout.CacheConfig{{Size: 32 << 10, Line: 32, Ways: 1}, {Size: 8 << 10, Line: 32, Ways: 1}, {Size: 4 << 10, Line: 32, Ways: 1}, {Size: 2 << 10, Line: 32, Ways: 1}, {Size: 4 << 10, Line: 32, Ways: 2}}
 
 // ChiRow is one row of Table 5.
 type ChiRow struct {
@@ -123,21 +124,21 @@ type Layout struct {
 
 // Result is the experiment's outcome for one guest.
 type Result struct {
-	Guest          string        `json:"guest"`
-	Train          []string      `json:"train"`
-	Test           []string      `json:"test"`
-	Sets           int           `json:"sets"`
-	Period         uint64        `json:"period"`
-	Procs          int           `json:"procs"`
-	Blocks         int           `json:"blocks"`
-	TextBytes      uint64        `json:"text_bytes"`
-	SamplesPerSet  float64       `json:"samples_per_set"`
-	IndirectShare  float64       `json:"indirect_call_share"` // of executed calls (complete profile)
-	Table5         []ChiRow      `json:"table5"`
-	KeyMatch       []int         `json:"key_match"` // f(n), 32 sets vs complete
-	Caches         []CacheConfig `json:"caches"`
-	Layouts        []Layout      `json:"layouts"`
-	SingleMissRate [][3]float64  `json:"single_set_miss_rates"` // per cache: max, average, min (Pettis-Hansen)
+	Guest          string               `json:"guest"`
+	Train          []string             `json:"train"`
+	Test           []string             `json:"test"`
+	Sets           int                  `json:"sets"`
+	Period         uint64               `json:"period"`
+	Procs          int                  `json:"procs"`
+	Blocks         int                  `json:"blocks"`
+	TextBytes      uint64               `json:"text_bytes"`
+	SamplesPerSet  float64              `json:"samples_per_set"`
+	IndirectShare  float64              `json:"indirect_call_share"` // of executed calls (complete profile)
+	Table5         []ChiRow             `json:"table5"`
+	KeyMatch       []int                `json:"key_match"` // f(n), 32 sets vs complete
+	Caches         []layout.CacheConfig `json:"caches"`
+	Layouts        []Layout             `json:"layouts"`
+	SingleMissRate [][3]float64         `json:"single_set_miss_rates"` // per cache: max, average, min (Pettis-Hansen)
 	// SingleMissRateC3 is SingleMissRate for C3's single-set orders.
 	SingleMissRateC3 [][3]float64 `json:"single_set_miss_rates_c3"`
 	// ClockSamplesPerSet are the time-based sets' mean mapped samples
@@ -156,10 +157,10 @@ type Result struct {
 // profile (executions) and the frequency-based statistical profiles of
 // the first sample set and of all Sets summed (samp2bb weights).
 type Figure3 struct {
-	Sets     int     `json:"sets"`
-	Complete Profile `json:"complete"`
-	OneSet   Profile `json:"one_set"`
-	AllSets  Profile `json:"all_sets"`
+	Sets     int            `json:"sets"`
+	Complete layout.Profile `json:"complete"`
+	OneSet   layout.Profile `json:"one_set"`
+	AllSets  layout.Profile `json:"all_sets"`
 }
 
 // Experiment runs the paper's pipeline on g: Sets sampled training runs
@@ -176,7 +177,7 @@ func Experiment(g Guest, o Options) (*Result, error) {
 	if o.Sample == nil || o.GuestsDir == "" || o.WorkDir == "" {
 		return nil, fmt.Errorf("layout: Experiment needs Options.Sample, GuestsDir and WorkDir")
 	}
-	p, err := Analyze(g.Image)
+	p, err := layout.Analyze(g.Image)
 	if err != nil {
 		return nil, err
 	}
@@ -185,7 +186,7 @@ func Experiment(g Guest, o Options) (*Result, error) {
 		r.TextBytes += q.Size
 	}
 	// The complete profile of the training input.
-	c := NewComplete(p)
+	c := layout.NewComplete(p)
 	if _, _, err := interpRun(g.Image, g.Train, c); err != nil {
 		return nil, fmt.Errorf("%s: complete profile: %w", g.Name, err)
 	}
@@ -196,10 +197,10 @@ func Experiment(g Guest, o Options) (*Result, error) {
 	}
 	// Sample sets.
 	o.Log("%s: %d sample sets of %v, one sample per %d instructions", g.Name, o.Sets, g.Train, o.Period)
-	sets := make([]Profile, o.Sets)
+	sets := make([]layout.Profile, o.Sets)
 	var samples float64
 	for k := range sets {
-		s, err := o.Sample(g.Image, g.Train, SampleOptions{Period: o.Period, Seed: o.Seed + uint64(k)})
+		s, err := o.Sample(g.Image, g.Train, layout.SampleOptions{Period: o.Period, Seed: o.Seed + uint64(k)})
 		if err != nil {
 			return nil, fmt.Errorf("%s: sample set %d: %w", g.Name, k, err)
 		}
@@ -210,11 +211,11 @@ func Experiment(g Guest, o Options) (*Result, error) {
 	// Table 5 and Figure 4.
 	sum, rows := sumSets(Frequency, sets, complete)
 	r.Table5 = rows
-	ex, _ := ChiSquare(Expected(complete, o.Seed), complete)
-	gm, _ := ChiSquare(GoodMatch(complete, o.Seed), complete)
+	ex, _ := layout.ChiSquare(layout.Expected(complete, o.Seed), complete)
+	gm, _ := layout.ChiSquare(layout.GoodMatch(complete, o.Seed), complete)
 	r.Table5 = append(r.Table5, ChiRow{Row: `"expected"`, Chi2: ex}, ChiRow{Row: "good match", Chi2: gm})
-	r.KeyMatch = KeyMatch(complete, sum, 0)
-	r.Figure3 = &Figure3{Sets: o.Sets, Complete: complete, OneSet: sets[0], AllSets: append(Profile(nil), sum...)}
+	r.KeyMatch = layout.KeyMatch(complete, sum, 0)
+	r.Figure3 = &Figure3{Sets: o.Sets, Complete: complete, OneSet: sets[0], AllSets: append(layout.Profile(nil), sum...)}
 	// Time-based sets, labelled by kind, after the reference rows.
 	clockSums, err := clockSets(g, p, o, complete, r)
 	if err != nil {
@@ -225,17 +226,17 @@ func Experiment(g Guest, o Options) (*Result, error) {
 	add := func(name string, order []int) {
 		layouts = append(layouts, Layout{Name: name, Order: p.Names(order)})
 	}
-	add(fmt.Sprintf("ph-%dsets", o.Sets), PettisHansen(p.CallGraph(sum)))
-	add("ph-complete", PettisHansen(cg))
-	add(fmt.Sprintf("c3-%dsets", o.Sets), C3(p.CallGraph(sum), o.MaxCluster))
-	add("c3-complete", C3(cg, o.MaxCluster))
+	add(fmt.Sprintf("ph-%dsets", o.Sets), layout.PettisHansen(p.CallGraph(sum)))
+	add("ph-complete", layout.PettisHansen(cg))
+	add(fmt.Sprintf("c3-%dsets", o.Sets), layout.C3(p.CallGraph(sum), o.MaxCluster))
+	add("c3-complete", layout.C3(cg, o.MaxCluster))
 	for _, cs := range clockSums {
-		add(fmt.Sprintf("ph-%s-%dsets", cs.kind, o.Sets), PettisHansen(p.CallGraph(cs.sum)))
-		add(fmt.Sprintf("c3-%s-%dsets", cs.kind, o.Sets), C3(p.CallGraph(cs.sum), o.MaxCluster))
+		add(fmt.Sprintf("ph-%s-%dsets", cs.kind, o.Sets), layout.PettisHansen(p.CallGraph(cs.sum)))
+		add(fmt.Sprintf("c3-%s-%dsets", cs.kind, o.Sets), layout.C3(p.CallGraph(cs.sum), o.MaxCluster))
 	}
 	for k := range o.Singles {
-		add(fmt.Sprintf("ph-1set-%d", k+1), PettisHansen(p.CallGraph(sets[k])))
-		add(fmt.Sprintf("c3-1set-%d", k+1), C3(p.CallGraph(sets[k]), o.MaxCluster))
+		add(fmt.Sprintf("ph-1set-%d", k+1), layout.PettisHansen(p.CallGraph(sets[k])))
+		add(fmt.Sprintf("c3-1set-%d", k+1), layout.C3(p.CallGraph(sets[k]), o.MaxCluster))
 	}
 	if err := relinkAll(g, layouts, o); err != nil {
 		return nil, err
@@ -251,13 +252,13 @@ func Experiment(g Guest, o Options) (*Result, error) {
 
 // sumSets sums sets in order and returns the sum and Table 5's rows for
 // 1, 2, 4, ... summed sets of kind.
-func sumSets(kind SetKind, sets []Profile, complete Profile) (Profile, []ChiRow) {
-	sum := make(Profile, len(complete))
+func sumSets(kind SetKind, sets []layout.Profile, complete layout.Profile) (layout.Profile, []ChiRow) {
+	sum := make(layout.Profile, len(complete))
 	var rows []ChiRow
 	for k := range sets {
 		sum.Add(sets[k])
 		if n := k + 1; n&(n-1) == 0 {
-			chi, _ := ChiSquare(sum, complete)
+			chi, _ := layout.ChiSquare(sum, complete)
 			row := fmt.Sprintf("%d sample sets", n)
 			if n == 1 {
 				row = "1 sample set"
@@ -274,22 +275,22 @@ func sumSets(kind SetKind, sets []Profile, complete Profile) (Profile, []ChiRow)
 // clockSum is the sum of one kind of time-based sets.
 type clockSum struct {
 	kind SetKind
-	sum  Profile
+	sum  layout.Profile
 }
 
 // clockSets takes Sets time-based sample sets of each kind o provides
 // a sampler for, adds their Table 5 rows to r and returns their sums.
-func clockSets(g Guest, p *Program, o Options, complete Profile, r *Result) ([]clockSum, error) {
+func clockSets(g Guest, p *layout.Program, o Options, complete layout.Profile, r *Result) ([]clockSum, error) {
 	type source struct {
 		kind SetKind
-		take func() (SampleSet, float64, error)
+		take func() (layout.SampleSet, float64, error)
 	}
 	var srcs []source
 	if o.Clock != nil {
-		srcs = append(srcs, source{ClockRvdyn, func() (SampleSet, float64, error) { return o.Clock(g.Image, g.Train) }})
+		srcs = append(srcs, source{ClockRvdyn, func() (layout.SampleSet, float64, error) { return o.Clock(g.Image, g.Train) }})
 	}
 	if o.NativeClock != nil {
-		srcs = append(srcs, source{ClockNative, func() (SampleSet, float64, error) {
+		srcs = append(srcs, source{ClockNative, func() (layout.SampleSet, float64, error) {
 			funcs, err := o.NativeClock(g.Name, g.Train)
 			if err != nil {
 				return nil, 0, err
@@ -301,7 +302,7 @@ func clockSets(g Guest, p *Program, o Options, complete Profile, r *Result) ([]c
 	var out []clockSum
 	for _, src := range srcs {
 		o.Log("%s: %d time-based sample sets (%s) of %v", g.Name, o.Sets, src.kind, g.Train)
-		sets := make([]Profile, o.Sets)
+		sets := make([]layout.Profile, o.Sets)
 		var mapped, unmapped float64
 		for k := range sets {
 			s, un, err := src.take()
@@ -383,7 +384,7 @@ func relinkAll(g Guest, layouts []Layout, o Options) error {
 		if l.Order == nil {
 			continue
 		}
-		script, err := LinkerScript(string(base), l.Order)
+		script, err := layout.LinkerScript(string(base), l.Order)
 		if err != nil {
 			return err
 		}
@@ -392,7 +393,7 @@ func relinkAll(g Guest, layouts []Layout, o Options) error {
 			return err
 		}
 		l.ELF = filepath.Join(o.WorkDir, g.Name+"."+l.Name+".elf")
-		if err := Relink(o.GuestsDir, g.Name, ld, l.ELF, false); err != nil {
+		if err := layout.Relink(o.GuestsDir, g.Name, ld, l.ELF, false); err != nil {
 			return err
 		}
 	}
@@ -419,9 +420,9 @@ func simulateAll(g Guest, layouts []Layout, o Options) error {
 			}
 			image = b
 		}
-		caches := make(Fetcher, len(o.Caches))
+		caches := make(layout.Fetcher, len(o.Caches))
 		for ci, cfg := range o.Caches {
-			c, err := NewCache(cfg)
+			c, err := layout.NewCache(cfg)
 			if err != nil {
 				errs[i] = err
 				return
@@ -494,7 +495,7 @@ func interpRun(image []byte, argv []string, h interp.Hook) ([]byte, int, error) 
 		return nil, 0, err
 	}
 	defer m.Close()
-	m.SetHook(AllClasses, h)
+	m.SetHook(layout.AllClasses, h)
 	if err := m.Run(0); err != nil {
 		return nil, 0, err
 	}

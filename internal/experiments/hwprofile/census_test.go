@@ -1,9 +1,11 @@
-package profhw
+package hwprofile
 
 import (
 	"bytes"
 	"strings"
 	"testing"
+
+	"rvdyn/profhw"
 )
 
 // TestCensus checks the census on a stream whose intervals are known:
@@ -11,11 +13,11 @@ import (
 // interval 3 B and C 20 times each; the trailing partial interval is
 // left out.
 func TestCensus(t *testing.T) {
-	var s []Tuple
+	var s []profhw.Tuple
 	one := uint64(1000)
 	add := func(pc uint64, n int) {
 		for range n {
-			s = append(s, MakeTuple(KindValue, pc, 7))
+			s = append(s, profhw.MakeTuple(profhw.KindValue, pc, 7))
 		}
 	}
 	singles := func(n int) {
@@ -32,7 +34,7 @@ func TestCensus(t *testing.T) {
 	add(3, 20)
 	singles(60)
 	add(4, 30) // partial interval
-	rows, err := Census(SliceSource{Tuples: s}, []CensusSpec{{100, 0.1}, {1000, 0.01}})
+	rows, err := Census(profhw.SliceSource{Tuples: s}, []CensusSpec{{100, 0.1}, {1000, 0.01}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -59,7 +61,7 @@ func TestCensus(t *testing.T) {
 	if !strings.Contains(b.String(), "distinct tuples") || strings.Count(b.String(), "\n") != 3 {
 		t.Errorf("table:\n%s", b.String())
 	}
-	if _, err := Census(SliceSource{}, []CensusSpec{{0, 0.1}}); err == nil {
+	if _, err := Census(profhw.SliceSource{}, []CensusSpec{{0, 0.1}}); err == nil {
 		t.Error("interval 0 accepted")
 	}
 }

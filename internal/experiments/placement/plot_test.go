@@ -1,4 +1,6 @@
-package bench
+// Tests of the layout plots: Figure 3 drawn from made-up profiles.
+
+package placement
 
 import (
 	"path/filepath"
@@ -13,8 +15,8 @@ import (
 // style checked, and refuses a result without them.
 func TestPlotLayoutFigure3(t *testing.T) {
 	t.Setenv(figure.CheckEnv, "1")
-	r := &layout.Result{Guest: "g", Train: []string{"g", "7"}, Period: 1000,
-		Figure3: &layout.Figure3{Sets: 4, Complete: layout.Profile{5, 0, 300, 2}, OneSet: layout.Profile{0, 0, 1.5, 0}, AllSets: layout.Profile{0.2, 0, 6, 0.25}}}
+	r := &Result{Guest: "g", Train: []string{"g", "7"}, Period: 1000,
+		Figure3: &Figure3{Sets: 4, Complete: layout.Profile{5, 0, 300, 2}, OneSet: layout.Profile{0, 0, 1.5, 0}, AllSets: layout.Profile{0.2, 0, 6, 0.25}}}
 	if err := PlotLayoutFigure3(r, filepath.Join(t.TempDir(), "f3.svg")); err != nil {
 		t.Error(err)
 	}

@@ -1,6 +1,6 @@
 // Training and test inputs of the corpus guests for the layout experiment: a guest name -> two argument lists.
 
-package layout
+package placement
 
 // Inputs are the training and test arguments (after the program name) of
 // the guests the layout experiment runs by default, different inputs as

@@ -1,10 +1,12 @@
 // Tests of the Monte Carlo experiment: the paper's ordering, determinism, the estimators.
 
-package profhw
+package hwprofile
 
 import (
 	"errors"
 	"testing"
+
+	"rvdyn/profhw"
 )
 
 func TestMonteCarloReproducesPaperOrdering(t *testing.T) {
@@ -73,7 +75,7 @@ func TestMonteCarloRejectsBadOptions(t *testing.T) {
 		{Share: 2},
 	} {
 		o.Trials = 1
-		if _, err := MonteCarlo(o); !errors.Is(err, ErrConfig) {
+		if _, err := MonteCarlo(o); !errors.Is(err, profhw.ErrConfig) {
 			t.Errorf("%+v: %v", o, err)
 		}
 	}

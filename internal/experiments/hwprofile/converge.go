@@ -1,6 +1,6 @@
 // Convergence: an experiment's error series in, the number of profiling events needed to reach an error threshold and to stay below it out (stratified 5.4).
 
-package profhw
+package hwprofile
 
 import (
 	"fmt"

@@ -1,6 +1,6 @@
 // Time-based sampling of a native host process: a program and its arguments -> its run time and its PC samples by function (the paper's monitor on an ordinary process, and its Table 4 overhead).
 
-package layout
+package placement
 
 import (
 	"bufio"
@@ -14,6 +14,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"rvdyn/layout"
 )
 
 // A NativeRun is one run of a host program.
@@ -35,7 +37,7 @@ type NativeRun struct {
 // The PIE load base is read from /proc/PID/maps while the process runs:
 // that read, and the perf_event_open, happen inside the timed interval,
 // on the monitoring side, as the paper's Table 4 charges its monitor.
-func RunNative(bin string, args []string, s *ClockSampler) (NativeRun, error) {
+func RunNative(bin string, args []string, s *layout.ClockSampler) (NativeRun, error) {
 	var r NativeRun
 	if s != nil {
 		// Empty the map before the clock starts: deleting thousands of
@@ -85,7 +87,7 @@ func RunNative(bin string, args []string, s *ClockSampler) (NativeRun, error) {
 // attachStarted attaches s to pid, a child started and not yet waited
 // for. A child that has already exited (a zombie until it is waited for)
 // leaves nothing to sample: attached is false, and there is no error.
-func attachStarted(s *ClockSampler, pid int) (attached bool, err error) {
+func attachStarted(s *layout.ClockSampler, pid int) (attached bool, err error) {
 	switch err := s.Attach(pid); {
 	case errors.Is(err, syscall.ESRCH):
 		return false, nil

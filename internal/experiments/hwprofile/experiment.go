@@ -1,10 +1,12 @@
 // Experiments: one tuple stream and a list of configurations in, the error and overhead of each as the stream progresses out (stratified Figure 7, multi-hash Figures 10-12).
 
-package profhw
+package hwprofile
 
 import (
 	"fmt"
 	"slices"
+
+	"rvdyn/profhw"
 )
 
 // An Experiment runs a list of profiler configurations side by side over
@@ -28,11 +30,11 @@ import (
 // its first level, so X and X+A_k share their hash tables), so adding a
 // configuration changes no other's result.
 type Experiment struct {
-	Configs []Config
+	Configs []profhw.Config
 	Seed    uint64
 	// Filter selects the tuples of the invariance error; the zero value
 	// means PaperFilter.
-	Filter InvarianceFilter
+	Filter profhw.InvarianceFilter
 	// CyclesPerMessage is the cost of a message; 0 means CyclesPerMessage.
 	CyclesPerMessage float64
 	// Every places a checkpoint every Every tuples; 0 means the 1-2-5
@@ -68,23 +70,23 @@ type Row struct {
 	// over (after the 1000-execution, 10% and 40% filters).
 	Selected int `json:"selected_tuples,omitempty"`
 	// The interval error breakdown, for interval profilers only.
-	*IntervalBreakdown
+	*profhw.IntervalBreakdown
 	Series []Point `json:"series"`
 }
 
 // A Result is what an Experiment measured.
 type Result struct {
-	Tuples       uint64  // tuples in the stream
-	Instructions uint64  // guest instructions retired
-	Kinds        KindSet // profile kinds in the stream
-	Rows         []Row   // by configuration, then kind
+	Tuples       uint64         // tuples in the stream
+	Instructions uint64         // guest instructions retired
+	Kinds        profhw.KindSet // profile kinds in the stream
+	Rows         []Row          // by configuration, then kind
 }
 
 // Run consumes src and returns the measurements. A source error is
 // returned together with the result measured up to it.
-func (e *Experiment) Run(src Source) (*Result, error) {
+func (e *Experiment) Run(src profhw.Source) (*Result, error) {
 	if len(e.Configs) == 0 {
-		return nil, fmt.Errorf("profhw: experiment has no configurations: %w", ErrConfig)
+		return nil, fmt.Errorf("profhw: experiment has no configurations: %w", profhw.ErrConfig)
 	}
 	x, err := e.build()
 	if err != nil {
@@ -98,17 +100,17 @@ func (e *Experiment) Run(src Source) (*Result, error) {
 // run is the state of one Experiment.Run.
 type run struct {
 	e        *Experiment
-	filter   InvarianceFilter
+	filter   profhw.InvarianceFilter
 	cpm      float64
-	perfect  *Profile
-	comps    []Compressor
-	profiles []*Profile
+	perfect  *profhw.Profile
+	comps    []profhw.Compressor
+	profiles []*profhw.Profile
 	compIdx  []int // config index of comps[i]
-	ivals    []*IntervalRun
+	ivals    []*profhw.IntervalRun
 	ivalIdx  [][]int // config index of ivals[g].Model(j)
 	tuples   uint64
 	retired  uint64
-	kinds    KindSet
+	kinds    profhw.KindSet
 	next     uint64 // next checkpoint
 	series   map[[2]int][]Point
 	final    map[[2]int]Row
@@ -117,18 +119,18 @@ type run struct {
 func (e *Experiment) build() (*run, error) {
 	x := &run{e: e, filter: e.Filter, cpm: e.CyclesPerMessage,
 		series: map[[2]int][]Point{}, final: map[[2]int]Row{}}
-	if x.filter == (InvarianceFilter{}) {
-		x.filter = PaperFilter
+	if x.filter == (profhw.InvarianceFilter{}) {
+		x.filter = profhw.PaperFilter
 	}
 	if x.cpm == 0 {
-		x.cpm = CyclesPerMessage
+		x.cpm = profhw.CyclesPerMessage
 	}
 	groups := map[[2]uint64]int{}
-	var gcfgs [][]IntervalConfig
+	var gcfgs [][]profhw.IntervalConfig
 	var gseeds [][]uint64
 	for i, c := range e.Configs {
-		seed := mix(e.Seed, c.seedLabel())
-		if c.Kind == ConfigInterval {
+		seed := profhw.DeriveSeed(e.Seed, c.SeedLabel())
+		if c.Kind == profhw.ConfigInterval {
 			if err := c.Interval.Validate(); err != nil {
 				return nil, fmt.Errorf("profhw: %v: %w", c, err)
 			}
@@ -146,7 +148,7 @@ func (e *Experiment) build() (*run, error) {
 			x.ivalIdx[g] = append(x.ivalIdx[g], i)
 			continue
 		}
-		p := NewProfile()
+		p := profhw.NewProfile()
 		comp, err := c.NewCompressor(seed, p)
 		if err != nil {
 			return nil, err
@@ -156,10 +158,10 @@ func (e *Experiment) build() (*run, error) {
 		x.compIdx = append(x.compIdx, i)
 	}
 	for g := range gcfgs {
-		x.ivals = append(x.ivals, NewIntervalRun(gcfgs[g], gseeds[g]))
+		x.ivals = append(x.ivals, profhw.NewIntervalRun(gcfgs[g], gseeds[g]))
 	}
 	if len(x.comps) > 0 {
-		x.perfect = NewProfile()
+		x.perfect = profhw.NewProfile()
 	}
 	x.next = x.nextCheckpoint(0)
 	return x, nil
@@ -179,7 +181,7 @@ func (x *run) nextCheckpoint(after uint64) uint64 {
 }
 
 // consume feeds one batch, split at checkpoints.
-func (x *run) consume(b Batch) error {
+func (x *run) consume(b profhw.Batch) error {
 	ts, rs := b.Tuples, b.Retired
 	for _, t := range ts {
 		x.kinds = x.kinds.With(t.Kind())
@@ -240,10 +242,10 @@ func (x *run) checkpoint() {
 		x.series[key] = append(s, p)
 	}
 	if len(x.comps) > 0 {
-		errs := InvarianceErrors(x.perfect, x.profiles, x.filter)
+		errs := profhw.InvarianceErrors(x.perfect, x.profiles, x.filter)
 		for i, p := range x.profiles {
-			ov := Overhead(p.Messages(), x.retired, x.cpm)
-			for k := Kind(0); k < NumKinds; k++ {
+			ov := profhw.Overhead(p.Messages(), x.retired, x.cpm)
+			for k := profhw.Kind(0); k < profhw.NumKinds; k++ {
 				if !x.kinds.Has(k) {
 					continue
 				}
@@ -258,8 +260,8 @@ func (x *run) checkpoint() {
 	for g, r := range x.ivals {
 		for j, ci := range x.ivalIdx[g] {
 			msgs := r.Readouts(j)
-			ov := Overhead(msgs, x.retired, x.cpm)
-			for k := Kind(0); k < NumKinds; k++ {
+			ov := profhw.Overhead(msgs, x.retired, x.cpm)
+			for k := profhw.Kind(0); k < profhw.NumKinds; k++ {
 				if !x.kinds.Has(k) {
 					continue
 				}
@@ -289,7 +291,7 @@ func (x *run) result() *Result {
 	for _, key := range keys {
 		row := x.final[key]
 		row.Config = x.e.Configs[key[0]].String()
-		row.Profile = Kind(key[1]).String()
+		row.Profile = profhw.Kind(key[1]).String()
 		row.Tuples, row.Instructions = x.tuples, x.retired
 		row.Series = x.series[key]
 		res.Rows = append(res.Rows, row)

@@ -1,12 +1,14 @@
 // Interval census: a tuple stream in, per interval length the distinct tuples, the candidates a perfect profiler finds and how the candidate set changes from one interval to the next out (multi-hash 5.6.1, Figures 4-6).
 
-package profhw
+package hwprofile
 
 import (
 	"fmt"
 	"io"
 	"slices"
 	"text/tabwriter"
+
+	"rvdyn/profhw"
 )
 
 // A CensusSpec is one interval length and candidate threshold of the
@@ -57,33 +59,33 @@ func (r *CensusRow) VariationAt(x float64) float64 {
 
 // Census runs a perfect interval profiler (multi-hash 5.5.1) per spec over
 // src's tuples of every kind together.
-func Census(src Source, specs []CensusSpec) ([]CensusRow, error) {
+func Census(src profhw.Source, specs []CensusSpec) ([]CensusRow, error) {
 	type state struct {
 		spec CensusSpec
-		p    *PerfectInterval
+		p    *profhw.PerfectInterval
 		n    uint64
 		row  CensusRow
-		prev map[Tuple]bool
+		prev map[profhw.Tuple]bool
 	}
 	st := make([]*state, len(specs))
 	for i, s := range specs {
 		if s.Interval == 0 || s.Threshold <= 0 || s.Threshold > 1 {
-			return nil, fmt.Errorf("profhw: census interval %d threshold %g: %w", s.Interval, s.Threshold, ErrConfig)
+			return nil, fmt.Errorf("profhw: census interval %d threshold %g: %w", s.Interval, s.Threshold, profhw.ErrConfig)
 		}
 		t := max(uint64(s.Threshold*float64(s.Interval)+0.5), 1)
-		st[i] = &state{spec: s, p: NewPerfectInterval(t), row: CensusRow{Interval: s.Interval, Threshold: s.Threshold}}
+		st[i] = &state{spec: s, p: profhw.NewPerfectInterval(t), row: CensusRow{Interval: s.Interval, Threshold: s.Threshold}}
 	}
 	end := func(x *state) {
 		cands := x.p.Candidates()
 		x.row.Intervals++
 		var distinct uint64
-		for k := Kind(0); k < NumKinds; k++ {
+		for k := profhw.Kind(0); k < profhw.NumKinds; k++ {
 			distinct += x.p.Distinct(k)
 		}
 		x.row.Distinct += float64(distinct)
 		x.row.Candidates += float64(len(cands))
 		var covered uint64
-		cur := make(map[Tuple]bool, len(cands))
+		cur := make(map[profhw.Tuple]bool, len(cands))
 		for _, c := range cands {
 			cur[c] = true
 			covered += x.p.Count(c)
@@ -111,7 +113,7 @@ func Census(src Source, specs []CensusSpec) ([]CensusRow, error) {
 		x.prev = cur
 		x.p.Reset()
 	}
-	_, err := src.Run(func(b Batch) error {
+	_, err := src.Run(func(b profhw.Batch) error {
 		for _, x := range st {
 			ts := b.Tuples
 			for len(ts) > 0 {

@@ -1,6 +1,6 @@
-// Report: experiment results -> the paper's Tables 5, 6 and 7 as text (its figures are drawn by package bench).
+// Report: experiment results -> the paper's Tables 5, 6 and 7 as text (its figures are drawn by plot.go).
 
-package layout
+package placement
 
 import (
 	"fmt"
@@ -123,6 +123,6 @@ func WriteTable7(w io.Writer, guests []string, ts [][]NativeTime) {
 	tw.Flush()
 }
 
-// Figure3Blocks is how many basic blocks bench.PlotLayoutFigure3 draws at most (the
+// Figure3Blocks is how many basic blocks PlotLayoutFigure3 draws at most (the
 // paper shows the first 4000 of go's).
 const Figure3Blocks = 4000

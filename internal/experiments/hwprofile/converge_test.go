@@ -1,4 +1,4 @@
-package profhw
+package hwprofile
 
 import (
 	"bytes"

@@ -1,12 +1,14 @@
 // Text reports: experiment and Monte Carlo results in, aligned tables out (text/tabwriter).
 
-package profhw
+package hwprofile
 
 import (
 	"fmt"
 	"io"
 	"slices"
 	"text/tabwriter"
+
+	"rvdyn/profhw"
 )
 
 // WriteTable writes one line per row of res: configuration, profile,
@@ -50,7 +52,7 @@ func WriteTable(w io.Writer, res *Result) error {
 // nothing can be scored (no tuple passed the filters, no interval had a
 // candidate).
 func WriteProgress(w io.Writer, res *Result) error {
-	for k := Kind(0); k < NumKinds; k++ {
+	for k := profhw.Kind(0); k < profhw.NumKinds; k++ {
 		if !res.Kinds.Has(k) {
 			continue
 		}
@@ -144,20 +146,27 @@ func WriteMonteCarlo(w io.Writer, rows []MCRow) error {
 // e.g. "multihash:tables=4,...,cu=1,reset=0" -> "MH4 C1R0"; other
 // notations are returned unchanged.
 func ShortName(notation string) string {
-	c, err := ParseConfig(notation)
-	if err != nil || c.Kind != ConfigInterval {
+	c, err := profhw.ParseConfig(notation)
+	if err != nil || c.Kind != profhw.ConfigInterval {
 		return notation
 	}
 	ic := c.Interval
 	s := fmt.Sprintf("MH%d C%dR%d", ic.Tables, b2i(ic.Conservative), b2i(ic.Reset))
-	if ic.Interval != DefaultInterval.Interval || ic.Threshold != DefaultInterval.Threshold {
+	if ic.Interval != profhw.DefaultInterval.Interval || ic.Threshold != profhw.DefaultInterval.Threshold {
 		s += fmt.Sprintf(" %d/%g%%", ic.Interval, 100*ic.Threshold)
 	}
-	if ic.Entries != DefaultInterval.Entries {
+	if ic.Entries != profhw.DefaultInterval.Entries {
 		s += fmt.Sprintf(" Z%d", ic.Entries)
 	}
 	if !ic.Retain {
 		s += " P0"
 	}
 	return s
+}
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }

@@ -1,6 +1,6 @@
-// Plots of the layout experiments (package layout): the statistical-profiles paper's Figure 3 (profiles compared) and Figure 4 (key matching).
+// Plots of the layout experiment: results in, the statistical-profiles paper's Figure 3 (profiles compared) and Figure 4 (key matching) out (SVG or PNG).
 
-package bench
+package placement
 
 import (
 	"fmt"
@@ -18,7 +18,7 @@ import (
 // f(n) of the summed sample sets against the complete profile, with the
 // perfect score f(n) = n for reference; n runs to limit (0: every
 // executed block).
-func PlotKeyMatch(rs []*layout.Result, limit int, path string) error {
+func PlotKeyMatch(rs []*Result, limit int, path string) error {
 	p := plot.New()
 	p.Title.Text = "Key matching: summed sample sets vs complete profile"
 	p.X.Label.Text = "n (top n basic blocks)"
@@ -51,12 +51,12 @@ func PlotKeyMatch(rs []*layout.Result, limit int, path string) error {
 // weights: samples scaled by the block's size). The paper's statistical
 // profiles are time-based; ours are the frequency-based sets (one sample
 // per Period retired instructions).
-func PlotLayoutFigure3(r *layout.Result, path string) error {
+func PlotLayoutFigure3(r *Result, path string) error {
 	f := r.Figure3
 	if f == nil || len(f.Complete) == 0 {
 		return fmt.Errorf("plot: %s: no Figure 3 profiles in the result", r.Guest)
 	}
-	n := min(len(f.Complete), layout.Figure3Blocks)
+	n := min(len(f.Complete), Figure3Blocks)
 	var grid [][]*plot.Plot
 	for _, panel := range []struct {
 		title, ylabel string
