@@ -43,14 +43,14 @@ const (
 	NumKinds
 )
 
-// names are each kind's short name (its JSON key, "exits_" + name) and
-// its row in the statistics table.
-var names = [NumKinds]struct{ key, text string }{
-	Branch:   {"branch", "unlinked branch"},
-	Budget:   {"budget", "budget (poll)"},
-	Interp:   {"interp", "to interpreter"},
-	Indirect: {"indirect", "indirect miss"},
-	Sample:   {"sample", "rpa sample"},
+// names are each kind's short name (its JSON key, "exits_" + name), its
+// row in the statistics table and what its count means there.
+var names = [NumKinds]struct{ key, text, doc string }{
+	Branch:   {"branch", "unlinked branch", "... through an exit stub not linked to a fragment"},
+	Budget:   {"budget", "budget (poll)", "... because the instruction budget ran out"},
+	Interp:   {"interp", "to interpreter", "... to interpret one instruction"},
+	Indirect: {"indirect", "indirect miss", "... after an indirect jump missed the lookup table"},
+	Sample:   {"sample", "rpa sample", "... for the relational profiler's sample"},
 }
 
 // String returns the kind's short name ("branch", "interp", ...).
@@ -68,6 +68,15 @@ func (k Kind) Text() string {
 		return names[k].text
 	}
 	return k.String()
+}
+
+// Doc says what a count of the kind's exits means, as the statistics
+// reference (docs/internals.md) gives it.
+func (k Kind) Doc() string {
+	if k < NumKinds {
+		return names[k].doc
+	}
+	return ""
 }
 
 // A Record is where a trace may leave: what the dispatcher needs to go

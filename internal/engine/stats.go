@@ -1,4 +1,4 @@
-// Run statistics: the dispatcher's counters, the machine's, the selector's and the cache's -> one Stats snapshot -> a table or JSON for the user.
+// Run statistics: the dispatcher's counters, the machine's, the selector's and the cache's -> one Stats snapshot (its JSON and table forms: stattable.go).
 
 package engine
 
@@ -7,8 +7,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"slices"
-	"strings"
 	"text/tabwriter"
 	"time"
 
@@ -164,88 +162,6 @@ func (s *Stats) CachePercent() float64 {
 	return 100 * float64(s.CacheInstructions) / float64(s.GuestInstructions)
 }
 
-// MarshalJSON writes the statistics as one JSON object, in the order of
-// the fields: trace end reasons as an object by reason, exits as
-// "exits_branch", "exits_budget", ... (keys from the exit reason table),
-// durations as "wall_seconds", "record_seconds", "compile_seconds".
-func (s Stats) MarshalJSON() ([]byte, error) {
-	var o jsonObject
-	o.add("mode", s.Mode)
-	o.add("delay", s.Delay)
-	o.add("exit_code", s.ExitCode)
-	o.add("guest_instructions", s.GuestInstructions)
-	o.add("cache_instructions", s.CacheInstructions)
-	o.add("interpreted_instructions", s.InterpretedInstructions)
-	o.add("traces", s.Traces)
-	o.add("trace_instructions", s.TraceInstructions)
-	ends := map[string]uint64{}
-	for r, n := range s.EndReasons {
-		if n > 0 {
-			ends[net.EndReason(r).String()] = n
-		}
-	}
-	o.add("trace_end_reasons", ends)
-	o.add("trace_heads", s.TraceHeads)
-	if s.Predict == net.PredictPath {
-		o.add("predict", s.Predict.String())
-		o.add("path_counters", s.PathCounters)
-		o.add("paths_profiled", s.PathsProfiled)
-	}
-	if s.Mode == ModeDynamo {
-		o.add("select", s.Select)
-		o.add("select_counters", s.SelectCounters)
-		if s.TraceMetrics != nil {
-			o.add("select_seconds", s.SelectTime.Seconds())
-			o.add("trace_metrics", s.TraceMetrics)
-		}
-	}
-	o.add("fragments", s.Fragments)
-	o.add("fragments_too_large", s.TooLarge)
-	o.add("heads_interpreted", s.Quieted)
-	o.add("code_bytes", s.CodeBytes)
-	o.add("cache_exits", s.CacheExits)
-	for r, n := range s.Exits {
-		o.add("exits_"+exit.Kind(r).String(), n)
-	}
-	o.add("links", s.Links)
-	o.add("phase_flushes", s.PhaseFlushes)
-	o.add("phase_removed", s.PhaseRemoved)
-	o.add("phase_backoffs", uint64(s.PhaseBackoffs))
-	o.add("capacity_flushes", s.CapacityFlushes)
-	o.add("stale_removed", s.StaleRemoved)
-	o.add("cut_flushes", s.CutFlushes)
-	o.add("bailed_out_at", s.BailedOutAt)
-	o.add("flushes", s.Flushes)
-	o.add("syscalls", s.Syscalls)
-	unknown := s.UnknownSyscalls
-	if unknown == nil {
-		unknown = map[uint64]uint64{} // {} rather than null, as the field always was
-	}
-	o.add("unknown_syscalls", unknown)
-	o.add("wall_seconds", s.Wall.Seconds())
-	o.add("record_seconds", s.RecordTime.Seconds())
-	o.add("compile_seconds", s.CompileTime.Seconds())
-	if s.Mode == ModeDynamo {
-		o.add("last_insert_seconds", s.LastInsert.Seconds())
-		o.add("compiler", s.Compiler)
-	}
-	top := s.TopFragments
-	if top == nil {
-		top = []FragmentStat{}
-	}
-	o.add("top_fragments", top)
-	if s.GC != nil {
-		o.add("gc", s.GC)
-	}
-	if s.Profile != nil {
-		o.add("rpa", s.Profile)
-	}
-	if s.Specialize != nil {
-		o.add("specialize", s.Specialize)
-	}
-	return o.bytes()
-}
-
 // jsonObject writes a JSON object whose keys keep the order they were
 // added in (a Go map would sort them).
 type jsonObject struct {
@@ -280,127 +196,12 @@ func (o *jsonObject) bytes() ([]byte, error) {
 	return o.b.Bytes(), nil
 }
 
-// WriteTable writes the statistics as a readable two-column table.
-func (s *Stats) WriteTable(w io.Writer) error {
-	tw := tabwriter.NewWriter(w, 0, 8, 2, ' ', tabwriter.AlignRight)
-	row := func(k string, v any) { fmt.Fprintf(tw, "%s\t%v\t\n", k, v) }
-	row("mode", s.Mode)
-	if s.Mode == ModeDynamo {
-		row("prediction delay", s.Delay)
-	}
-	row("exit code", s.ExitCode)
-	row("guest instructions", s.GuestInstructions)
-	if s.Mode == ModeDynamo {
-		row("  from code cache", fmt.Sprintf("%d (%.2f%%)", s.CacheInstructions, s.CachePercent()))
-		row("  interpreted", s.InterpretedInstructions)
-		row("trace heads counted", s.TraceHeads)
-		if s.Predict == net.PredictPath {
-			row("prediction", "path profile")
-			row("path counters", s.PathCounters)
-			row("paths profiled", s.PathsProfiled)
-		}
-		if s.Select != selection.NET {
-			row("selection scheme", s.Select)
-		}
-		row("selection counters", s.SelectCounters)
-		row("traces recorded", s.Traces)
-		// By name, as the table always listed them.
-		reasons := make([]net.EndReason, 0, net.NumEndReasons)
-		for r, n := range s.EndReasons {
-			if n > 0 {
-				reasons = append(reasons, net.EndReason(r))
-			}
-		}
-		slices.SortFunc(reasons, func(a, b net.EndReason) int { return strings.Compare(a.String(), b.String()) })
-		for _, r := range reasons {
-			row("  ended by "+r.String(), s.EndReasons[r])
-		}
-		row("fragments", s.Fragments)
-		if s.TooLarge > 0 {
-			row("  too large for the cache", s.TooLarge)
-		}
-		if s.Quieted > 0 {
-			row("heads left to the interpreter", s.Quieted)
-		}
-		row("code bytes", s.CodeBytes)
-		row("links", s.Links)
-		row("cache exits", s.CacheExits)
-		for r, n := range s.Exits {
-			row("  "+exit.Kind(r).Text(), n)
-		}
-		row("flushes", s.Flushes)
-		row("  phase change", s.PhaseFlushes)
-		if s.PhaseRemoved > 0 {
-			row("    fragments removed", s.PhaseRemoved)
-			row("    found premature (back-offs)", s.PhaseBackoffs)
-		}
-		row("  cache full", s.CapacityFlushes)
-		row("  interval cut (munmap, mprotect)", s.CutFlushes)
-		row("fragments removed as stale (code changed)", s.StaleRemoved)
-		if s.BailedOutAt > 0 {
-			row("bailed out at instruction", s.BailedOutAt)
-		}
-		row("record time", s.RecordTime.Round(time.Microsecond))
-		row("compile time", s.CompileTime.Round(time.Microsecond))
-		row("last fragment inserted at", s.LastInsert.Round(time.Microsecond))
-		if c := s.Compiler; c.Mode == CompileAsync {
-			row("service thread: traces queued", c.Queued)
-			row("  installed", c.Installed)
-			row("  discarded as stale (flush)", c.Stale)
-			row("  discarded, head present", c.Duplicate)
-			row("  unfinished at the end", c.Unfinished)
-			row("  queue full: compiled on main thread", c.QueueFull)
-			row("  compile time on service thread", c.ServiceTime.Round(time.Microsecond))
-			row("  main thread waited", c.WaitTime.Round(time.Microsecond))
-		}
-		s.writeTraceMetrics(row)
-	}
-	row("system calls", s.Syscalls)
-	nums := make([]uint64, 0, len(s.UnknownSyscalls))
-	for n := range s.UnknownSyscalls {
-		nums = append(nums, n)
-	}
-	slices.Sort(nums)
-	for _, n := range nums {
-		row(fmt.Sprintf("  unknown syscall %d", n), s.UnknownSyscalls[n])
-	}
-	s.writeGCRows(row)
-	if r := s.Profile; r != nil {
-		row("rpa: events (class and tag selected)", r.Events)
-		row("rpa: records selected (queries run)", r.Records)
-		row("rpa: query instructions executed", r.Insts)
-		row("rpa: count actions", r.Counts)
-		row("rpa: interrupts", r.Interrupts)
-		for _, q := range r.Queues {
-			row(fmt.Sprintf("rpa: queue %d sent / received", q.Queue), fmt.Sprintf("%d / %d", q.Sent, q.Received))
-			row(fmt.Sprintf("rpa: queue %d full stalls (stall time)", q.Queue), fmt.Sprintf("%d (%v)", q.Stalls, time.Duration(q.StallNs)))
-			row(fmt.Sprintf("rpa: queue %d max occupancy", q.Queue), q.MaxOccupancy)
-		}
-	}
-	if v := s.Specialize; v != nil {
-		row("specialize: value profile", v.Profile)
-		row("specialize: loads profiled (messages)", fmt.Sprintf("%d (%d)", v.LoadsProfiled, v.Messages))
-		row("specialize: load pcs in the profile", v.PCs)
-		row("specialize: loads specialized / asked", fmt.Sprintf("%d / %d", v.Specialized, v.OracleRequests))
-		row("specialize: guard exits (pcs given up, fragments removed)", fmt.Sprintf("%d (%d, %d)", v.GuardExits, v.Despecialized, v.Removed))
-	}
-	row("wall time", s.Wall.Round(time.Microsecond))
-	if s.Wall > 0 {
-		row("guest MIPS", fmt.Sprintf("%.1f", float64(s.GuestInstructions)/s.Wall.Seconds()/1e6))
-	}
-	if err := tw.Flush(); err != nil {
-		return err
-	}
-	return s.writeTopFragments(w)
-}
-
-// writeTraceMetrics adds the rows of SelectOptions.Metrics.
-func (s *Stats) writeTraceMetrics(row func(string, any)) {
+// traceMetricsRows writes the rows of SelectOptions.Metrics.
+func traceMetricsRows(s *Stats, row func(string, any)) {
 	t := s.TraceMetrics
 	if t == nil {
 		return
 	}
-	row("selection time (main thread)", s.SelectTime.Round(time.Microsecond))
 	if t.Error != "" {
 		row("trace metrics", "failed: "+t.Error)
 		return

@@ -12,15 +12,15 @@ import (
 	"rvdyn/net"
 )
 
-// statsKeys are the keys of the --stats-json object, in order: the files
-// written before Stats became a snapshot had these, and readers of saved
-// results rely on them.
+// statsKeys are the keys of an interp run's --stats-json object, in
+// order: statTable's rows that every run writes. Readers of saved results
+// look keys up by name; the order is the --stats table's.
 var statsKeys = []string{"mode", "delay", "exit_code", "guest_instructions", "cache_instructions",
-	"interpreted_instructions", "traces", "trace_instructions", "trace_end_reasons", "trace_heads",
-	"fragments", "fragments_too_large", "heads_interpreted", "code_bytes", "cache_exits",
-	"exits_branch", "exits_budget", "exits_interp", "exits_indirect", "exits_sample", "links", "phase_flushes", "phase_removed", "phase_backoffs",
-	"capacity_flushes", "stale_removed", "cut_flushes", "bailed_out_at", "flushes", "syscalls", "unknown_syscalls",
-	"wall_seconds", "record_seconds", "compile_seconds", "top_fragments"}
+	"interpreted_instructions", "trace_heads", "traces", "trace_instructions", "trace_end_reasons",
+	"fragments", "fragments_too_large", "heads_interpreted", "code_bytes", "links", "cache_exits",
+	"exits_branch", "exits_budget", "exits_interp", "exits_indirect", "exits_sample", "flushes", "phase_flushes", "phase_removed", "phase_backoffs",
+	"capacity_flushes", "cut_flushes", "stale_removed", "bailed_out_at", "record_seconds", "compile_seconds", "syscalls", "unknown_syscalls",
+	"wall_seconds", "top_fragments"}
 
 func TestStatsJSON(t *testing.T) {
 	s := Stats{Mode: ModeInterp, Delay: 7, Exits: [exit.NumKinds]uint64{1, 2, 3, 4},
