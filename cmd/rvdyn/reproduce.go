@@ -63,7 +63,7 @@ type experiment struct {
 var papers = []struct{ key, title string }{
 	{"net", "Duesterwald and Bala, Software Profiling for Hot Path Prediction: Less is More (ASPLOS 2000)"},
 	{"stratified", "Sastry, Bodik and Smith, Rapid Profiling via Stratified Sampling (ISCA 2001)"},
-	{"multihash", "Narayanasamy, Sherwood, Sair, Calder and Varghese, Catching Accurately Profiled Hot Regions (multi-hash interval profiler)"},
+	{"multihash", "Narayanasamy, Sherwood, Sair, Calder and Varghese, Catching Accurate Profiles in Hardware (multi-hash interval profiler)"},
 	{"rpa", "Heil and Smith, Relational Profiling: Enabling Thread-Level Parallelism in Virtual Machines (MICRO 2000)"},
 	{"layout", "Gloy, Wang, Zhang, Chen and Smith, Profile-Based Optimization with Statistical Profiles (Harvard TR-02-97, 1997; the Morph Continuous Monitoring System)"},
 }
