@@ -189,3 +189,12 @@ var (
 // Mechanisms returns the names Options.Disable (and --disable) accepts,
 // sorted: each turns one mechanism off for an ablation.
 func Mechanisms() []string { return engine.Mechanisms() }
+
+// A Mechanism is one mechanism Options.Disable can switch off: its name
+// and what switching it off does.
+type Mechanism = engine.Mechanism
+
+// MechanismTable returns every mechanism Options.Disable can switch off,
+// sorted by name, with what switching it off does (`rvdyn run
+// --disable=help`, the README's table).
+func MechanismTable() []Mechanism { return engine.MechanismTable() }

@@ -95,6 +95,7 @@ type pass struct {
 	name string
 	run  func(*ir.Func)
 	off  func(*Options) *bool
+	doc  string // what switching it off does (PassDocs)
 }
 
 // passes are the optimizer passes in the order they run. Constant folding
@@ -107,14 +108,14 @@ type pass struct {
 // gets what hoisting left; dead
 // code elimination last, to sweep up what the others made dead.
 var passes = []pass{
-	{"constfold", ir.ConstFold, func(o *Options) *bool { return &o.NoConstFold }},
-	{"strength", ir.Strength, func(o *Options) *bool { return &o.NoStrength }},
-	{"loadelim", ir.LoadElim, func(o *Options) *bool { return &o.NoLoadElim }},
-	{"copyprop", ir.CopyProp, func(o *Options) *bool { return &o.NoCopyProp }},
-	{"checkrange", ir.CheckRange, func(o *Options) *bool { return &o.NoCheckRange }},
-	{"checkhoist", ir.CheckHoist, func(o *Options) *bool { return &o.NoCheckHoist }},
-	{"checkwiden", ir.CheckWiden, func(o *Options) *bool { return &o.NoCheckWiden }},
-	{"dce", ir.DCE, func(o *Options) *bool { return &o.NoDCE }},
+	{"constfold", ir.ConstFold, func(o *Options) *bool { return &o.NoConstFold }, "no constant propagation or folding: known branch outcomes, constant addresses checked at compile time and algebraic identities are left to run"},
+	{"strength", ir.Strength, func(o *Options) *bool { return &o.NoStrength }, "no strength reduction of gcc's idioms"},
+	{"loadelim", ir.LoadElim, func(o *Options) *bool { return &o.NoLoadElim }, "redundant loads stay and stores are not forwarded to the loads after them"},
+	{"copyprop", ir.CopyProp, func(o *Options) *bool { return &o.NoCopyProp }, "no copy propagation"},
+	{"checkrange", ir.CheckRange, func(o *Options) *bool { return &o.NoCheckRange }, "each table lookup (a base plus a bounded index) keeps its own bounds check instead of one per base value covering every index"},
+	{"checkhoist", ir.CheckHoist, func(o *Options) *bool { return &o.NoCheckHoist }, "a self-loop checks its induction and invariant bases in every iteration instead of once on entry"},
+	{"checkwiden", ir.CheckWiden, func(o *Options) *bool { return &o.NoCheckWiden }, "each load and store keeps its own bounds check instead of one per base register value covering all its offsets"},
+	{"dce", ir.DCE, func(o *Options) *bool { return &o.NoDCE }, "no dead code elimination"},
 }
 
 // passOrder are the constraints on the order of passes, each "a runs
@@ -200,16 +201,16 @@ func optimize(f *ir.Func, opts Options) error {
 // backendSwitches are the code generator's optimizations (package amd64),
 // switchable like the passes but not run on the IR.
 var backendSwitches = []pass{
-	{"regalloc", nil, func(o *Options) *bool { return &o.NoRegAlloc }},
-	{"bp-reg", nil, func(o *Options) *bool { return &o.NoBPReg }},
-	{"lazy-sext", nil, func(o *Options) *bool { return &o.NoLazySext }},
-	{"home-regs", nil, func(o *Options) *bool { return &o.NoHomeRegs }},
-	{"float-regs", nil, func(o *Options) *bool { return &o.NoFloatRegs }},
-	{"float", nil, func(o *Options) *bool { return &o.NoFloat }},
-	{"atomics", nil, func(o *Options) *bool { return &o.NoAtomics }},
-	{"bulk", nil, func(o *Options) *bool { return &o.NoBulk }},
-	{"self-exits", nil, func(o *Options) *bool { return &o.NoSelfExits }},
-	{"loop-align", nil, func(o *Options) *bool { return &o.NoLoopAlign }},
+	{"regalloc", nil, func(o *Options) *bool { return &o.NoRegAlloc }, "every guest register stays in memory: each instruction loads its operands and stores its result"},
+	{"bp-reg", nil, func(o *Options) *bool { return &o.NoBPReg }, "the register allocator stays off BP: 8 host registers instead of 9"},
+	{"lazy-sext", nil, func(o *Options) *bool { return &o.NoLazySext }, "every 32-bit (W) result is sign-extended where it is computed instead of when a use needs the upper half"},
+	{"home-regs", nil, func(o *Options) *bool { return &o.NoHomeRegs }, "no home registers across linked fragments: every exit writes back what it wrote, every entry loads what it reads"},
+	{"float-regs", nil, func(o *Options) *bool { return &o.NoFloatRegs }, "every f register stays in memory instead of the most used ones getting XMM registers"},
+	{"float", nil, func(o *Options) *bool { return &o.NoFloat }, "F, D and CSR instructions stay interpreted: traces end before them"},
+	{"atomics", nil, func(o *Options) *bool { return &o.NoAtomics }, "lr, sc and AMOs stay interpreted"},
+	{"bulk", nil, func(o *Options) *bool { return &o.NoBulk }, "byte fill and copy loops run iteration by iteration instead of as REP STOSB and REP MOVSB"},
+	{"self-exits", nil, func(o *Options) *bool { return &o.NoSelfExits }, "a side exit to the fragment's own head links through the linked entry instead of jumping back to the body"},
+	{"loop-align", nil, func(o *Options) *bool { return &o.NoLoopAlign }, "a looping fragment's head stays where it falls instead of padded with NOPs to a 32-byte boundary"},
 }
 
 // switchOf returns the Options field that switches off the optimization
@@ -240,6 +241,19 @@ func PassNames() []string {
 		names = append(names, p.name)
 	}
 	return names
+}
+
+// PassDocs returns, for each name of PassNames, what switching it off
+// does: one line for `rvdyn run --disable=help` and the README.
+func PassDocs() map[string]string {
+	docs := map[string]string{}
+	for _, p := range backendSwitches {
+		docs[p.name] = p.doc
+	}
+	for _, p := range passes {
+		docs[p.name] = p.doc
+	}
+	return docs
 }
 
 // Disable switches off the optimization called name (one of PassNames,

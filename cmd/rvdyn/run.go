@@ -13,6 +13,7 @@ import (
 	"os"
 	"strings"
 	"syscall"
+	"text/tabwriter"
 	"time"
 
 	"rvdyn"
@@ -71,7 +72,7 @@ func newRun(stderr io.Writer) (fs *flag.FlagSet, start func(stdin io.Reader, std
 	stackSize := fs.Uint64("stack-size", 0, "guest stack limit in bytes, a multiple of 4096 (0 = 8 MiB, or a quarter of a smaller address space); an access below it is a guest fault (SIGSEGV)")
 	compile := fs.String("compile", "sync", "where fragments are compiled: sync (on the main thread at once; deterministic) or async (on a service thread while the guest runs on, installed at the dispatcher's next safe point)")
 	compileQueue := fs.Int("compile-queue", rvdyn.DefaultCompileQueue, "with --compile=async: traces queued or being compiled at most; a trace recorded when it is full is compiled on the main thread")
-	disable := fs.String("disable", "", "switch off optimizations, comma-separated: "+strings.Join(rvdyn.Mechanisms(), ", "))
+	disable := fs.String("disable", "", "switch off mechanisms, comma-separated: "+strings.Join(rvdyn.Mechanisms(), ", ")+"; help: say what each does")
 	guest := fs.String("guest", "", "run the named embedded guest instead of a file (see 'rvdyn bench -list')")
 	stats := fs.Bool("stats", false, "print run statistics to stderr when the guest ends")
 	statsJSON := fs.String("stats-json", "", "write run statistics as one JSON object to this file")
@@ -94,6 +95,10 @@ func newRun(stderr io.Writer) (fs *flag.FlagSet, start func(stdin io.Reader, std
 	execFD := fs.Int("exec-fd", -1, "read the program from this open file descriptor (as binfmt_misc's O flag passes it); the program argument is then its name")
 	exitHow := fs.String("exit-status", "signal", "how a guest killed by a signal ends rvdyn: signal (rvdyn dies of the same signal, without a core file, as qemu-riscv64) or code (exit status 128+signal)")
 	start = func(stdin io.Reader, stdout, stderr io.Writer) exitStatus {
+		if *disable == "help" {
+			writeMechanisms(stdout)
+			return exitStatus{}
+		}
 		if *exitHow != "signal" && *exitHow != "code" {
 			fmt.Fprintf(stderr, "rvdyn: --exit-status: want signal or code, not %q\n", *exitHow)
 			return exitStatus{code: exitUsage}
@@ -290,6 +295,17 @@ func newRun(stderr io.Writer) (fs *flag.FlagSet, start func(stdin io.Reader, std
 		return exitStatus{code: code, signal: sig}
 	}
 	return fs, start
+}
+
+// writeMechanisms lists what --disable takes: each mechanism and what
+// switching it off does.
+func writeMechanisms(w io.Writer) {
+	tw := tabwriter.NewWriter(w, 0, 8, 2, ' ', 0)
+	fmt.Fprintln(tw, "mechanism\tswitched off")
+	for _, m := range rvdyn.MechanismTable() {
+		fmt.Fprintf(tw, "%s\t%s\n", m.Name, strings.ReplaceAll(m.Doc, "`", ""))
+	}
+	tw.Flush()
 }
 
 // flagSet reports whether the flag name was given on the command line.

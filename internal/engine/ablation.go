@@ -1,44 +1,58 @@
-// Ablation switches: a mechanism's name -> the Options change that turns it off.
+// Ablation switches: a mechanism's name -> the Options change that turns it off, and what that does.
 
 package engine
 
 import (
 	"fmt"
-	"rvdyn/fragment"
-	"sort"
+	"slices"
 	"strings"
+
+	"rvdyn/fragment"
 )
 
-// mechanisms maps the name of each optimization or cache mechanism to the
-// change of Options that switches it off, so every one can be measured
-// (and tested) in isolation: `rvdyn run --disable=NAME,...`,
-// `rvdyn bench --ablation`.
-var mechanisms = func() map[string]func(*Options) {
-	m := map[string]func(*Options){
-		"link":        func(o *Options) { o.Cache.NoLink = true },          // linking of exits to fragments
-		"ibl":         func(o *Options) { o.Cache.NoIBL = true },           // in-cache indirect branch lookup
-		"phase-flush": func(o *Options) { o.Policy.NoPhaseFlush = true },   // phase-change flush
-		"phase-keep":  func(o *Options) { o.Policy.FullPhaseFlush = true }, // a phase flush keeps the new phase's fragments, backs off
-		"bailout":     func(o *Options) { o.Policy.NoBailout = true },      // bail-out to the interpreter
-		"cut-flush":   func(o *Options) { o.Policy.NoCutFlush = true },     // the flush after a munmap or mprotect cut a fast interval short
-		"hugepages":   func(o *Options) { o.Config.SmallPages = true },     // guest memory in transparent huge pages
+// A Mechanism is one optimization or cache mechanism that can be switched
+// off, so that each can be measured (and tested) in isolation: `rvdyn run
+// --disable=NAME,...`, `rvdyn bench --ablation`, the differential test.
+type Mechanism struct {
+	Name string // as --disable takes it: "link", "regalloc", ...
+	Doc  string // what switching it off does, one line
+	off  func(*Options)
+}
+
+// mechanisms is every mechanism, sorted by name: the one table from which
+// Disable, Mechanisms, `rvdyn run --disable=help` and the README's list
+// (checked by cmd/rvdyn's TestREADMEFlags) come.
+var mechanisms = func() []Mechanism {
+	m := []Mechanism{
+		{"link", "every exit returns to the dispatcher instead of jumping to the fragment it leads to (implies `ibl`)", func(o *Options) { o.Cache.NoLink = true }},
+		{"ibl", "an indirect jump to a target other than the recorded one returns to the dispatcher instead of looking the target up in the cache", func(o *Options) { o.Cache.NoIBL = true }},
+		{"phase-flush", "no flush when the rate of new traces jumps (a phase change)", func(o *Options) { o.Policy.NoPhaseFlush = true }},
+		{"phase-keep", "a phase flush empties the whole cache instead of keeping the new phase's fragments and backing off", func(o *Options) { o.Policy.FullPhaseFlush = true }},
+		{"bailout", "no bail-out to the interpreter when the cache thrashes", func(o *Options) { o.Policy.NoBailout = true }},
+		{"cut-flush", "no flush after a `munmap` or `mprotect` cut a fast interval of guest memory short", func(o *Options) { o.Policy.NoCutFlush = true }},
+		{"hugepages", "guest memory in 4 KiB pages instead of transparent huge pages", func(o *Options) { o.Config.SmallPages = true }},
 	}
-	// The fragment compiler's passes (regalloc, constfold, ...).
+	// The fragment compiler's switches (regalloc, constfold, ...).
+	docs := fragment.PassDocs()
 	for _, name := range fragment.PassNames() {
-		m[name] = func(o *Options) { o.Compile.Disable(name) }
+		m = append(m, Mechanism{name, docs[name], func(o *Options) { o.Compile.Disable(name) }})
 	}
+	slices.SortFunc(m, func(a, b Mechanism) int { return strings.Compare(a.Name, b.Name) })
 	return m
 }()
 
 // Mechanisms returns the names Disable accepts, sorted.
 func Mechanisms() []string {
-	names := make([]string, 0, len(mechanisms))
-	for n := range mechanisms {
-		names = append(names, n)
+	names := make([]string, len(mechanisms))
+	for i, m := range mechanisms {
+		names[i] = m.Name
 	}
-	sort.Strings(names)
 	return names
 }
+
+// MechanismTable returns every mechanism Disable can switch off, with
+// what switching it off does, sorted by name.
+func MechanismTable() []Mechanism { return slices.Clone(mechanisms) }
 
 // Disable switches off the mechanisms named in list (comma-separated, see
 // Mechanisms); an unknown name is an error.
@@ -48,11 +62,11 @@ func (o *Options) Disable(list string) error {
 		if n == "" {
 			continue
 		}
-		off, ok := mechanisms[n]
-		if !ok {
+		i := slices.IndexFunc(mechanisms, func(m Mechanism) bool { return m.Name == n })
+		if i < 0 {
 			return fmt.Errorf("unknown mechanism %q (have %s)", n, strings.Join(Mechanisms(), ", "))
 		}
-		off(o)
+		mechanisms[i].off(o)
 	}
 	return nil
 }
