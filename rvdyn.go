@@ -26,9 +26,13 @@
 package rvdyn
 
 import (
+	"rvdyn/codecache"
 	"rvdyn/fragment/exit"
+	"rvdyn/gcassist"
 	"rvdyn/internal/engine"
 	"rvdyn/internal/selection"
+	"rvdyn/interp"
+	"rvdyn/net"
 )
 
 // Options configures a VM: the mode, NET's delay and trace length, the
@@ -198,3 +202,72 @@ type Mechanism = engine.Mechanism
 // sorted by name, with what switching it off does (`rvdyn run
 // --disable=help`, the README's table).
 func MechanismTable() []Mechanism { return engine.MechanismTable() }
+
+// The mechanisms' own options and values, of which Options is composed,
+// under the names a caller of this package uses; each is documented in
+// its package.
+type (
+	// NETOptions are Options.NET: the prediction delay, the longest
+	// trace and the online prediction scheme (net.Options).
+	NETOptions = net.Options
+	// Predict is the online prediction scheme: PredictNET or PredictPath.
+	Predict = net.Predict
+	// CacheOptions are Options.Cache: the code cache's capacity and its
+	// linking switches (codecache.Options).
+	CacheOptions = codecache.Options
+	// Config is the guest process (Options.Config): arguments,
+	// environment, standard streams, address space, stack, root
+	// directory, loader prefix, random seed (interp.Config).
+	Config = interp.Config
+	// Fault is the error Run returns for a guest fault: its kind (and
+	// signal), pc and address (interp.Fault).
+	Fault = interp.Fault
+	// GCOptions are Options.GC: who collects a guest heap that follows
+	// the heap contract, and how (gcassist.Options).
+	GCOptions = gcassist.Options
+	// GCMode is GCOptions.Mode: guest, stw, soft, rpa or none.
+	GCMode = gcassist.Mode
+	// Collector is a host collector (Options.Collector), made by
+	// NewCollector.
+	Collector = gcassist.Collector
+)
+
+// The online prediction schemes (NETOptions.Predict).
+const (
+	PredictNET  = net.PredictNET
+	PredictPath = net.PredictPath
+)
+
+// Defaults of NETOptions: the prediction delay tau and the longest trace,
+// in guest instructions.
+const (
+	DefaultDelay       = net.DefaultDelay
+	DefaultMaxTraceLen = net.DefaultMaxTraceLen
+)
+
+// GCRPA is the collector mode whose store barrier is the relational
+// profiler's (its queries share the profiler session).
+const GCRPA = gcassist.ModeRPA
+
+// DefaultMemSize is Config.MemSize's default: the guest address space in
+// bytes.
+const DefaultMemSize = interp.DefaultMemSize
+
+// ErrLimit is returned by Run when Options.MaxInstructions is reached.
+var ErrLimit = interp.ErrLimit
+
+// DelayOf returns the NETOptions.Delay that asks for prediction delay tau,
+// where tau <= 0 means 0 (the first execution is hot).
+func DelayOf(tau int) int { return net.DelayOf(tau) }
+
+// ParsePredict parses "net" or "path"; anything else is an error.
+func ParsePredict(s string) (Predict, error) { return net.ParsePredict(s) }
+
+// ParseGCMode parses a collector mode ("guest", "stw", "soft", "rpa",
+// "none"); anything else is an error.
+func ParseGCMode(s string) (GCMode, error) { return gcassist.ParseMode(s) }
+
+// NewCollector returns a host collector for Options.Collector, made
+// before New when a relational profiler session must carry its barrier
+// query (GCRPA).
+func NewCollector(opts GCOptions) *Collector { return gcassist.New(opts) }

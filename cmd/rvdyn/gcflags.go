@@ -1,4 +1,4 @@
-// The collector's flags (run, bench): --gc and its settings in, gcassist.Options out.
+// The collector's flags (run, bench): --gc and its settings in, rvdyn.GCOptions out.
 
 package main
 
@@ -6,7 +6,7 @@ import (
 	"flag"
 	"fmt"
 
-	"rvdyn/gcassist"
+	"rvdyn"
 )
 
 type gcFlags struct {
@@ -31,14 +31,14 @@ func addGCFlags(fs *flag.FlagSet) *gcFlags {
 	}
 }
 
-func (f *gcFlags) options() (gcassist.Options, error) {
-	m, err := gcassist.ParseMode(*f.mode)
+func (f *gcFlags) options() (rvdyn.GCOptions, error) {
+	m, err := rvdyn.ParseGCMode(*f.mode)
 	if err != nil {
-		return gcassist.Options{}, fmt.Errorf("--gc: %w", err)
+		return rvdyn.GCOptions{}, fmt.Errorf("--gc: %w", err)
 	}
 	if *f.step < 1 {
-		return gcassist.Options{}, fmt.Errorf("--gc-step must be >= 1")
+		return rvdyn.GCOptions{}, fmt.Errorf("--gc-step must be >= 1")
 	}
-	return gcassist.Options{Mode: m, Interval: *f.interval, Deterministic: *f.deterministic,
+	return rvdyn.GCOptions{Mode: m, Interval: *f.interval, Deterministic: *f.deterministic,
 		Step: *f.step, Poison: *f.poison, Verify: *f.verify}, nil
 }

@@ -10,8 +10,8 @@ import (
 	"path/filepath"
 	"syscall"
 
+	"rvdyn"
 	"rvdyn/bench/corpus"
-	"rvdyn/interp"
 )
 
 // A guestRun is one program to run: a display name, its ELF image, argv.
@@ -62,11 +62,11 @@ func selectGuests(files []string, list string, small bool, memSize uint64) ([]gu
 // readProgram reads a program file. It refuses what is not a regular file
 // (a device such as /dev/zero, a pipe, a directory: reading those need not
 // end) and a file larger than the guest address space (memSize bytes, 0
-// for interp.DefaultMemSize), which could not be loaded anyway, so a file
+// for rvdyn.DefaultMemSize), which could not be loaded anyway, so a file
 // costs rvdyn at most its size to read.
 func readProgram(path string, memSize uint64) ([]byte, error) {
 	if memSize == 0 {
-		memSize = interp.DefaultMemSize
+		memSize = rvdyn.DefaultMemSize
 	}
 	return readRegular(path, int64(memSize), fmt.Sprintf("the guest address space (--mem-size %d)", memSize))
 }
@@ -96,7 +96,7 @@ func readRegular(path string, max int64, limit string) ([]byte, error) {
 // O flag; see readProgram), named path, and closes fd.
 func readProgramFD(fd int, path string, memSize uint64) ([]byte, error) {
 	if memSize == 0 {
-		memSize = interp.DefaultMemSize
+		memSize = rvdyn.DefaultMemSize
 	}
 	f := os.NewFile(uintptr(fd), path)
 	if f == nil {

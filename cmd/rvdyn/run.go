@@ -18,10 +18,6 @@ import (
 
 	"rvdyn"
 	"rvdyn/bench/corpus"
-	"rvdyn/codecache"
-	"rvdyn/gcassist"
-	"rvdyn/interp"
-	"rvdyn/net"
 
 	"golang.org/x/sys/unix"
 )
@@ -61,12 +57,12 @@ func newRun(stderr io.Writer) (fs *flag.FlagSet, start func(stdin io.Reader, std
 	fs = flag.NewFlagSet("run", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	mode := fs.String("mode", "dynamo", "execution mode: dynamo (interpret + NET + native code cache) or interp (interpret only)")
-	delay := fs.Int("delay", net.DefaultDelay, "NET prediction delay: a trace head is hot when its counter exceeds this (0 = first execution)")
+	delay := fs.Int("delay", rvdyn.DefaultDelay, "NET prediction delay: a trace head is hot when its counter exceeds this (0 = first execution)")
 	maxInsts := fs.Uint64("max-instructions", 0, "stop the guest after this many instructions (0 = no limit); exit status 124")
 	timeout := fs.Duration("timeout", 0, "stop the guest after this much wall time, e.g. 10s (0 = no limit); exit status 124")
 	predict := fs.String("predict", "net", "online hot path prediction: net (one counter per trace head) or path (every path from a head recorded and counted; NET paper Figure 5); an alias of --select=net|path")
 	sf := addSelectFlags(fs)
-	maxTrace := fs.Int("max-trace-len", net.DefaultMaxTraceLen, "maximum guest instructions in one trace")
+	maxTrace := fs.Int("max-trace-len", rvdyn.DefaultMaxTraceLen, "maximum guest instructions in one trace")
 	cacheSize := fs.Int("cache-size", 0, "code cache capacity in bytes (0 = 32 MiB); a full cache is flushed")
 	memSize := fs.Uint64("mem-size", 0, "guest address space in bytes, 1 MiB to 2 GiB (0 = 1 GiB): bounds the guest memory rvdyn may commit")
 	stackSize := fs.Uint64("stack-size", 0, "guest stack limit in bytes, a multiple of 4096 (0 = 8 MiB, or a quarter of a smaller address space); an access below it is a guest fault (SIGSEGV)")
@@ -108,7 +104,7 @@ func newRun(stderr io.Writer) (fs *flag.FlagSet, start func(stdin io.Reader, std
 			fmt.Fprintf(stderr, "rvdyn: %v\n", err)
 			return exitStatus{code: exitUsage}
 		}
-		pred, err := net.ParsePredict(*predict)
+		pred, err := rvdyn.ParsePredict(*predict)
 		if err != nil {
 			fmt.Fprintf(stderr, "rvdyn: --predict: %v\n", err)
 			return exitStatus{code: exitUsage}
@@ -167,9 +163,9 @@ func newRun(stderr io.Writer) (fs *flag.FlagSet, start func(stdin io.Reader, std
 			logw = bw
 		}
 
-		opts := rvdyn.Options{Mode: m, NET: net.Options{Delay: net.DelayOf(*delay), MaxTraceLen: *maxTrace, Predict: pred},
-			Select: sel, Cache: codecache.Options{Size: *cacheSize}, Compiler: rvdyn.CompilerOptions{Mode: cmode, Queue: *compileQueue}, MaxInstructions: *maxInsts, Timeout: *timeout,
-			Config: interp.Config{Args: gargs, Path: path, LdPrefix: *ldPrefix, Env: envf.environ(hostEnviron()), RandSeed: *seed, Stdin: stdin, Stdout: stdout, Stderr: stderr, MemSize: *memSize, StackSize: *stackSize, Root: *root}}
+		opts := rvdyn.Options{Mode: m, NET: rvdyn.NETOptions{Delay: rvdyn.DelayOf(*delay), MaxTraceLen: *maxTrace, Predict: pred},
+			Select: sel, Cache: rvdyn.CacheOptions{Size: *cacheSize}, Compiler: rvdyn.CompilerOptions{Mode: cmode, Queue: *compileQueue}, MaxInstructions: *maxInsts, Timeout: *timeout,
+			Config: rvdyn.Config{Args: gargs, Path: path, LdPrefix: *ldPrefix, Env: envf.environ(hostEnviron()), RandSeed: *seed, Stdin: stdin, Stdout: stdout, Stderr: stderr, MemSize: *memSize, StackSize: *stackSize, Root: *root}}
 		if *strace {
 			opts.Strace = logw
 		}
@@ -224,8 +220,8 @@ func newRun(stderr io.Writer) (fs *flag.FlagSet, start func(stdin io.Reader, std
 		}
 		var qr *queryRun
 		if flagSet(fs, "query") { // --query "" is an error, not no query
-			if opts.GC.Mode == gcassist.ModeRPA {
-				opts.Collector = gcassist.New(opts.GC)
+			if opts.GC.Mode == rvdyn.GCRPA {
+				opts.Collector = rvdyn.NewCollector(opts.GC)
 			}
 			if qr, err = startQuery(*query, *querySeed, opts.Collector); err != nil {
 				fmt.Fprintf(stderr, "rvdyn: %v\n", err)
@@ -255,7 +251,7 @@ func newRun(stderr io.Writer) (fs *flag.FlagSet, start func(stdin io.Reader, std
 		if backstop != nil {
 			backstop.Stop()
 		}
-		var fault *interp.Fault
+		var fault *rvdyn.Fault
 		var sig syscall.Signal // the signal that killed the guest
 		switch {
 		case errors.As(runErr, &fault):
@@ -264,7 +260,7 @@ func newRun(stderr io.Writer) (fs *flag.FlagSet, start func(stdin io.Reader, std
 		case errors.Is(runErr, rvdyn.ErrTimeout):
 			fmt.Fprintf(stderr, "rvdyn: %v (--timeout %v) after %d guest instructions\n", runErr, *timeout, vm.Machine().Retired())
 			code = exitLimit
-		case errors.Is(runErr, interp.ErrLimit):
+		case errors.Is(runErr, rvdyn.ErrLimit):
 			fmt.Fprintf(stderr, "rvdyn: %v after %d guest instructions\n", runErr, vm.Machine().Retired())
 			code = exitLimit
 		case runErr != nil:

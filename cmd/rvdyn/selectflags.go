@@ -7,7 +7,6 @@ import (
 	"fmt"
 
 	"rvdyn"
-	"rvdyn/net"
 )
 
 // selectFlags are the trace selection flags of run (and their values).
@@ -33,12 +32,12 @@ func addSelectFlags(fs *flag.FlagSet) *selectFlags {
 
 // options returns the selection options the flags ask for; pred is
 // --predict, an alias of --select=net|path.
-func (f *selectFlags) options(pred net.Predict) (rvdyn.SelectOptions, error) {
+func (f *selectFlags) options(pred rvdyn.Predict) (rvdyn.SelectOptions, error) {
 	s, err := rvdyn.ParseSelect(*f.scheme)
 	if err != nil {
 		return rvdyn.SelectOptions{}, fmt.Errorf("--select: %v", err)
 	}
-	if pred == net.PredictPath && s != rvdyn.SelectNET && s != rvdyn.SelectPath {
+	if pred == rvdyn.PredictPath && s != rvdyn.SelectNET && s != rvdyn.SelectPath {
 		return rvdyn.SelectOptions{}, fmt.Errorf("--predict=path and --select=%v ask for two schemes", s)
 	}
 	if *f.rpaPeriod < 1 || *f.rpaPeriod > 8192 || *f.rpaJumps < 1 || *f.rpaJumps > 8192 { // the query language's every N
