@@ -6,5 +6,6 @@
 // The guests themselves are not here: their C sources and build are in
 // guests/, their images, sizes and expected outputs in corpus/. bench sits
 // above the root package (it runs rvdyn through its public API); nothing
-// in rvdyn but the command imports it.
+// in rvdyn but the command and the papers' experiments
+// (internal/experiments) imports it, and it imports neither.
 package bench

@@ -10,7 +10,7 @@ import (
 	"strings"
 
 	"rvdyn"
-	"rvdyn/bench"
+	"rvdyn/internal/experiments/relational"
 	"rvdyn/internal/figure"
 )
 
@@ -38,7 +38,7 @@ func gcCmd(args []string, stdout, stderr io.Writer) int {
 		}
 		return exitUsage
 	}
-	cfg := bench.GCConfig{Size: *size, Runs: *runs, IntervalKB: *interval, HeapMB: *heap, ProfileNoNative: *noNative}
+	cfg := relational.GCConfig{Size: *size, Runs: *runs, IntervalKB: *interval, HeapMB: *heap, ProfileNoNative: *noNative}
 	if *programs != "" {
 		cfg.Programs = strings.Split(*programs, ",")
 	}
@@ -57,12 +57,12 @@ func gcCmd(args []string, stdout, stderr io.Writer) int {
 			return exitUsage
 		}
 	}
-	var r *bench.GCReport
+	var r *relational.GCReport
 	var err error
 	if *fromJSON != "" {
-		r, err = bench.ReadGCJSON(*fromJSON)
+		r, err = relational.ReadGCJSON(*fromJSON)
 	} else {
-		r, err = bench.RunGC(cfg, stderr)
+		r, err = relational.RunGC(cfg, stderr)
 	}
 	if err != nil {
 		fmt.Fprintf(stderr, "rvdyn: %v\n", err)
@@ -77,9 +77,9 @@ func gcCmd(args []string, stdout, stderr io.Writer) int {
 	for _, s := range r.GCSummary() {
 		fmt.Fprintf(stdout, "  %-7s %-28s %+8.1f %+12.1f %+10.1f\n", s.Exec, s.GC+" ("+s.Baseline+")", s.Wall, s.ThreadCPU, s.TotalCPU)
 	}
-	bench.WriteGCPaperComparison(stdout, r.GCPaperComparison())
+	relational.WriteGCPaperComparison(stdout, r.GCPaperComparison())
 	if *plotPath != "" {
-		if err := bench.PlotGC(r, *plotPath); err != nil {
+		if err := relational.PlotGC(r, *plotPath); err != nil {
 			fmt.Fprintf(stderr, "rvdyn: --plot: %v\n", err)
 			return 1
 		}

@@ -16,6 +16,7 @@ import (
 	"rvdyn/internal/experiments/hwprofile"
 	"rvdyn/internal/experiments/placement"
 	"rvdyn/internal/experiments/prediction"
+	"rvdyn/internal/experiments/relational"
 	"rvdyn/net"
 	"rvdyn/profhw"
 )
@@ -111,21 +112,21 @@ var replots = []replot{
 		return nil
 	}},
 	{"rpa-gc.json", func(dir, in string) error {
-		r, err := bench.ReadGCJSON(in)
+		r, err := relational.ReadGCJSON(in)
 		if err != nil {
 			return err
 		}
-		return bench.PlotGC(r, filepath.Join(dir, "rpa-gc.svg"))
+		return relational.PlotGC(r, filepath.Join(dir, "rpa-gc.svg"))
 	}},
 	{"rpa-hw.json", func(dir, in string) error {
-		var r bench.RPAHWReport
+		var r relational.RPAHWReport
 		if err := readJSONFile(in, &r); err != nil {
 			return err
 		}
-		if err := bench.PlotRPAHWFigure7(&r, filepath.Join(dir, "rpa-fig7.svg")); err != nil {
+		if err := relational.PlotRPAHWFigure7(&r, filepath.Join(dir, "rpa-fig7.svg")); err != nil {
 			return err
 		}
-		return bench.PlotRPAHWFigure8(&r, filepath.Join(dir, "rpa-fig8.svg"))
+		return relational.PlotRPAHWFigure8(&r, filepath.Join(dir, "rpa-fig8.svg"))
 	}},
 	{"layout.json", func(dir, in string) error {
 		var rep layoutReport

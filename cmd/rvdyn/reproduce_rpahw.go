@@ -1,4 +1,4 @@
-// The rpa-hw experiment of rvdyn reproduce: flags in; the relational-profiling paper's Figure 7, Figures 8a and 8b and Table 6 from the hardware cost model (bench.RunRPAHW) out, as tables, JSON and plots.
+// The rpa-hw experiment of rvdyn reproduce: flags in; the relational-profiling paper's Figure 7, Figures 8a and 8b and Table 6 from the hardware cost model (relational.RunRPAHW) out, as tables, JSON and plots.
 
 package main
 
@@ -8,7 +8,7 @@ import (
 	"io"
 	"strings"
 
-	"rvdyn/bench"
+	"rvdyn/internal/experiments/relational"
 	"rvdyn/internal/figure"
 	"rvdyn/profhw/rpa"
 )
@@ -38,7 +38,7 @@ func rpaHWCmd(args []string, stdout, stderr io.Writer) int {
 	}
 	cfg := rpa.PaperHW()
 	cfg.IPC, cfg.Flight = *ipc, *flight
-	r, err := bench.RunRPAHW(strings.Split(*programs, ","), *size, cfg, stderr)
+	r, err := relational.RunRPAHW(strings.Split(*programs, ","), *size, cfg, stderr)
 	if err != nil {
 		fmt.Fprintf(stderr, "rvdyn rpa-hw: %v\n", err)
 		return 1
@@ -46,8 +46,8 @@ func rpaHWCmd(args []string, stdout, stderr io.Writer) int {
 	r.WriteTables(stdout)
 	for _, out := range []struct {
 		path string
-		f    func(*bench.RPAHWReport, string) error
-	}{{*fig7, bench.PlotRPAHWFigure7}, {*fig8, bench.PlotRPAHWFigure8}} {
+		f    func(*relational.RPAHWReport, string) error
+	}{{*fig7, relational.PlotRPAHWFigure7}, {*fig8, relational.PlotRPAHWFigure8}} {
 		if out.path != "" {
 			if err := out.f(r, out.path); err != nil {
 				fmt.Fprintf(stderr, "rvdyn rpa-hw: %v\n", err)

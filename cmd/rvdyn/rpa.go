@@ -1,4 +1,4 @@
-// The rpa command and run --query: relational profiler queries in; listings, images, edge profiles, accuracy tables and RPA stats out.
+// The rpa command and run --query: relational profiler queries in; listings, images, the edge experiment's accuracy table (relational.RunEdge), per-pc query tables and RPA stats out.
 
 package main
 
@@ -12,7 +12,8 @@ import (
 	"strings"
 	"text/tabwriter"
 
-	"rvdyn/gcassist"
+	"rvdyn"
+	"rvdyn/internal/experiments/relational"
 	"rvdyn/interp"
 	"rvdyn/profhw/rpa"
 )
@@ -129,19 +130,6 @@ func rpaAsmCmd(sub string, args []string, stdout, stderr io.Writer) int {
 	return 0
 }
 
-// edgeRow is one line of the accuracy table (and of its JSON).
-type edgeRow struct {
-	Guest        string  `json:"guest"`
-	Rate         uint32  `json:"rate"`
-	Instructions uint64  `json:"instructions"`
-	Branches     uint64  `json:"branches"`
-	Messages     uint64  `json:"messages"`
-	Error        float64 `json:"error"`
-	Outcomes     int     `json:"outcomes"` // outcomes of branches executed >= 1000 times
-	Stalls       uint64  `json:"stalls"`
-	MaxOccupancy uint64  `json:"max_occupancy"`
-}
-
 func rpaEdgeCmd(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("rpa edge", flag.ContinueOnError)
 	fs.SetOutput(stderr)
@@ -170,28 +158,17 @@ func rpaEdgeCmd(args []string, stdout, stderr io.Writer) int {
 		}
 		ns = append(ns, uint32(n))
 	}
-	runs, err := selectGuests(fs.Args(), *guest, true, 0)
+	gs, err := selectGuests(fs.Args(), *guest, true, 0)
 	if err != nil {
 		fmt.Fprintf(stderr, "rvdyn: %v\n", err)
 		return exitUsage
 	}
-	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "guest\trate\tinstructions\tbranches\tmessages\terror\toutcomes\tstalls\tmax occ.\t")
-	var rows []edgeRow
-	for _, g := range runs {
-		for _, n := range ns {
-			r, err := rpa.RunEdgeProfile(g.image, interp.Config{Args: g.args}, n, *seed, *maxInsts)
-			if err != nil {
-				fmt.Fprintf(stderr, "rvdyn: %s: %v\n", g.name, err)
-				return 1
-			}
-			q := r.Report.Queues[0]
-			row := edgeRow{g.name, n, r.Instructions, r.Branches, q.Sent, r.Error.Error, r.Error.Selected, q.Stalls, q.MaxOccupancy}
-			rows = append(rows, row)
-			fmt.Fprintf(tw, "%s\t1/%d\t%d\t%d\t%d\t%.4f\t%d\t%d\t%d\t\n", row.Guest, n, row.Instructions, row.Branches, row.Messages, row.Error, row.Outcomes, row.Stalls, row.MaxOccupancy)
-		}
+	rows, err := relational.RunEdge(experimentGuests(gs), ns, *seed, *maxInsts)
+	if err != nil {
+		fmt.Fprintf(stderr, "rvdyn: %v\n", err)
+		return 1
 	}
-	tw.Flush()
+	relational.WriteEdgeTable(stdout, rows)
 	if *jsonOut != "" {
 		if err := writeJSON(*jsonOut, rows); err != nil {
 			fmt.Fprintf(stderr, "rvdyn: %v\n", err)
@@ -199,6 +176,15 @@ func rpaEdgeCmd(args []string, stdout, stderr io.Writer) int {
 		}
 	}
 	return 0
+}
+
+// experimentGuests hands the guests selectGuests chose to an experiment.
+func experimentGuests(gs []guestRun) []relational.Guest {
+	out := make([]relational.Guest, len(gs))
+	for i, g := range gs {
+		out[i] = relational.Guest{Name: g.name, Image: g.image, Args: g.args}
+	}
+	return out
 }
 
 // queryRun is run --query's state: the session attached to the guest.
@@ -209,7 +195,7 @@ type queryRun struct {
 // startQuery assembles the --query program and starts its queues and
 // service threads; the caller hands the session to rvdyn.Options.Profile,
 // which attaches it in either mode.
-func startQuery(arg string, seed uint64, gc *gcassist.Collector) (*queryRun, error) {
+func startQuery(arg string, seed uint64, gc *rvdyn.Collector) (*queryRun, error) {
 	text, err := readQuery(arg)
 	if err != nil {
 		return nil, fmt.Errorf("--query: %w", err)

@@ -1,6 +1,6 @@
 // Plots of the RPA hardware model: an RPAHWReport in; Figure 7 (resource occupancy histograms) and Figure 8a/8b (stalls and slow-down against profile networks, with the paper's stated points) of the relational-profiling paper, from the model, out (SVG or PNG).
 
-package bench
+package relational
 
 import (
 	"cmp"

@@ -1,11 +1,13 @@
 // The collector experiment beside the relational-profiling paper's 0.6%: a GCReport in, the whole cost of --gc=rpa against no GC and its parts (query, collector, pauses) out.
 
-package bench
+package relational
 
 import (
 	"fmt"
 	"io"
 	"slices"
+
+	"rvdyn/bench"
 )
 
 // GCPaperOverhead is the relational-profiling paper's GC figure (Heil and
@@ -79,12 +81,12 @@ func (r *GCReport) GCPaperComparison() []GCPaperRow {
 		if len(ww) == 0 {
 			continue
 		}
-		pct := func(xs []float64) float64 { return 100 * (GeoMean(xs) - 1) }
+		pct := func(xs []float64) float64 { return 100 * (bench.GeoMean(xs) - 1) }
 		row := GCPaperRow{Exec: e, Programs: len(ww),
 			WholeWall: pct(ww), WholeThread: pct(wt), QueryWall: pct(qw), QueryThread: pct(qt),
 			CollectorWall: pct(cw), CollectorThread: pct(ct)}
 		if len(pauses) > 0 {
-			row.Pauses = Median(pauses)
+			row.Pauses = bench.Median(pauses)
 		}
 		rows = append(rows, row)
 	}

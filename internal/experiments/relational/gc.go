@@ -1,6 +1,6 @@
 // The collector experiment: Scheme programs x execution modes x collector modes x runs -> GC overhead against a no-GC run, pauses, barrier traffic (docs/gc.md).
 
-package bench
+package relational
 
 import (
 	"bytes"
@@ -18,6 +18,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"rvdyn"
+	"rvdyn/bench"
 	"rvdyn/bench/corpus"
 	"rvdyn/gcassist"
 	"rvdyn/profhw/rpa"
@@ -232,7 +233,7 @@ func RunGC(cfg GCConfig, log io.Writer) (*GCReport, error) {
 		if m.Error != "" || len(m.wall) == 0 {
 			continue
 		}
-		m.Wall, m.ThreadCPU, m.TotalCPU = Median(m.wall), Median(m.thread), Median(m.total)
+		m.Wall, m.ThreadCPU, m.TotalCPU = bench.Median(m.wall), bench.Median(m.thread), bench.Median(m.total)
 		base := cells[[3]string{m.Program, m.Exec, GCNoGC}]
 		if base == nil || base.Error != "" {
 			continue
@@ -402,7 +403,7 @@ func (r *GCReport) GCSummary() []GCSummaryRow {
 	var rows []GCSummaryRow
 	for _, k := range order {
 		a := accs[k]
-		rows = append(rows, GCSummaryRow{k[0], k[1], a.base, 100 * (GeoMean(a.wall) - 1), 100 * (GeoMean(a.thread) - 1), 100 * (GeoMean(a.total) - 1)})
+		rows = append(rows, GCSummaryRow{k[0], k[1], a.base, 100 * (bench.GeoMean(a.wall) - 1), 100 * (bench.GeoMean(a.thread) - 1), 100 * (bench.GeoMean(a.total) - 1)})
 	}
 	return rows
 }

@@ -1,6 +1,6 @@
 // RPA hardware experiment: Scheme programs run with the paper's edge and store-barrier queries in; the positions of their profiled instructions fed to the hardware cost model (rpa.HWModel) and Figures 7, 8a, 8b and Table 6 of the relational-profiling paper, from the model, beside the paper's numbers out.
 
-package bench
+package relational
 
 import (
 	"cmp"

@@ -1,6 +1,6 @@
 // Plot: a collector GCReport -> GC overhead per program and collector mode, one panel per execution mode (SVG or PNG).
 
-package bench
+package relational
 
 import (
 	"encoding/json"
