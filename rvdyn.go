@@ -219,6 +219,9 @@ type (
 	// environment, standard streams, address space, stack, root
 	// directory, loader prefix, random seed (interp.Config).
 	Config = interp.Config
+	// Machine is the guest machine a VM runs (VM.Machine): registers,
+	// memory, retired instructions, system call counts (interp.Machine).
+	Machine = interp.Machine
 	// Fault is the error Run returns for a guest fault: its kind (and
 	// signal), pc and address (interp.Fault).
 	Fault = interp.Fault

@@ -10,10 +10,10 @@ import (
 	"strconv"
 	"strings"
 
+	"rvdyn"
 	"rvdyn/bench/corpus"
 	"rvdyn/internal/experiments/prediction"
 	"rvdyn/internal/figure"
-	"rvdyn/interp"
 	"rvdyn/net"
 )
 
@@ -98,7 +98,7 @@ func predictCmd(args []string, stdout, stderr io.Writer) int {
 	var rows []predictRow
 	status := 0
 	for _, j := range jobs {
-		run, err := net.RunGuest(net.Guest{Image: j.image, Config: interp.Config{Args: j.args}, MaxInstructions: *maxInsts}, delays, hot)
+		run, err := net.RunGuest(net.Guest{Image: j.image, Config: rvdyn.Config{Args: j.args}, MaxInstructions: *maxInsts}, delays, hot)
 		if err != nil {
 			fmt.Fprintf(stderr, "rvdyn: predict: %s: %v\n", j.name, err)
 			status = 1

@@ -8,7 +8,6 @@ import (
 	"text/tabwriter"
 
 	"rvdyn"
-	"rvdyn/interp"
 	"rvdyn/net"
 )
 
@@ -29,14 +28,14 @@ func onlineRows(image []byte, args []string, delays []int, hot float64, maxInsts
 	var rows []onlineRow
 	for _, d := range delays {
 		vm, err := rvdyn.New(image, rvdyn.Options{NET: net.Options{Delay: net.DelayOf(d)}, MaxInstructions: maxInsts,
-			Select: rvdyn.SelectOptions{Metrics: true, Hot: hot}, Config: interp.Config{Args: args}})
+			Select: rvdyn.SelectOptions{Metrics: true, Hot: hot}, Config: rvdyn.Config{Args: args}})
 		if err != nil {
 			return nil, err
 		}
 		_, err = vm.Run()
 		st := vm.Stats()
 		vm.Close()
-		if err != nil && err != interp.ErrLimit {
+		if err != nil && err != rvdyn.ErrLimit {
 			return nil, err
 		}
 		rows = append(rows, onlineRow{Delay: d, NET: a.Find(net.SchemeNET, d), NETOnce: a.Find(net.SchemeNETOnce, d), Online: st.TraceMetrics, Traces: st.Traces})

@@ -14,7 +14,6 @@ import (
 
 	"rvdyn"
 	"rvdyn/internal/experiments/relational"
-	"rvdyn/interp"
 	"rvdyn/profhw/rpa"
 )
 
@@ -234,7 +233,7 @@ type queryPCLine struct {
 // finish stops the service threads (after they drained their queues) and
 // prints each queue's per-pc table and the RPA stats to w, or writes them
 // as JSON to jsonPath.
-func (q *queryRun) finish(m *interp.Machine, w io.Writer, jsonPath string) error {
+func (q *queryRun) finish(m *rvdyn.Machine, w io.Writer, jsonPath string) error {
 	m.SetHook(0, nil)
 	q.s.Close()
 	rep := q.s.Report()
