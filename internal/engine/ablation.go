@@ -35,7 +35,7 @@ var mechanisms = func() []Mechanism {
 	// The fragment compiler's switches (regalloc, constfold, ...).
 	docs := fragment.PassDocs()
 	for _, name := range fragment.PassNames() {
-		m = append(m, Mechanism{name, docs[name], func(o *Options) { o.Compile.Disable(name) }})
+		m = append(m, Mechanism{name, docs[name], func(o *Options) { o.Optimize.Disable(name) }})
 	}
 	slices.SortFunc(m, func(a, b Mechanism) int { return strings.Compare(a.Name, b.Name) })
 	return m

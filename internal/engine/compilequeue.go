@@ -32,7 +32,7 @@ import (
 //   - the trace: a fresh interp.Trace from the recorder, which nobody
 //     writes after Record returns (the dispatcher keeps a pointer only to
 //     read it back at installation);
-//   - env and opts: copies of VM.env and Options.Compile, except that
+//   - env and opts: copies of VM.env and Options.Optimize, except that
 //     the value profile's oracle (fragment.Options.Values, value
 //     specialization) is replaced by its answers for the trace's loads,
 //     taken on the main thread when the trace is queued (frozenValues):
@@ -150,7 +150,7 @@ func (vm *VM) build(trace *interp.Trace, t0 time.Time) error {
 			}
 		}()
 	}
-	code, err := compileTrace(trace, vm.compileEnv(), vm.opts.Compile, vm.sample)
+	code, err := compileTrace(trace, vm.compileEnv(), vm.opts.Optimize, vm.sample)
 	if err != nil {
 		return fmt.Errorf("compiling trace at 0x%x: %w", trace.Head, err)
 	}
@@ -187,7 +187,7 @@ func (vm *VM) queueTrace(trace *interp.Trace) bool {
 		}
 		go serve(a.jobs, a.done, a.hooks.service)
 	}
-	opts := vm.opts.Compile
+	opts := vm.opts.Optimize
 	if opts.Values != nil {
 		opts.Values = newFrozenValues(trace, opts.Values)
 	}

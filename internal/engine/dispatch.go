@@ -15,9 +15,10 @@ import (
 // pageSize is the granularity at which rewritten code is tracked.
 const pageSize = 4096
 
-// slice bounds the guest instructions one native entry or one interpreter
-// slice may retire before control comes back to the dispatcher loop.
-const slice = 1 << 22
+// quantum bounds the guest instructions one native entry or one interpreter
+// run may retire before control comes back to the dispatcher loop (the
+// budget a fragment counts down to its poll point).
+const quantum = 1 << 22
 
 // dispatch runs the guest in dynamo mode:
 //
@@ -96,16 +97,16 @@ func (vm *VM) dispatch() error {
 			}
 			continue
 		}
-		if vm.again {
+		if vm.profileNext {
 			// Path profiling: the last recorded path ended at a head,
 			// and the path from there is profiled too.
-			vm.again = false
+			vm.profileNext = false
 			if err := vm.candidate(vm.st.CPU.PC); err != nil {
 				return err
 			}
 			continue
 		}
-		stop, err := m.RunUntil(min(remaining, slice), stops)
+		stop, err := m.RunUntil(min(remaining, quantum), stops)
 		if err != nil {
 			return err
 		}
@@ -152,7 +153,7 @@ func (vm *VM) left() uint64 {
 // runNative enters fragment f and handles the exit it returns by.
 func (vm *VM) runNative(f *codecache.Fragment, budget uint64) error {
 	st := vm.st
-	st.Budget = int64(min(budget, slice))
+	st.Budget = int64(min(budget, quantum))
 	before := st.Budget
 	e := vm.cache.Enter(f, st, vm.m.Mem.Base())
 	if vm.rpaNative != nil {
@@ -209,7 +210,7 @@ func (vm *VM) candidate(pc uint64) error {
 	vm.ctr.recordTime += t1.Sub(t0)
 	// Under path profile prediction every path from a head is recorded:
 	// when this one ended at the next head, profile from there as well.
-	vm.again = err == nil && vm.sel.Predict() == net.PredictPath && (reason == net.EndBackward || reason == net.EndCycle)
+	vm.profileNext = err == nil && vm.sel.Predict() == net.PredictPath && (reason == net.EndBackward || reason == net.EndCycle)
 	if err != nil || trace == nil {
 		vm.notProfiled(t1.Sub(t0))
 		return err // a guest fault while recording, or nothing worth compiling

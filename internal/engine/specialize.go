@@ -35,7 +35,7 @@ func (vm *VM) startSpecialize() error {
 	}
 	vm.vals = v
 	vm.attach(valueRun{v: v})
-	vm.opts.Compile.Values = v
+	vm.opts.Optimize.Values = v
 	vm.m.SetHook(interp.MaskOf(interp.ClassLoad), v)
 	return nil
 }

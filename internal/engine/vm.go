@@ -121,9 +121,10 @@ type Options struct {
 	Cache codecache.Options
 	// Policy tunes the phase-change flush and the bail-out.
 	Policy codecache.PolicyOptions
-	// Compile switches fragment optimizations off, one at a time, for
-	// ablation experiments.
-	Compile fragment.Options
+	// Optimize switches the fragment compiler's optimizations off, one
+	// at a time, for ablation experiments (Disable sets it by name);
+	// Compiler, below, is where fragments are compiled.
+	Optimize fragment.Options
 	// Compiler selects where fragments are compiled: on the main thread
 	// as soon as a trace is recorded (the default, deterministic), or on
 	// a service thread while the guest runs on (compilequeue.go).
@@ -138,7 +139,7 @@ type Options struct {
 	// Timeout stops the guest with ErrTimeout once it has run this long
 	// in wall-clock time (0: no limit), whatever it is doing: native code
 	// and the interpreter stop at their next return to the dispatcher
-	// (within one slice of instructions, milliseconds), and a system call
+	// (within one quantum of instructions, milliseconds), and a system call
 	// waiting on the host (a read of an empty pipe, a sleep) returns at
 	// once: at the deadline the guest is sent SIGKILL (see
 	// interp.Machine.Signal).
@@ -226,7 +227,7 @@ type VM struct {
 	ctr       counters
 	ran       bool
 	bailed    bool // optimization given up: interpreting to the end
-	again     bool // path profiling: the pc is a head whose path is profiled next
+	profileNext bool // path profiling: the pc is a head whose path is profiled next
 	// codePages holds the guest text pages the fragments in the cache
 	// (and the traces queued for compilation) were built from, and
 	// fragPages each fragment's: code changed on one of them removes
@@ -315,7 +316,7 @@ func (vm *VM) interpret() error {
 	m := vm.m
 	for !m.Exited() {
 		vm.takeSample()
-		n := min(uint64(slice), vm.untilSample())
+		n := min(uint64(quantum), vm.untilSample())
 		if lim := vm.opts.MaxInstructions; lim > 0 {
 			if m.Retired() >= lim {
 				return interp.ErrLimit
@@ -369,11 +370,11 @@ func New(image []byte, opts Options) (*VM, error) {
 		vm.cache = c
 		// Without linking there is no indirect linking either: fragments
 		// must not read the lookup table the cache leaves empty.
-		vm.opts.Compile.NoIBL = opts.Compile.NoIBL || opts.Cache.NoIBL || opts.Cache.NoLink
+		vm.opts.Optimize.NoIBL = opts.Optimize.NoIBL || opts.Cache.NoIBL || opts.Cache.NoLink
 		vm.st = new(fragment.State)
 		m.UseCPU(&vm.st.CPU)
 		vm.sel = net.NewSelector(opts.NET)
-		vm.sel.Refuse(vm.opts.Compile.Refuses)
+		vm.sel.Refuse(vm.opts.Optimize.Refuses)
 		vm.env = fragment.EnvOf(m)
 		if vm.scheme, err = vm.newScheme(opts.Select); err != nil {
 			vm.Close()
