@@ -1,6 +1,6 @@
-;; options: -gc-every 1000 -poison -heap 16
-;;; gc.scm: the collector under stress: a collection every 1000
-;;; allocations (about 400 collections), freed memory poisoned and
+;; options: -gc-every 4000 -poison -heap 16
+;;; gc.scm: the collector under stress: a collection every 4000
+;;; allocations (about 100 collections), freed memory poisoned and
 ;;; checked on reuse; a 20000-element vector of lists overflows the mark
 ;;; stack (16384 entries).
 (define (iota n) (let loop ((i n) (acc '())) (if (= i 0) acc (loop (- i 1) (cons i acc)))))
