@@ -34,7 +34,7 @@ func TestAsyncQueriesAgree(t *testing.T) {
 				var reps [2]rpa.Report
 				for i, mode := range []rvdyn.Mode{rvdyn.ModeInterp, rvdyn.ModeDynamo} {
 					s, c := startCapture(t, q)
-					o := run(t, image, rvdyn.Options{Mode: mode, NET: net.Options{Delay: 10}, Profile: s, MaxInstructions: queryRunLimit,
+					o := run(t, image, rvdyn.Options{Mode: mode, NET: net.Options{Delay: 10}, Profiler: s, MaxInstructions: queryRunLimit,
 						Compiler: rvdyn.CompilerOptions{Mode: rvdyn.CompileAsync, Queue: 1}, Config: interp.Config{Args: args}})
 					s.Close()
 					if o.err != nil && o.err != interp.ErrLimit {

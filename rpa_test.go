@@ -38,7 +38,7 @@ var alwaysQueries = []string{
 	"for opBRANCH * every 7 collect pc res1 misc; send 1 stop;",
 	"for opLOAD * opSTORE * every 3 collect pc op2 op3 ftime;\nif op3.h0 > 4096 then send 2 stop;\nsend 5 stop;\n" +
 		"for opALU * every 64 collect pc res1; send 6 stop;",
-	// Native queries (rvdyn.Options.ProfileNoNative unset): compares of
+	// Native queries (rvdyn.Options.ProfilerNoNative unset): compares of
 	// all sizes and kinds, OR, branches to another clause, several queues.
 	edgeQuery,
 	"for opSTORE * every 5 collect pc op1 op1up op2 op2up op3 res2;\n" +
@@ -129,12 +129,12 @@ func TestQueryModesAgree(t *testing.T) {
 				var reps [2]rpa.Report
 				for i, mode := range []rvdyn.Mode{rvdyn.ModeInterp, rvdyn.ModeDynamo} {
 					s, c := startCapture(t, q)
-					o := run(t, image, rvdyn.Options{Mode: mode, NET: net.Options{Delay: 10}, Profile: s, MaxInstructions: queryRunLimit, Config: interp.Config{Args: args}})
+					o := run(t, image, rvdyn.Options{Mode: mode, NET: net.Options{Delay: 10}, Profiler: s, MaxInstructions: queryRunLimit, Config: interp.Config{Args: args}})
 					s.Close()
 					if o.err != ref.err || o.code != ref.code || o.stdout != ref.stdout || o.insts != ref.insts {
 						t.Fatalf("query %d, %v: exit %d (%v), %d instructions; without queries %d, %d", qi, mode, o.code, o.err, o.insts, ref.code, ref.insts)
 					}
-					if o.stats.Profile == nil {
+					if o.stats.Profiler == nil {
 						t.Fatalf("query %d, %v: no rpa report in Stats", qi, mode)
 					}
 					got[i], reps[i] = c.msgs, s.Report()
@@ -182,7 +182,7 @@ func TestNativeQueueStress(t *testing.T) {
 				var exits [3]uint64
 				for i, mode := range []rvdyn.Mode{rvdyn.ModeInterp, rvdyn.ModeDynamo, rvdyn.ModeDynamo} {
 					s, c := startCaptureSlow(t, q, 2, 2000)
-					o := run(t, image, rvdyn.Options{Mode: mode, NET: net.Options{Delay: 10}, Profile: s, ProfileNoNative: i == 2, MaxInstructions: 500_000, Config: interp.Config{Args: args}})
+					o := run(t, image, rvdyn.Options{Mode: mode, NET: net.Options{Delay: 10}, Profiler: s, ProfilerNoNative: i == 2, MaxInstructions: 500_000, Config: interp.Config{Args: args}})
 					s.Close()
 					if o.err != nil && o.err != interp.ErrLimit {
 						t.Fatalf("query %d, run %d: %v", qi, i, o.err)
@@ -208,7 +208,7 @@ func TestNativeQueueStress(t *testing.T) {
 					t.Errorf("query %d: %d records, %d native, %d sample exits: the native path and its fallback should both run", qi, reps[1].Records, reps[1].Native, exits[1])
 				}
 				if reps[2].Native != 0 {
-					t.Errorf("query %d: %d native records with ProfileNoNative", qi, reps[2].Native)
+					t.Errorf("query %d: %d native records with ProfilerNoNative", qi, reps[2].Native)
 				}
 			}
 		})
@@ -243,7 +243,7 @@ func TestEdgeQueryTransparent(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				o := run(t, image, rvdyn.Options{Mode: mode, Profile: s, Config: interp.Config{Args: args}})
+				o := run(t, image, rvdyn.Options{Mode: mode, Profiler: s, Config: interp.Config{Args: args}})
 				s.Close()
 				if o.err != nil || o.code != ref.code || o.stdout != ref.stdout || o.insts != ref.insts || o.cpu != ref.cpu {
 					t.Errorf("%v: exit %d (%v), %d instructions; without the query %d, %d", mode, o.code, o.err, o.insts, ref.code, ref.insts)

@@ -73,7 +73,7 @@ type Config struct {
 	// selection time.
 	Metrics bool
 	// Specialize, if set, adds dynamo runs at the first delay with value
-	// specialization on (rvdyn.SpecializeOptions.Profile: a compressor
+	// specialization on (rvdyn.SpecializeOptions.Profiler: a compressor
 	// in the stratified paper's notation, "default" or "perfect").
 	Specialize string
 	// Dir holds the guests' host builds, NAME.native (default

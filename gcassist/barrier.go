@@ -58,7 +58,7 @@ func (c *Collector) BarrierMessage(m *mq.Message) {
 // queue 3 consumed by BarrierMessage on its own service thread and the
 // other queues as opts says (per-pc tables, or opts.Handlers). The
 // collector's final pauses then wait on queue 3. The caller attaches the
-// session to the guest (rvdyn.Options.Profile does it in both modes) and
+// session to the guest (rvdyn.Options.Profiler does it in both modes) and
 // closes it after the run. extra must not send to queue 3.
 func (c *Collector) StartSession(extra string, opts rpa.Options, slots int) (*rpa.Session, error) {
 	src := BarrierQuery

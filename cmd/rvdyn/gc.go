@@ -24,7 +24,7 @@ func gcCmd(args []string, stdout, stderr io.Writer) int {
 	runs := fs.Int("runs", 5, "runs per cell (interleaved); medians are reported")
 	interval := fs.Uint64("interval-kb", 64, "KiB allocated between collections, for the guest's and the host's collector alike")
 	heap := fs.Int("heap-mb", 256, "guest heap in MiB (the no-GC run must fit)")
-	noNative := fs.Bool("rpa-no-native", false, "run the rpa modes' queries in Go after a sample exit, not in the fragments (rvdyn.Options.ProfileNoNative)")
+	noNative := fs.Bool("rpa-no-native", false, "run the rpa modes' queries in Go after a sample exit, not in the fragments (rvdyn.Options.ProfilerNoNative)")
 	jsonPath := fs.String("json", "", "also write the report as JSON to this file")
 	plotPath := fs.String("plot", "", "also draw the run-time (wall) overhead against no GC per program and mode, rpa whole and in parts, to this .svg or .png file")
 	fromJSON := fs.String("from-json", "", "measure nothing: read a report written by --json and print (and plot) it")
@@ -38,7 +38,7 @@ func gcCmd(args []string, stdout, stderr io.Writer) int {
 		}
 		return exitUsage
 	}
-	cfg := relational.GCConfig{Size: *size, Runs: *runs, IntervalKB: *interval, HeapMB: *heap, ProfileNoNative: *noNative}
+	cfg := relational.GCConfig{Size: *size, Runs: *runs, IntervalKB: *interval, HeapMB: *heap, ProfilerNoNative: *noNative}
 	if *programs != "" {
 		cfg.Programs = strings.Split(*programs, ",")
 	}

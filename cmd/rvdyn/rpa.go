@@ -192,7 +192,7 @@ type queryRun struct {
 }
 
 // startQuery assembles the --query program and starts its queues and
-// service threads; the caller hands the session to rvdyn.Options.Profile,
+// service threads; the caller hands the session to rvdyn.Options.Profiler,
 // which attaches it in either mode.
 func startQuery(arg string, seed uint64, gc *rvdyn.Collector) (*queryRun, error) {
 	text, err := readQuery(arg)

@@ -23,8 +23,8 @@ func rpaOverheadCmd(args []string, stdout, stderr io.Writer) int {
 	seed := fs.Uint64("seed", 1, "seed for the random sampling")
 	jsonOut := fs.String("json", "", "write the rows as JSON to this file")
 	maxSleep := fs.Duration("max-sleep", 0, "longest sleep of an idle service thread (0 = mq.DefaultBackoff's 200µs)")
-	interpOnly := fs.Bool("interpreted", false, "keep the selected instructions interpreted (rvdyn.Options.ProfileInterpreted) instead of emitting the sampling decision")
-	noNative := fs.Bool("no-native", false, "run sampled queries in Go after a sample exit (rvdyn.Options.ProfileNoNative) instead of in the fragments")
+	interpOnly := fs.Bool("interpreted", false, "keep the selected instructions interpreted (rvdyn.Options.ProfilerInterpreted) instead of emitting the sampling decision")
+	noNative := fs.Bool("no-native", false, "run sampled queries in Go after a sample exit (rvdyn.Options.ProfilerNoNative) instead of in the fragments")
 	both := fs.Bool("compare-native", false, "measure every query twice, in the fragments and in Go after a sample exit (rows \"... go\"), interleaved")
 	fs.Usage = func() { fmt.Fprint(stderr, rpaUsage); fs.PrintDefaults() }
 	if err := fs.Parse(args); err != nil {

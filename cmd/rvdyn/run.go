@@ -202,7 +202,7 @@ func (f *runFlags) run(fs *flag.FlagSet, stdin io.Reader, stdout, stderr io.Writ
 			return usage("%v", err)
 		}
 		defer qr.s.Close()
-		opts.Profile = qr.s
+		opts.Profiler = qr.s
 	}
 	vm, err := rvdyn.New(image, opts)
 	if err != nil {

@@ -15,14 +15,14 @@ import (
 type gcRun struct {
 	noEvents
 	c       *gcassist.Collector
-	session *rpa.Session // made by startGC (ModeRPA without Options.Profile); closed by stop
+	session *rpa.Session // made by startGC (ModeRPA without Options.Profiler); closed by stop
 }
 
 // startGC installs the run's collector (Options.Collector, or one made
 // from Options.GC) as the machine's host-call handler. In ModeRPA without
 // a caller's session it starts one (gcassist.Collector.StartSession:
 // Figure 2c's query, queue 3 to the collector) and makes it
-// vm.opts.Profile, which New then attaches in either mode.
+// vm.opts.Profiler, which New then attaches in either mode.
 func (vm *VM) startGC() error {
 	c := vm.opts.Collector
 	if c == nil {
@@ -33,14 +33,14 @@ func (vm *VM) startGC() error {
 	}
 	g := &gcRun{c: c}
 	if c.Options().Mode == gcassist.ModeRPA {
-		if vm.opts.Profile == nil {
+		if vm.opts.Profiler == nil {
 			s, err := c.StartSession("", rpa.Options{}, 0)
 			if err != nil {
 				return err
 			}
-			g.session, vm.opts.Profile = s, s
+			g.session, vm.opts.Profiler = s, s
 		} else if !c.HasBarrierQueue() {
-			return fmt.Errorf("rvdyn: gc mode rpa with Options.Profile: start the session with the collector's StartSession, so that queue 3 feeds its barrier")
+			return fmt.Errorf("rvdyn: gc mode rpa with Options.Profiler: start the session with the collector's StartSession, so that queue 3 feeds its barrier")
 		}
 	}
 	vm.m.SetHostCall(c)

@@ -10,11 +10,11 @@ import (
 )
 
 // newScheme makes the selection scheme o asks for. The RPA scheme's
-// session becomes the run's Options.Profile, which New attaches to the
+// session becomes the run's Options.Profiler, which New attaches to the
 // guest (and the scheme's Close closes).
 func (vm *VM) newScheme(o selection.Options) (selection.Scheme, error) {
-	if o.Kind(vm.opts.NET) == selection.RPA && vm.opts.Profile != nil {
-		return nil, fmt.Errorf("rvdyn: the rpa selection scheme runs its own relational profiler session; it cannot be combined with Options.Profile")
+	if o.Kind(vm.opts.NET) == selection.RPA && vm.opts.Profiler != nil {
+		return nil, fmt.Errorf("rvdyn: the rpa selection scheme runs its own relational profiler session; it cannot be combined with Options.Profiler")
 	}
 	s, err := selection.New(o, vm.opts.NET, vm.sel)
 	if err != nil {
@@ -22,8 +22,8 @@ func (vm *VM) newScheme(o selection.Options) (selection.Scheme, error) {
 	}
 	if r, ok := s.(*selection.RPAScheme); ok {
 		// A synchronous run sends from Go only (selection.RPAScheme.Sync).
-		vm.opts.ProfileNoNative = vm.opts.ProfileNoNative || r.Sync()
-		vm.opts.Profile = r.Session()
+		vm.opts.ProfilerNoNative = vm.opts.ProfilerNoNative || r.Sync()
+		vm.opts.Profiler = r.Session()
 	}
 	return s, nil
 }

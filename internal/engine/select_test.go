@@ -46,7 +46,7 @@ func TestSelectSchemes(t *testing.T) {
 	if c, n := stats[selection.Compressor].SelectCounters, stats[selection.NET].SelectCounters; c >= n {
 		t.Errorf("compressor counter table %d entries, NET %d heads: want fewer", c, n)
 	}
-	if p := stats[selection.RPA].Profile; p == nil || p.Records == 0 || len(p.Queues) != 1 || p.Queues[0].Received != p.Queues[0].Sent {
+	if p := stats[selection.RPA].Profiler; p == nil || p.Records == 0 || len(p.Queues) != 1 || p.Queues[0].Received != p.Queues[0].Sent {
 		t.Errorf("rpa: profiler report %+v", p)
 	}
 	if st := selectRun(t, "sieve", Options{NET: net.Options{Predict: net.PredictPath}}); st.Select != selection.Path {

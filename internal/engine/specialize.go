@@ -26,7 +26,7 @@ func (vm *VM) startSpecialize() error {
 	if o.Profile == "" || vm.sel == nil {
 		return nil
 	}
-	if vm.opts.Profile != nil {
+	if vm.opts.Profiler != nil {
 		return fmt.Errorf("rvdyn: value specialization and the relational profiler both need the interpreter's hook; use one at a time")
 	}
 	v, err := selection.NewValueProfile(o)

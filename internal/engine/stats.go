@@ -105,10 +105,10 @@ type Stats struct {
 	// function.
 	TopFragments []FragmentStat
 	GC           *gcassist.Stats // the host collector's, nil when the guest collects its own heap
-	// Profile is the relational profiler's report (records selected,
+	// Profiler is the relational profiler's report (records selected,
 	// query instructions executed, messages, stalls, stall time and
-	// maximum occupancy per queue) when Options.Profile was set, else nil.
-	Profile *rpa.Report
+	// maximum occupancy per queue) when Options.Profiler was set, else nil.
+	Profiler *rpa.Report
 	// Specialize reports value specialization when
 	// Options.Specialize was on (dynamo mode), else nil.
 	Specialize *selection.ValueStats

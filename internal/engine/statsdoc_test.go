@@ -23,7 +23,7 @@ import (
 func allKeys(t *testing.T) []string {
 	t.Helper()
 	s := Stats{Mode: ModeDynamo, Predict: net.PredictPath, TraceMetrics: &selection.TraceMetrics{},
-		GC: &gcassist.Stats{}, Profile: &rpa.Report{}, Specialize: &selection.ValueStats{}}
+		GC: &gcassist.Stats{}, Profiler: &rpa.Report{}, Specialize: &selection.ValueStats{}}
 	b, err := json.Marshal(s)
 	if err != nil {
 		t.Fatal(err)

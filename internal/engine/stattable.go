@@ -144,7 +144,7 @@ var statTable = func() []stat {
 			value: func(s *Stats) any { return s.GC }, inJSON: func(s *Stats) bool { return s.GC != nil },
 			rows: func(s *Stats, row func(string, any)) { s.writeGCRows(row) }},
 		{key: "rpa", label: "rpa: ...", doc: "the relational profiler's report (with `--query` or `--select=rpa`)",
-			value: func(s *Stats) any { return s.Profile }, inJSON: func(s *Stats) bool { return s.Profile != nil }, rows: profileRows},
+			value: func(s *Stats) any { return s.Profiler }, inJSON: func(s *Stats) bool { return s.Profiler != nil }, rows: profileRows},
 		{key: "specialize", label: "specialize: ...", doc: "value specialization's counts (with `--specialize`)",
 			value: func(s *Stats) any { return s.Specialize }, inJSON: func(s *Stats) bool { return s.Specialize != nil }, rows: specializeRows},
 		{key: "wall_seconds", label: "wall time", doc: "the run's wall time (the table adds the guest's MIPS)",
@@ -254,7 +254,7 @@ func unknownSyscallRows(s *Stats, row func(string, any)) {
 
 // profileRows writes the relational profiler's rows.
 func profileRows(s *Stats, row func(string, any)) {
-	r := s.Profile
+	r := s.Profiler
 	if r == nil {
 		return
 	}

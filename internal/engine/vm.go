@@ -92,7 +92,7 @@ func ParseMode(s string) (Mode, error) {
 //	Cache.Size             32 MiB                           codecache.Options
 //	Cache.NoLink, NoIBL    false: exits linked, IBL on      codecache.Options
 //	Policy.*               flush on phase change, bail out  codecache.PolicyOptions
-//	Compile.No*            false: every pass on             fragment.Options
+//	Optimize.No*           false: every pass on             fragment.Options
 //	Compiler.Mode, Queue   sync: compile on the main thread CompilerOptions
 //	MemSize                1 GiB                            interp.Config
 //	StackSize              8 MiB                            interp.Config
@@ -102,7 +102,7 @@ func ParseMode(s string) (Mode, error) {
 //	Listing                nil: none
 //	GC.Mode                guest: the guest collects its own heap  gcassist.Options
 //	Collector              nil: made from GC
-//	Profile                nil: no relational profiling     rpa.Session
+//	Profiler               nil: no relational profiling     rpa.Session
 //	Sample                 Period 0: no PC sampling         layout.SampleOptions
 //	Specialize             Profile "": no specialization    selection.ValueOptions
 type Options struct {
@@ -163,7 +163,7 @@ type Options struct {
 	// StartSession, and sets both. The VM closes the collector, the
 	// caller the session.
 	Collector *gcassist.Collector
-	// Profile, if set, is a running relational profiler session
+	// Profiler, if set, is a running relational profiler session
 	// (rpa.Start): New attaches its query engine to the guest, so every
 	// retired instruction whose class and profile tag its PCT selects is
 	// sampled and queried, in both modes, with the same records (RPA sec.
@@ -172,7 +172,7 @@ type Options struct {
 	// countdown in fragment.State shared with the engine, decremented
 	// inline; the sampled execution leaves through an exit.Sample exit and
 	// is run by the interpreter under the engine, which builds its record,
-	// runs the query and sends. Unless ProfileNoNative is set, a
+	// runs the query and sends. Unless ProfilerNoNative is set, a
 	// conditional branch or store whose record and query native code can
 	// run (rpa.Engine.Native) runs them in the fragment instead, sending
 	// straight into the queues, and leaves through exit.Sample only when a
@@ -184,21 +184,21 @@ type Options struct {
 	// owns the session: it closes it (draining the service threads) after
 	// Run, and reads its tables and Report; Stats carries the report too.
 	// A session serves one VM.
-	Profile *rpa.Session
+	Profiler *rpa.Session
 	// Sample takes a PC sample every Sample.Period retired instructions
 	// at a seeded random offset (the frequency-based sampler of the
 	// statistical-profiles paper); VM.Samples returns the sample set. It
 	// gives the same set in both modes.
 	Sample layout.SampleOptions
-	// ProfileInterpreted keeps every instruction Profile selects out of
+	// ProfilerInterpreted keeps every instruction Profile selects out of
 	// fragments, "every N" ones too (the sampling decision is then made by
 	// the interpreter): the comparison point for the cost of the emitted
 	// sampling decision.
-	ProfileInterpreted bool
-	// ProfileNoNative makes every sampled execution in a fragment leave
+	ProfilerInterpreted bool
+	// ProfilerNoNative makes every sampled execution in a fragment leave
 	// through exit.Sample for the engine in Go, as before native queries
 	// (RPA sec. 3.4.2): the comparison point for their cost.
-	ProfileNoNative bool
+	ProfilerNoNative bool
 	// Specialize, in dynamo mode, specializes fragments on the values a
 	// value profile shows loads (nearly) always returning, behind guards
 	// (see selection.ValueOptions). It needs the interpreter's hook, so it
@@ -223,10 +223,10 @@ type VM struct {
 	vals   *selection.ValueProfile // Options.Specialize's value profile, or nil
 	// rpaNative is the query engine whose queries run natively, which
 	// draws sampling gaps ahead after each native run; nil if none.
-	rpaNative *rpa.Engine
-	ctr       counters
-	ran       bool
-	bailed    bool // optimization given up: interpreting to the end
+	rpaNative   *rpa.Engine
+	ctr         counters
+	ran         bool
+	bailed      bool // optimization given up: interpreting to the end
 	profileNext bool // path profiling: the pc is a head whose path is profiled next
 	// codePages holds the guest text pages the fragments in the cache
 	// (and the traces queued for compilation) were built from, and
@@ -389,16 +389,16 @@ func New(image []byte, opts Options) (*VM, error) {
 		vm.Close()
 		return nil, err
 	}
-	if p := vm.opts.Profile; p != nil {
+	if p := vm.opts.Profiler; p != nil {
 		if p.Engine == nil {
 			vm.Close()
-			return nil, fmt.Errorf("rvdyn: Options.Profile is not a started session (use rpa.Start)")
+			return nil, fmt.Errorf("rvdyn: Options.Profiler is not a started session (use rpa.Start)")
 		}
 		p.Attach(m)
 		vm.attach(profileRun{s: p})
 		if vm.sel != nil {
-			g, all := p.Engine, vm.opts.ProfileInterpreted
-			native := !all && !vm.opts.ProfileNoNative
+			g, all := p.Engine, vm.opts.ProfilerInterpreted
+			native := !all && !vm.opts.ProfilerNoNative
 			g.UseCountdowns(&vm.st.Countdown)
 			if native {
 				g.UseNative(&vm.st.Native)
@@ -428,7 +428,7 @@ func New(image []byte, opts Options) (*VM, error) {
 	return vm, nil
 }
 
-// profileRun is the attachment of Options.Profile: its report goes into
+// profileRun is the attachment of Options.Profiler: its report goes into
 // the stats. The caller owns the session and closes it.
 type profileRun struct {
 	noEvents
@@ -438,7 +438,7 @@ type profileRun struct {
 // fill puts the profiler's report in a stats snapshot.
 func (p profileRun) fill(s *Stats) {
 	r := p.s.Report()
-	s.Profile = &r
+	s.Profiler = &r
 }
 
 // Symbols returns the guest program's function symbols.

@@ -45,7 +45,7 @@ func TestProbe(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	opts := rvdyn.Options{Config: interp.Config{Args: corpus.Args(guest, corpus.Small)}, Profile: s, ProfileNoNative: !native}
+	opts := rvdyn.Options{Config: interp.Config{Args: corpus.Args(guest, corpus.Small)}, Profiler: s, ProfilerNoNative: !native}
 	vm, err := rvdyn.New(img, opts)
 	if err != nil {
 		t.Fatal(err)

@@ -135,7 +135,7 @@ func (p *Program) QueueLayouts() (layouts map[int]FieldMask, ok bool) {
 // goroutine) per queue the program sends to, each thread folding its
 // messages into a PCTable or handing them to the caller's handler
 // (Options.Handlers), and the Engine that feeds them. The root package
-// attaches a Session to a guest run in either mode (rvdyn.Options.Profile).
+// attaches a Session to a guest run in either mode (rvdyn.Options.Profiler).
 type Session struct {
 	Engine *Engine
 	Queues []*mq.Queue   // indexed by queue number; nil where unused

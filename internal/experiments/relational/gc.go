@@ -77,9 +77,9 @@ type GCConfig struct {
 	IntervalKB uint64
 	// HeapMB is the guest heap (default 256: the no-GC run must fit).
 	HeapMB int
-	// ProfileNoNative runs the queries of the rpa modes in Go after a
-	// sample exit instead of in the fragments (rvdyn.Options.ProfileNoNative).
-	ProfileNoNative bool
+	// ProfilerNoNative runs the queries of the rpa modes in Go after a
+	// sample exit instead of in the fragments (rvdyn.Options.ProfilerNoNative).
+	ProfilerNoNative bool
 }
 
 // A GCMeasurement is one program in one execution and collector mode.
@@ -160,7 +160,7 @@ func (c *GCConfig) defaults() error {
 // the run (a session the cell started).
 func (c *GCConfig) gcOptions(program string, exec rvdyn.Mode, gc string) (rvdyn.Options, func(), error) {
 	args := []string{"scheme", "-heap", fmt.Sprint(c.HeapMB)}
-	o := rvdyn.Options{Mode: exec, ProfileNoNative: c.ProfileNoNative}
+	o := rvdyn.Options{Mode: exec, ProfilerNoNative: c.ProfilerNoNative}
 	base, edge := splitEdge(gc)
 	switch base {
 	case GCNoGC:
@@ -181,7 +181,7 @@ func (c *GCConfig) gcOptions(program string, exec rvdyn.Mode, gc string) (rvdyn.
 		if err != nil {
 			return o, done, err
 		}
-		o.Collector, o.Profile = col, s
+		o.Collector, o.Profiler = col, s
 		done = s.Close
 	}
 	return o, done, nil
@@ -292,8 +292,8 @@ func gcRun(image []byte, opts rvdyn.Options, m *GCMeasurement) error {
 	if st.GC != nil {
 		m.Stats = st.GC
 	}
-	if st.Profile != nil {
-		m.TaggedStores = st.Profile.Events
+	if st.Profiler != nil {
+		m.TaggedStores = st.Profiler.Events
 	}
 	var n, b, l uint64
 	if _, err := fmt.Sscanf(errb.String(), "gc: %d collections, %d bytes allocated, %d bytes", &n, &b, &l); err == nil {

@@ -111,7 +111,7 @@ func rpaHWEvents(program, size string, period int) ([]rpa.HWEvent, int, uint64, 
 		s.Close()
 		return nil, 0, 0, err
 	}
-	vm, err := rvdyn.New(image, rvdyn.Options{Mode: rvdyn.ModeInterp, Profile: s,
+	vm, err := rvdyn.New(image, rvdyn.Options{Mode: rvdyn.ModeInterp, Profiler: s,
 		Config: interp.Config{Args: []string{"scheme", program, size}, Stdout: io.Discard, Stderr: io.Discard}})
 	if err != nil {
 		s.Close()

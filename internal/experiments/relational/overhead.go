@@ -35,11 +35,11 @@ type OverheadConfig struct {
 	// mq.DefaultBackoff's).
 	MaxSleep time.Duration
 	// Interpreted keeps the selected instructions interpreted
-	// (rvdyn.Options.ProfileInterpreted) instead of emitting the sampling
+	// (rvdyn.Options.ProfilerInterpreted) instead of emitting the sampling
 	// decision into fragments.
 	Interpreted bool
 	// NoNative runs sampled queries in Go after a sample exit
-	// (rvdyn.Options.ProfileNoNative) instead of in the fragments.
+	// (rvdyn.Options.ProfilerNoNative) instead of in the fragments.
 	NoNative bool
 	// CompareNative measures every query twice, as NoNative says and in
 	// Go after a sample exit (rows named "... go"), interleaved.
@@ -115,7 +115,7 @@ func RunOverhead(guests []Guest, cfg OverheadConfig) ([]OverheadRow, error) {
 				row.Guest, row.Query, row.Instructions = g.Name, q.name, st.GuestInstructions
 				row.SampleExits = st.Exits[rvdyn.ExitSample]
 				row.Messages, row.Stalls, row.StallSeconds = 0, 0, 0
-				for _, q := range st.Profile.Queues {
+				for _, q := range st.Profiler.Queues {
 					row.Messages += q.Sent
 					row.Stalls += q.Stalls
 					row.StallSeconds += time.Duration(q.StallNs).Seconds()
@@ -147,7 +147,7 @@ func WriteOverheadTable(w io.Writer, rows []OverheadRow) error {
 // timedRun runs g once in dynamo mode, with the query text installed if
 // it is not empty, and returns the wall time of vm.Run and the stats.
 func timedRun(g Guest, text string, o rpa.Options, interpreted, noNative bool) (time.Duration, rvdyn.Stats, error) {
-	opts := rvdyn.Options{Config: interp.Config{Args: g.Args}, ProfileInterpreted: interpreted, ProfileNoNative: noNative}
+	opts := rvdyn.Options{Config: interp.Config{Args: g.Args}, ProfilerInterpreted: interpreted, ProfilerNoNative: noNative}
 	var s *rpa.Session
 	if text != "" {
 		p, err := rpa.Assemble(text)
@@ -158,7 +158,7 @@ func timedRun(g Guest, text string, o rpa.Options, interpreted, noNative bool) (
 			return 0, rvdyn.Stats{}, err
 		}
 		defer s.Close()
-		opts.Profile = s
+		opts.Profiler = s
 	}
 	vm, err := rvdyn.New(g.Image, opts)
 	if err != nil {
@@ -172,7 +172,7 @@ func timedRun(g Guest, text string, o rpa.Options, interpreted, noNative bool) (
 	if s != nil {
 		s.Close()
 		r := s.Report()
-		st.Profile = &r
+		st.Profiler = &r
 	}
 	return st.Wall, st, nil
 }
