@@ -76,9 +76,10 @@ const (
 // ParseMode parses a mode's command-line name ("dynamo", "interp").
 func ParseMode(s string) (Mode, error) { return engine.ParseMode(s) }
 
-// Select is a trace selection scheme (Options.Select.Scheme; package
-// rvdyn/internal/selection says how each decides a head is hot).
-type Select = selection.Kind
+// Scheme is a trace selection scheme (Options.Select.Scheme; package
+// rvdyn/internal/selection says how each decides a head is hot). It is
+// not net.Selector, the head counters and recorder every scheme drives.
+type Scheme = selection.Kind
 
 // The selection schemes.
 const (
@@ -93,8 +94,9 @@ const (
 	SelectRPA = selection.RPA
 )
 
-// ParseSelect parses a selection scheme's command-line name.
-func ParseSelect(s string) (Select, error) { return selection.ParseKind(s) }
+// ParseScheme parses a selection scheme's command-line name (--select:
+// "net", "path", "compressor", "rpa").
+func ParseScheme(s string) (Scheme, error) { return selection.ParseKind(s) }
 
 // SelectOptions configure trace selection beyond NET's delay and trace
 // length: the scheme, its compressor or query, and trace metrics.

@@ -62,7 +62,7 @@ type Config struct {
 	// (WriteCompile compares them).
 	AsyncCompile bool
 	// Selects adds dynamo runs with each named trace selection scheme
-	// besides NET ("path", "compressor", "rpa"; rvdyn.ParseSelect) at
+	// besides NET ("path", "compressor", "rpa"; rvdyn.ParseScheme) at
 	// every delay: the selection comparison of docs/selection.md.
 	// "path" is the same as PathPrediction.
 	Selects []string
@@ -416,7 +416,7 @@ func runRvdyn(cfg Config, image []byte, args []string, m *Measurement, run int) 
 	}
 	opts.Mode, opts.NET.Delay, opts.Args = rvdyn.ModeDynamo, net.DelayOf(m.Delay), args
 	if m.Predict != "" {
-		sel, err := rvdyn.ParseSelect(m.Predict)
+		sel, err := rvdyn.ParseScheme(m.Predict)
 		if err != nil {
 			return err
 		}

@@ -29,7 +29,7 @@ func (cfg Config) selects() ([]string, error) {
 		out = append(out, "path")
 	}
 	for _, s := range cfg.Selects {
-		sel, err := rvdyn.ParseSelect(s)
+		sel, err := rvdyn.ParseScheme(s)
 		if err != nil {
 			return nil, err
 		}
@@ -54,7 +54,7 @@ func scoreSelections(cfg Config, rep *Report, images map[string][]byte, size cor
 		}
 		opts.Mode, opts.NET.Delay, opts.Args = rvdyn.ModeDynamo, net.DelayOf(m.Delay), corpus.Args(m.Guest, size)
 		if m.Predict != "" {
-			sel, err := rvdyn.ParseSelect(m.Predict)
+			sel, err := rvdyn.ParseScheme(m.Predict)
 			if err != nil {
 				return err
 			}

@@ -93,7 +93,7 @@ func benchCmd(args []string, stdout, stderr io.Writer) int {
 	}
 	cfg.Selects = splitList(strings.ToLower(*selects), ",")
 	for _, s := range cfg.Selects {
-		if _, err := rvdyn.ParseSelect(s); err != nil {
+		if _, err := rvdyn.ParseScheme(s); err != nil {
 			fmt.Fprintf(stderr, "rvdyn bench: --select: %v\n", err)
 			return exitUsage
 		}

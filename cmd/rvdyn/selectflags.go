@@ -33,7 +33,7 @@ func addSelectFlags(fs *flag.FlagSet) *selectFlags {
 // options returns the selection options the flags ask for; pred is
 // --predict, an alias of --select=net|path.
 func (f *selectFlags) options(pred rvdyn.Predict) (rvdyn.SelectOptions, error) {
-	s, err := rvdyn.ParseSelect(*f.scheme)
+	s, err := rvdyn.ParseScheme(*f.scheme)
 	if err != nil {
 		return rvdyn.SelectOptions{}, fmt.Errorf("--select: %v", err)
 	}

@@ -65,7 +65,7 @@ func (s Kind) String() string {
 	if s < NumKinds {
 		return kindNames[s]
 	}
-	return fmt.Sprintf("Select(%d)", uint8(s))
+	return fmt.Sprintf("Scheme(%d)", uint8(s))
 }
 
 // MarshalText makes a Kind appear by name in JSON.
