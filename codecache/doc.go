@@ -17,7 +17,8 @@
 //
 // The package decides nothing about what is hot (package net does) and
 // generates no code (package fragment does). It follows the code cache of
-// Dynamo (section 6 of papers/net-hot-path-prediction.txt): fragments are
+// Dynamo (Duesterwald and Bala, "Software Profiling for Hot Path
+// Prediction: Less is More", ASPLOS 2000, section 6): fragments are
 // linked to each other, and the whole cache is flushed when it fills up or
 // when the cache policy (policy.go) sees a phase change; the same policy
 // decides the bail-out to the interpreter when flushes come too often. The

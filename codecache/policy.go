@@ -11,7 +11,8 @@ func DefaultPolicy() PolicyOptions {
 }
 
 // PolicyOptions tune the code cache's reactions to program behaviour,
-// after section 6.1 of papers/net-hot-path-prediction.txt (Dynamo's
+// after section 6.1 of Duesterwald and Bala, "Software Profiling for Hot
+// Path Prediction: Less is More" (ASPLOS 2000; Dynamo's
 // flushing heuristic) and Dynamo's bail-out. The prediction rate is
 // measured in windows of Window retired guest instructions. The zero value
 // of every field means its default:

@@ -25,5 +25,6 @@
 // and its two subpackages, and never the assembler library behind
 // fragment/amd64's assembler. The method follows Dynamo's fragment
 // formation (Bala, Duesterwald, Banerjia, PLDI 2000) as summarised in
-// section 6 of papers/net-hot-path-prediction.txt.
+// section 6 of Duesterwald and Bala, "Software Profiling for Hot Path
+// Prediction: Less is More" (ASPLOS 2000).
 package fragment

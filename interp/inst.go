@@ -235,7 +235,8 @@ func (op Op) String() string {
 }
 
 // A Class is an instruction class of the relational profiling paper
-// (papers/relational-profiling-architecture.txt, section 3: opJMP, opBRANCH,
+// (Heil and Smith, "Relational Profiling: Enabling Thread-Level
+// Parallelism in Virtual Machines", MICRO 2000, section 3: opJMP, opBRANCH,
 // opLOAD, opSTORE, opALU, opMULT, opSYS). Profiling hooks select
 // instructions by class.
 type Class uint8

@@ -229,8 +229,9 @@ func (vm *VM) candidate(pc uint64) error {
 // or of one being compiled (where the recorder ends a trace).
 func (vm *VM) isFragment(pc uint64) bool { return vm.cache.Lookup(pc) != nil || vm.async.pending[pc] }
 
-// phaseFlush is Dynamo's flush at a phase change (section 6.1 of
-// papers/net-hot-path-prediction.txt), for a burst of predictions seen in
+// phaseFlush is Dynamo's flush at a phase change (Duesterwald and Bala,
+// "Software Profiling for Hot Path Prediction: Less is More", section
+// 6.1), for a burst of predictions seen in
 // the policy window that opened at guest instruction window. Dynamo
 // flushes as the prediction rate rises, before the new phase's traces
 // are built; the window shows the rise only once they are. So the

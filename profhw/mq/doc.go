@@ -1,5 +1,6 @@
 // Package mq implements the message queues and service threads of the
-// relational profiling architecture (papers/relational-profiling-architecture.txt,
+// relational profiling architecture (Heil and Smith, "Relational
+// Profiling", MICRO 2000,
 // sec. 3.4.2): the query engine (the producer) writes 7-word profile records
 // into fixed-size slots of a queue in shared memory, and a service thread
 // (a goroutine, the consumer) polls the slot's ready word, copies the

@@ -1,5 +1,6 @@
 // Package rpa implements the relational profiling architecture of Heil and
-// Smith (papers/relational-profiling-architecture.txt, "RPA"): the query
+// Smith ("Relational Profiling: Enabling Thread-Level Parallelism in
+// Virtual Machines", MICRO 2000, "RPA"): the query
 // language and its assembler (sec. 3.1-3.2), the profile control table and
 // the 64-bit query instructions (sec. 3.4, Figure 4), a disassembler for
 // both, and the query engine (sec. 3.4.2) that runs the query instructions
