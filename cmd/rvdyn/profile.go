@@ -137,97 +137,123 @@ func profileCmd(args []string, stdout, stderr io.Writer) int {
 		kinds = kinds.With(profhw.KindValue)
 	}
 
-	// The streams to run: one per guest, or the replayed file.
-	type job struct {
-		name string
-		src  profhw.Source
-		done func() error
-	}
-	var jobs []job
 	var gout io.Writer
 	if *guestOut {
 		gout = stderr
 	}
-	guestJob := func(name string, image []byte, gargs []string) job {
-		g := &profhw.GuestSource{Image: image, Args: gargs, Kinds: kinds,
-			MaxInstructions: *maxInsts, Stdout: gout, Stderr: gout}
-		return job{name: strings.Join(gargs, " "), src: g}
+	jobs, cleanup, err := profileJobs(fs, *replay, *guest, *record, kinds, *maxInsts, gout)
+	defer cleanup()
+	if err != nil {
+		return fail("%v", err)
 	}
-	switch {
-	case *replay != "" && (fs.NArg() > 0 || *guest != ""):
-		return fail("give either --replay or a guest, not both")
-	case *replay != "":
-		f, err := os.Open(*replay)
-		if err != nil {
-			return fail("%v", err)
+	if *census {
+		return censusJobs(jobs, *jsonOut, stdout, stderr)
+	}
+	exp := &hwprofile.Experiment{Configs: cfgs, Seed: *seed, CyclesPerMessage: *cpm, Every: *every}
+	return experimentJobs(exp, jobs, th, *progress, *plotOut, *jsonOut, stdout, stderr)
+}
+
+// A profileJob is one tuple stream rvdyn profile runs: a guest's, or a
+// replayed file's; done, if set, ends its recording.
+type profileJob struct {
+	name string
+	src  profhw.Source
+	done func() error
+}
+
+// finish ends the job's recording, if any, and returns err or the
+// recording's error.
+func (j profileJob) finish(err error) error {
+	if j.done != nil {
+		if cerr := j.done(); err == nil {
+			err = cerr
 		}
-		defer f.Close()
+	}
+	return err
+}
+
+// profileJobs returns the streams to run: the file replay names, or the
+// guests fs's arguments and guest name (each cut at maxInsts, their output
+// to gout), the only one recorded to the file record if that is set. The
+// cleanup closes the replayed file.
+func profileJobs(fs *flag.FlagSet, replay, guest, record string, kinds profhw.KindSet, maxInsts uint64, gout io.Writer) (jobs []profileJob, cleanup func(), err error) {
+	cleanup = func() {}
+	switch {
+	case replay != "" && (fs.NArg() > 0 || guest != ""):
+		return nil, cleanup, fmt.Errorf("give either --replay or a guest, not both")
+	case replay != "":
+		f, err := os.Open(replay)
+		if err != nil {
+			return nil, cleanup, err
+		}
+		cleanup = func() { f.Close() }
 		r, err := profhw.NewStreamReader(f)
 		if err != nil {
-			return fail("--replay %s: %v", *replay, err)
+			return nil, cleanup, fmt.Errorf("--replay %s: %v", replay, err)
 		}
-		jobs = append(jobs, job{name: "replay of " + r.Meta(), src: r})
+		jobs = append(jobs, profileJob{name: "replay of " + r.Meta(), src: r})
 	default:
-		runs, err := selectGuests(fs.Args(), *guest, true, 0)
+		runs, err := selectGuests(fs.Args(), guest, true, 0)
 		if err != nil {
-			return fail("%v", err)
+			return nil, cleanup, err
 		}
 		for _, g := range runs {
-			jobs = append(jobs, guestJob(g.name, g.image, g.args))
+			src := &profhw.GuestSource{Image: g.image, Args: g.args, Kinds: kinds, MaxInstructions: maxInsts, Stdout: gout, Stderr: gout}
+			jobs = append(jobs, profileJob{name: strings.Join(g.args, " "), src: src})
 		}
 	}
-	if *record != "" {
+	if record != "" {
 		if len(jobs) != 1 {
-			return fail("--record needs exactly one guest")
+			return nil, cleanup, fmt.Errorf("--record needs exactly one guest")
 		}
-		f, err := os.Create(*record)
+		f, err := os.Create(record)
 		if err != nil {
-			return fail("%v", err)
+			return nil, cleanup, err
 		}
 		meta := fmt.Sprintf("%s (%v profile)", jobs[0].name, kinds)
 		jobs[0].src = profhw.Record(jobs[0].src, f, meta)
 		jobs[0].done = f.Close
 	}
+	return jobs, cleanup, nil
+}
 
-	if *census {
-		var all []hwprofile.CensusRow
-		status := 0
-		for _, j := range jobs {
-			rows, err := hwprofile.Census(j.src, hwprofile.DefaultCensus)
-			if j.done != nil {
-				if cerr := j.done(); err == nil {
-					err = cerr
-				}
-			}
-			if err != nil {
-				fmt.Fprintf(stderr, "rvdyn: profile: %s: %v\n", j.name, err)
-				status = 1
-			}
-			for i := range rows {
-				rows[i].Guest = strings.Fields(j.name)[0]
-			}
-			all = append(all, rows...)
+// censusJobs runs the multi-hash paper's interval census on each job and
+// prints (and with jsonOut writes) the rows; it returns the exit status.
+func censusJobs(jobs []profileJob, jsonOut string, stdout, stderr io.Writer) int {
+	var all []hwprofile.CensusRow
+	status := 0
+	for _, j := range jobs {
+		rows, err := hwprofile.Census(j.src, hwprofile.DefaultCensus)
+		if err = j.finish(err); err != nil {
+			fmt.Fprintf(stderr, "rvdyn: profile: %s: %v\n", j.name, err)
+			status = 1
 		}
-		fmt.Fprintln(stdout, "interval census with a perfect profiler (multi-hash Figures 4, 5 and 6; change = candidates in one of two consecutive intervals' sets but not both, over those in either; read at 25/50/75% of the interval pairs)")
-		hwprofile.WriteCensus(stdout, all)
-		if *jsonOut != "" {
-			if err := writeJSON(*jsonOut, all); err != nil {
-				return fail("--json: %v", err)
-			}
+		for i := range rows {
+			rows[i].Guest = strings.Fields(j.name)[0]
 		}
-		return status
+		all = append(all, rows...)
 	}
-	exp := &hwprofile.Experiment{Configs: cfgs, Seed: *seed, CyclesPerMessage: *cpm, Every: *every}
+	fmt.Fprintln(stdout, "interval census with a perfect profiler (multi-hash Figures 4, 5 and 6; change = candidates in one of two consecutive intervals' sets but not both, over those in either; read at 25/50/75% of the interval pairs)")
+	hwprofile.WriteCensus(stdout, all)
+	if jsonOut != "" {
+		if err := writeJSON(jsonOut, all); err != nil {
+			fmt.Fprintf(stderr, "rvdyn: profile: --json: %v\n", err)
+			return exitUsage
+		}
+	}
+	return status
+}
+
+// experimentJobs runs exp on each job and prints its tables (the progress
+// at each checkpoint with progress, the events to reach threshold th),
+// draws them to plotOut (one file per guest when there are several) and
+// writes every row to jsonOut; it returns the exit status.
+func experimentJobs(exp *hwprofile.Experiment, jobs []profileJob, th float64, progress bool, plotOut, jsonOut string, stdout, stderr io.Writer) int {
 	var all []hwprofile.Row
 	status := 0
 	for _, j := range jobs {
 		res, err := exp.Run(j.src)
-		if j.done != nil {
-			if cerr := j.done(); err == nil {
-				err = cerr
-			}
-		}
-		if err != nil {
+		if err = j.finish(err); err != nil {
 			fmt.Fprintf(stderr, "rvdyn: profile: %s: %v\n", j.name, err)
 			status = 1
 			if res == nil || res.Tuples == 0 {
@@ -236,7 +262,7 @@ func profileCmd(args []string, stdout, stderr io.Writer) int {
 		}
 		fmt.Fprintf(stdout, "== %s: %d instructions, %d tuples (%v)\n", j.name, res.Instructions, res.Tuples, res.Kinds)
 		hwprofile.WriteTable(stdout, res)
-		if *progress {
+		if progress {
 			hwprofile.WriteProgress(stdout, res)
 		}
 		hwprofile.WriteConvergence(stdout, res, th)
@@ -245,20 +271,22 @@ func profileCmd(args []string, stdout, stderr io.Writer) int {
 			res.Rows[i].Guest = j.name
 		}
 		all = append(all, res.Rows...)
-		if *plotOut != "" {
-			path := *plotOut
+		if plotOut != "" {
+			path := plotOut
 			if len(jobs) > 1 {
 				ext := filepath.Ext(path)
 				path = strings.TrimSuffix(path, ext) + "-" + strings.Fields(j.name)[0] + ext
 			}
 			if err := hwprofile.PlotExperiment(res, path); err != nil {
-				return fail("--plot: %v", err)
+				fmt.Fprintf(stderr, "rvdyn: profile: --plot: %v\n", err)
+				return exitUsage
 			}
 		}
 	}
-	if *jsonOut != "" {
-		if err := writeJSON(*jsonOut, all); err != nil {
-			return fail("--json: %v", err)
+	if jsonOut != "" {
+		if err := writeJSON(jsonOut, all); err != nil {
+			fmt.Fprintf(stderr, "rvdyn: profile: --json: %v\n", err)
+			return exitUsage
 		}
 	}
 	return status
