@@ -73,30 +73,9 @@ func benchCmd(args []string, stdout, stderr io.Writer) int {
 		return exitUsage
 	}
 	cfg := bench.Config{Runs: *runs, Small: *small, Guests: splitList(*guestList, ","), Modes: splitList(*modes, ","), Ablation: *ablation, Specialize: *specialize, Flavor: fl}
-	switch p := strings.ReplaceAll(strings.ToLower(*predict), " ", ""); p {
-	case "net":
-	case "net,path", "path,net":
-		cfg.PathPrediction = true
-	default:
-		fmt.Fprintf(stderr, "rvdyn bench: --predict: want net or net,path (path is measured beside NET), not %q\n", *predict)
+	if err := setBenchSchemes(&cfg, *predict, *compile, *selects); err != nil {
+		fmt.Fprintf(stderr, "rvdyn bench: %v\n", err)
 		return exitUsage
-	}
-	switch c := strings.ReplaceAll(strings.ToLower(*compile), " ", ""); c {
-	case "sync":
-	case "async":
-		cfg.Options = &rvdyn.Options{Compiler: rvdyn.CompilerOptions{Mode: rvdyn.CompileAsync}}
-	case "sync,async", "async,sync":
-		cfg.AsyncCompile = true
-	default:
-		fmt.Fprintf(stderr, "rvdyn bench: --compile: want sync, async or sync,async, not %q\n", *compile)
-		return exitUsage
-	}
-	cfg.Selects = splitList(strings.ToLower(*selects), ",")
-	for _, s := range cfg.Selects {
-		if _, err := rvdyn.ParseScheme(s); err != nil {
-			fmt.Fprintf(stderr, "rvdyn bench: --select: %v\n", err)
-			return exitUsage
-		}
 	}
 	cfg.Metrics = *metrics && (cfg.PathPrediction || len(cfg.Selects) > 1 || len(cfg.Selects) == 1 && cfg.Selects[0] != "net")
 	if cfg.Delays, err = parseInts(*delays, 0); err != nil {
@@ -122,31 +101,7 @@ func benchCmd(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "rvdyn bench: %v\n", err)
 		return 1
 	}
-	if len(rep.Delays) > 1 {
-		rep.WriteSweep(stdout)
-	} else {
-		rep.WriteTable(stdout)
-	}
-	if rep.Paths {
-		fmt.Fprintln(stdout)
-		rep.WritePrediction(stdout)
-	}
-	if len(rep.Selects) > 0 && !(len(rep.Selects) == 1 && rep.Selects[0] == "path" && rep.Paths) {
-		fmt.Fprintln(stdout)
-		rep.WriteSelection(stdout)
-	}
-	if rep.Specialize != "" {
-		fmt.Fprintf(stdout, "\nvalue specialization (%s):\n", rep.Specialize)
-		rep.WriteSpecialize(stdout)
-	}
-	if rep.Async {
-		fmt.Fprintln(stdout)
-		rep.WriteCompile(stdout)
-	}
-	if rep.Ablation {
-		fmt.Fprintln(stdout)
-		rep.WriteAblation(stdout)
-	}
+	writeBenchReport(rep, stdout)
 	if *jsonPath != "" {
 		if err := rep.WriteJSON(*jsonPath); err != nil {
 			fmt.Fprintf(stderr, "rvdyn bench: %v\n", err)
@@ -164,4 +119,65 @@ func benchCmd(args []string, stdout, stderr io.Writer) int {
 		}
 	}
 	return 0
+}
+
+// setBenchSchemes sets what cfg runs beside plain NET from bench's
+// --predict (net, or net,path), --compile (sync, async, or both) and
+// --select (a list of schemes) flags.
+func setBenchSchemes(cfg *bench.Config, predict, compile, selects string) error {
+	switch p := strings.ReplaceAll(strings.ToLower(predict), " ", ""); p {
+	case "net":
+	case "net,path", "path,net":
+		cfg.PathPrediction = true
+	default:
+		return fmt.Errorf("--predict: want net or net,path (path is measured beside NET), not %q", predict)
+	}
+	switch c := strings.ReplaceAll(strings.ToLower(compile), " ", ""); c {
+	case "sync":
+	case "async":
+		cfg.Options = &rvdyn.Options{Compiler: rvdyn.CompilerOptions{Mode: rvdyn.CompileAsync}}
+	case "sync,async", "async,sync":
+		cfg.AsyncCompile = true
+	default:
+		return fmt.Errorf("--compile: want sync, async or sync,async, not %q", compile)
+	}
+	cfg.Selects = splitList(strings.ToLower(selects), ",")
+	for _, s := range cfg.Selects {
+		if _, err := rvdyn.ParseScheme(s); err != nil {
+			return fmt.Errorf("--select: %v", err)
+		}
+	}
+	return nil
+}
+
+// writeBenchReport prints rep's tables: the speedups (or the delay
+// sweep), then whichever comparisons it measured (path prediction,
+// selection schemes, specialization, the service-thread compiler, the
+// ablation).
+func writeBenchReport(rep *bench.Report, w io.Writer) {
+	if len(rep.Delays) > 1 {
+		rep.WriteSweep(w)
+	} else {
+		rep.WriteTable(w)
+	}
+	if rep.Paths {
+		fmt.Fprintln(w)
+		rep.WritePrediction(w)
+	}
+	if len(rep.Selects) > 0 && !(len(rep.Selects) == 1 && rep.Selects[0] == "path" && rep.Paths) {
+		fmt.Fprintln(w)
+		rep.WriteSelection(w)
+	}
+	if rep.Specialize != "" {
+		fmt.Fprintf(w, "\nvalue specialization (%s):\n", rep.Specialize)
+		rep.WriteSpecialize(w)
+	}
+	if rep.Async {
+		fmt.Fprintln(w)
+		rep.WriteCompile(w)
+	}
+	if rep.Ablation {
+		fmt.Fprintln(w)
+		rep.WriteAblation(w)
+	}
 }
