@@ -131,18 +131,9 @@ func layoutCmd(args []string, stdout, stderr io.Writer) int {
 		if !ok {
 			return fail("no training and test inputs for guest %q (placement.Inputs)", name)
 		}
-		image, err := corpus.ELF(name)
+		image, path, err := layoutGuestFile(name, wd)
 		if err != nil {
 			return fail("%v", err)
-		}
-		path, err := corpus.ELFFile(name)
-		if err != nil {
-			// Outside a source tree the corpus has no files: qemu-riscv64
-			// checks the embedded image written out.
-			path = filepath.Join(wd, name+".elf")
-			if err := os.WriteFile(path, image, 0o755); err != nil {
-				return fail("%v", err)
-			}
 		}
 		g := placement.Guest{Name: name, Image: image, Path: path,
 			Train: append([]string{name}, in[0]...), Test: append([]string{name}, in[1]...)}
@@ -162,18 +153,7 @@ func layoutCmd(args []string, stdout, stderr io.Writer) int {
 			nativeGuests, nativeTimes = append(nativeGuests, name), append(nativeTimes, ts)
 		}
 	}
-	for _, r := range rep.Results {
-		fmt.Fprintf(stdout, "%s: %d procedures, %d blocks, %d bytes of text; %.0f samples per set; %.1f%% of executed calls indirect (no edge)\n",
-			r.Guest, r.Procs, r.Blocks, r.TextBytes, r.SamplesPerSet, 100*r.IndirectShare)
-	}
-	fmt.Fprintln(stdout, "\nTable 5: chi-square of summed sample sets against the complete profile (training input)")
-	placement.WriteTable5(stdout, rep.Results)
-	fmt.Fprintln(stdout, "\nTable 6: simulated instruction-cache miss rates (test input)")
-	placement.WriteTable6(stdout, rep.Results)
-	if len(nativeGuests) > 0 {
-		fmt.Fprintf(stdout, "Table 7: native execution time (host gcc -O2, relinked), medians of %d interleaved runs\n", *nativeRuns)
-		placement.WriteTable7(stdout, nativeGuests, nativeTimes)
-	}
+	writeLayoutTables(stdout, rep, nativeGuests, nativeTimes, *nativeRuns)
 	if *jsonOut != "" {
 		if err := writeJSON(*jsonOut, rep); err != nil {
 			return fail("--json: %v", err)
@@ -185,6 +165,41 @@ func layoutCmd(args []string, stdout, stderr io.Writer) int {
 		}
 	}
 	return 0
+}
+
+// layoutGuestFile returns the corpus guest name's image and a file
+// holding it: the corpus's own, or, outside a source tree where the corpus
+// has no files, the embedded image written to dir (qemu-riscv64 checks
+// relinked programs against it).
+func layoutGuestFile(name, dir string) (image []byte, path string, err error) {
+	if image, err = corpus.ELF(name); err != nil {
+		return nil, "", err
+	}
+	if path, err = corpus.ELFFile(name); err != nil {
+		path = filepath.Join(dir, name+".elf")
+		if err := os.WriteFile(path, image, 0o755); err != nil {
+			return nil, "", err
+		}
+	}
+	return image, path, nil
+}
+
+// writeLayoutTables prints the layout experiment's results: each guest's
+// program and sampling summary, the paper's Tables 5 and 6, and Table 7
+// for the guests whose native builds were timed (runs each).
+func writeLayoutTables(w io.Writer, rep layoutReport, nativeGuests []string, nativeTimes [][]placement.NativeTime, runs int) {
+	for _, r := range rep.Results {
+		fmt.Fprintf(w, "%s: %d procedures, %d blocks, %d bytes of text; %.0f samples per set; %.1f%% of executed calls indirect (no edge)\n",
+			r.Guest, r.Procs, r.Blocks, r.TextBytes, r.SamplesPerSet, 100*r.IndirectShare)
+	}
+	fmt.Fprintln(w, "\nTable 5: chi-square of summed sample sets against the complete profile (training input)")
+	placement.WriteTable5(w, rep.Results)
+	fmt.Fprintln(w, "\nTable 6: simulated instruction-cache miss rates (test input)")
+	placement.WriteTable6(w, rep.Results)
+	if len(nativeGuests) > 0 {
+		fmt.Fprintf(w, "Table 7: native execution time (host gcc -O2, relinked), medians of %d interleaved runs\n", runs)
+		placement.WriteTable7(w, nativeGuests, nativeTimes)
+	}
 }
 
 // sampleRvdyn runs a guest in dynamo mode with the frequency sampler.
