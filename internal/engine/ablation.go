@@ -21,7 +21,7 @@ type Mechanism struct {
 
 // mechanisms is every mechanism, sorted by name: the one table from which
 // Disable, Mechanisms, `rvdyn run --disable=help` and the README's list
-// (checked by cmd/rvdyn's TestREADMEFlags) come.
+// (generated and checked by cmd/rvdyn's TestREADMEMechanisms) come.
 var mechanisms = func() []Mechanism {
 	m := []Mechanism{
 		{"link", "every exit returns to the dispatcher instead of jumping to the fragment it leads to (implies `ibl`)", func(o *Options) { o.Cache.NoLink = true }},
