@@ -8,11 +8,12 @@ import (
 	"go/parser"
 	"go/token"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+
+	"rvdyn/internal/doccheck"
 )
 
 var updateDocs = flag.Bool("update-docs", false, "rewrite the generated file list of docs/internals.md")
@@ -106,26 +107,6 @@ func fileList(t *testing.T, root string) string {
 // TestInternalsFiles checks that docs/internals.md lists every Go file
 // with the comment that opens it, as go test -update-docs writes them.
 func TestInternalsFiles(t *testing.T) {
-	const doc = "docs/internals.md"
-	b, err := os.ReadFile(doc)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := string(b)
-	i, j := strings.Index(s, filesBegin), strings.Index(s, filesEnd)
-	if i < 0 || j < i {
-		t.Fatalf("%s lacks the generated file list (%q ... %q)", doc, filesBegin, filesEnd)
-	}
-	want := fileList(t, ".")
-	got := s[i+len(filesBegin) : j]
-	if got == want {
-		return
-	}
-	if *updateDocs {
-		if err := os.WriteFile(doc, []byte(s[:i+len(filesBegin)]+want+s[j:]), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	t.Errorf("%s: the file list is not the tree's; run go test -run TestInternalsFiles -update-docs .", doc)
+	doccheck.Between(t, "docs/internals.md", filesBegin, filesEnd, fileList(t, "."), *updateDocs,
+		"go test -run TestInternalsFiles -update-docs .")
 }

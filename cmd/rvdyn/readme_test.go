@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"rvdyn"
+	"rvdyn/internal/doccheck"
 )
 
 // readmeFlagRows returns the rows of the README's flag tables (those whose
@@ -112,26 +113,8 @@ func mechanismTable() string {
 // Options.Disable, --disable=help and the ablation use (go test
 // ./cmd/rvdyn -run TestREADMEMechanisms -update-docs rewrites it).
 func TestREADMEMechanisms(t *testing.T) {
-	const path = "../../README.md"
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := string(b)
-	i := strings.Index(s, "| mechanism | switched off |")
-	if i < 0 {
-		t.Fatal("README.md has no table of mechanisms")
-	}
-	end := i + strings.Index(s[i:], "\n\n") + 1
-	if want := mechanismTable(); s[i:end] != want {
-		if *updateDocs {
-			if err := os.WriteFile(path, []byte(s[:i]+want+s[end:]), 0o644); err != nil {
-				t.Fatal(err)
-			}
-			return
-		}
-		t.Errorf("README's table of mechanisms differs from rvdyn.MechanismTable (go test ./cmd/rvdyn -run TestREADMEMechanisms -update-docs rewrites it); want\n%s", want)
-	}
+	doccheck.Table(t, "../../README.md", "| mechanism | switched off |", mechanismTable(), *updateDocs,
+		"go test ./cmd/rvdyn -run TestREADMEMechanisms -update-docs")
 	var out strings.Builder
 	writeMechanisms(&out)
 	for _, m := range rvdyn.Mechanisms() {

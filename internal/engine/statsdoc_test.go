@@ -6,12 +6,12 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
-	"os"
 	"slices"
 	"strings"
 	"testing"
 
 	"rvdyn/gcassist"
+	"rvdyn/internal/doccheck"
 	"rvdyn/internal/selection"
 	"rvdyn/net"
 	"rvdyn/profhw/rpa"
@@ -59,26 +59,8 @@ func statsReference() string {
 // (-update-docs rewrites it), and statTable's keys against those
 // Stats.MarshalJSON writes when every optional part is present.
 func TestStatsReference(t *testing.T) {
-	const path = "../../docs/internals.md"
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := string(b)
-	i := strings.Index(s, "| JSON key | in the --stats table | meaning |")
-	if i < 0 {
-		t.Fatal("docs/internals.md has no table of statistics keys")
-	}
-	end := i + strings.Index(s[i:], "\n\n") + 1
-	if want := statsReference(); s[i:end] != want {
-		if *updateDocs {
-			if err := os.WriteFile(path, []byte(s[:i]+want+s[end:]), 0o644); err != nil {
-				t.Fatal(err)
-			}
-		} else {
-			t.Errorf("docs/internals.md's statistics reference differs from statTable (go test ./internal/engine -run TestStatsReference -update-docs rewrites it); want\n%s", want)
-		}
-	}
+	doccheck.Table(t, "../../docs/internals.md", "| JSON key | in the --stats table | meaning |", statsReference(), *updateDocs,
+		"go test ./internal/engine -run TestStatsReference -update-docs")
 	var keys []string
 	for _, st := range statTable {
 		keys = append(keys, st.key)
