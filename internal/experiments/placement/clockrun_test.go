@@ -16,13 +16,11 @@ import (
 	"rvdyn/layout"
 )
 
-// TestClockSamplerNative samples a native build of a corpus guest: the
-// samples land in its own functions.
-func TestClockSamplerNative(t *testing.T) {
-	gcc, err := exec.LookPath("gcc")
-	if err != nil {
-		t.Skip("no host gcc")
-	}
+// clockSampler returns a time-based sampler at the default rate, closed
+// when the test ends; the test is skipped where perf_event or BPF is
+// refused.
+func clockSampler(t *testing.T) *layout.ClockSampler {
+	t.Helper()
 	s, err := layout.NewClockSampler(layout.DefaultHz)
 	if errors.Is(err, layout.ErrClockUnavailable) {
 		t.Skip(err)
@@ -30,7 +28,18 @@ func TestClockSamplerNative(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer s.Close()
+	t.Cleanup(func() { s.Close() })
+	return s
+}
+
+// TestClockSamplerNative samples a native build of a corpus guest: the
+// samples land in its own functions.
+func TestClockSamplerNative(t *testing.T) {
+	gcc, err := exec.LookPath("gcc")
+	if err != nil {
+		t.Skip("no host gcc")
+	}
+	s := clockSampler(t)
 	bin := filepath.Join(t.TempDir(), "nqueens.native")
 	if out, err := exec.Command(gcc, "-O2", "-o", bin, "../../../bench/guests/nqueens.c").CombinedOutput(); err != nil {
 		t.Fatalf("gcc: %v\n%s", err, out)
@@ -70,14 +79,7 @@ func TestClockSamplerExitedChild(t *testing.T) {
 	if err != nil {
 		t.Skip("no true(1)")
 	}
-	s, err := layout.NewClockSampler(layout.DefaultHz)
-	if errors.Is(err, layout.ErrClockUnavailable) {
-		t.Skip(err)
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
+	s := clockSampler(t)
 	cmd := exec.Command(bin)
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
