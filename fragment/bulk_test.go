@@ -11,6 +11,7 @@ import (
 	"rvdyn/internal/rvtest"
 	"rvdyn/interp"
 	"rvdyn/net"
+	"rvdyn/profhw/rpa"
 )
 
 // Registers of the byte loops, as picolibc's memset and memcpy use them.
@@ -62,19 +63,32 @@ func TestBulkMatchesInterpreter(t *testing.T) {
 								continue
 							}
 							what := fmt.Sprintf("copy %v n %d budget %d overlap %d", copy, n, budget, overlap)
-							checkBulk(t, rng, opts, copy, n, budget, overlap, false, what)
+							checkBulk(t, rng, opts, copy, n, budget, overlap, false, 0, what)
 						}
 					}
 				}
 				for _, budget := range []int64{100, 1 << 20} {
-					checkBulk(t, rng, opts, copy, 3000, budget, 4096, true, fmt.Sprintf("copy %v off the end, budget %d", copy, budget))
+					checkBulk(t, rng, opts, copy, 3000, budget, 4096, true, 0, fmt.Sprintf("copy %v off the end, budget %d", copy, budget))
+				}
+				// The relational profiler samples the guard: bulk
+				// iterations stop short of the sampled execution.
+				for _, n := range []uint64{16, 40, 1000} {
+					for _, cd := range []uint64{1, 2, 16, 17, 18, 39, 40, 41, 500, 1 << 30} {
+						what := fmt.Sprintf("copy %v n %d sampled, countdown %d", copy, n, cd)
+						checkBulk(t, rng, opts, copy, n, 1<<20, 0, false, cd, what)
+					}
 				}
 			}
 		})
 	}
 }
 
-func checkBulk(t *testing.T, rng *rand.Rand, opts fragment.Options, copy bool, n uint64, budget, overlap int64, wild bool, what string) {
+// checkBulk compiles and checks one byte loop (TestBulkMatchesInterpreter).
+// A countdown above 0 has the loop's branch selected by the relational
+// profiler (sampling countdown 0 starting there): the native run must
+// leave through the sample exit exactly at the countdown's execution, or
+// end the loop first with the countdown lowered by the executions.
+func checkBulk(t *testing.T, rng *rand.Rand, opts fragment.Options, copy bool, n uint64, budget, overlap int64, wild bool, countdown uint64, what string) {
 	t.Helper()
 	img := rvtest.MakeELF(byteLoop(copy), randomData(rng), dataSize)
 	mid := uint64(rvtest.MakeELFData + 1024)
@@ -86,7 +100,11 @@ func checkBulk(t *testing.T, rng *rand.Rand, opts fragment.Options, copy bool, n
 	if err != nil {
 		t.Fatalf("%s: recording: %v", what, err)
 	}
-	code, err := fragment.Compile(trace, fragment.EnvOf(rec), opts)
+	var sampler fragment.Sampler
+	if countdown > 0 {
+		sampler = func(pc uint64, in interp.Inst) (int, *rpa.Native, bool) { return 0, nil, in.IsBranch() }
+	}
+	code, err := fragment.CompileSampled(trace, fragment.EnvOf(rec), opts, sampler)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -122,12 +140,26 @@ func checkBulk(t *testing.T, rng *rand.Rand, opts fragment.Options, copy bool, n
 	*ref.CPU = st.CPU
 
 	st.Budget = budget
+	st.Countdown[0] = countdown
 	e := cache.Enter(f, st, native.Mem.Base())
 	retired := budget - st.Budget
+	sampled := countdown > 0 && countdown <= n // the loop runs into the sample
+	if countdown > 0 {
+		// Every iteration retires one branch, the last instruction.
+		iters := uint64(retired) / uint64(trace.Len())
+		switch {
+		case e.Kind == exit.Sample && (iters != countdown-1 || st.Countdown[0] != 1):
+			t.Fatalf("%s: sample exit after %d branches, countdown %d", what, iters, st.Countdown[0])
+		case e.Kind != exit.Sample && (iters >= countdown || st.Countdown[0] != countdown-iters):
+			t.Fatalf("%s: %v exit after %d branches, countdown %d", what, e.Kind, iters, st.Countdown[0])
+		case e.Kind != exit.Sample && sampled:
+			t.Fatalf("%s: %v exit after %d branches: the sample was missed", what, e.Kind, iters)
+		}
+	}
 	if st.Budget <= -int64(trace.Len()) {
 		t.Fatalf("%s: budget %d left of %d: native code overshot it by more than one iteration", what, st.Budget, budget)
 	}
-	if !wild && budget >= 1<<20 && e.Kind != exit.Branch {
+	if !wild && budget >= 1<<20 && e.Kind != exit.Branch && !(sampled && e.Kind == exit.Sample) {
 		t.Errorf("%s: left through a %v exit, want the loop's end", what, e.Kind)
 	}
 	matchInterpreter(t, what, nil, ref, retired, e.Kind, e.Target, st)

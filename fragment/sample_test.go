@@ -62,19 +62,8 @@ func TestSampledFragments(t *testing.T) {
 			}
 		}
 		total += len(got)
-		cmps := 0
-		for at := 0; at < len(code.Bytes); {
-			in, err := x86asm.Decode(code.Bytes[at:], 64)
-			if err != nil {
-				break
-			}
-			if m, ok := in.Args[0].(x86asm.Mem); ok && in.Op == x86asm.CMP && m.Base == x86asm.R15 && m.Disp == amd64.StateCountdown+8*slot {
-				cmps++
-			}
-			at += in.Len
-		}
-		if cmps != len(got) {
-			t.Errorf("fragment %#x: %d countdown compares for %d sample exits", tr.Head, cmps, len(got))
+		if n := countDecisions(t, code.Bytes, slot); n != len(got) {
+			t.Errorf("fragment %#x: %d countdown decisions for %d sample exits", tr.Head, n, len(got))
 		}
 	}
 	if total == 0 {
@@ -120,20 +109,8 @@ func TestNativeSampledFragments(t *testing.T) {
 				exits++
 			}
 		}
-		cmps := 0
-		at := 0
-		for at < len(c.Bytes) {
-			in, err := x86asm.Decode(c.Bytes[at:], 64)
-			if err != nil {
-				t.Fatalf("fragment %#x: undecodable at %d: %v", tr.Head, at, err)
-			}
-			if m, ok := in.Args[0].(x86asm.Mem); ok && in.Op == x86asm.CMP && m.Base == x86asm.R15 && m.Disp == amd64.StateCountdown+8*slot {
-				cmps++
-			}
-			at += in.Len
-		}
-		if cmps != exits {
-			t.Errorf("fragment %#x: %d countdown compares for %d sample exits", tr.Head, cmps, exits)
+		if n := countDecisions(t, c.Bytes, slot); n != exits {
+			t.Errorf("fragment %#x: %d countdown decisions for %d sample exits", tr.Head, n, exits)
 		}
 		if err := fragment.WriteListing(io.Discard, tr, c); err != nil {
 			t.Errorf("fragment %#x: listing: %v", tr.Head, err)
@@ -143,4 +120,34 @@ func TestNativeSampledFragments(t *testing.T) {
 	if total == 0 {
 		t.Fatal("no trace has a branch or store: the test checked nothing")
 	}
+}
+
+// countDecisions decodes code to its end and counts the sampling
+// decisions on countdown slot: compares of the countdown in State with
+// 1, or, where the fragment keeps the countdown in a register (loaded
+// from State at the entry), decrements of that register by 1.
+func countDecisions(t *testing.T, code []byte, slot int) int {
+	t.Helper()
+	n := 0
+	var cd x86asm.Reg
+	for at := 0; at < len(code); {
+		in, err := x86asm.Decode(code[at:], 64)
+		if err != nil {
+			t.Fatalf("undecodable at %d: %v", at, err)
+		}
+		countdown := func(a x86asm.Arg) bool {
+			m, ok := a.(x86asm.Mem)
+			return ok && m.Base == x86asm.R15 && m.Disp == amd64.StateCountdown+8*int64(slot)
+		}
+		switch {
+		case in.Op == x86asm.CMP && countdown(in.Args[0]):
+			n++
+		case in.Op == x86asm.MOV && countdown(in.Args[1]) && cd == 0:
+			cd, _ = in.Args[0].(x86asm.Reg)
+		case in.Op == x86asm.SUB && cd != 0 && in.Args[0] == cd && in.Args[1] == x86asm.Imm(1):
+			n++
+		}
+		at += in.Len
+	}
+	return n
 }

@@ -22,13 +22,20 @@ const minBulk = 16
 //
 // (the additions in any order), with no other instruction and no other
 // exit: the accesses' checks were hoisted to the entry (CheckHoist), which
-// proved every iteration's address in bounds before the loop runs.
+// proved every iteration's address in bounds before the loop runs. The
+// one exception is the relational profiler's sampling decision of the
+// guard (OpSample, right before it), whose exit is the sample.
 type bulkLoop struct {
 	copy    bool   // a copy (REP MOVSB), else a fill (REP STOSB)
 	n, dst  uint8  // the count, stepping by -1, and the destination pointer, by +1
 	src     uint8  // a copy's source pointer, stepping by +1
 	val     ir.Val // a fill's byte (its low 8 bits)
 	perIter int64  // guest instructions one iteration retires
+	// sample is the relational profiler's sampling decision of the
+	// guard (an OpSample before it), nil if the profiler does not select
+	// the branch: the iterations done in bulk are then only those the
+	// countdown lets go unsampled.
+	sample *ir.Inst
 }
 
 // kind names the loop for Code.Bulk: "fill" or "copy".
@@ -50,6 +57,11 @@ func matchBulk(f *ir.Func) *bulkLoop {
 		return nil
 	}
 	b := &bulkLoop{perIter: int64(f.Exits[end.Exit].Retired)}
+	if k := len(body) - 2; k >= 0 && body[k].Op == ir.OpSample && body[k].PC == body[k+1].PC {
+		s := body[k]
+		b.sample = &s
+		body = append(body[:k:k], body[k+1])
+	}
 	if b.perIter <= 0 || b.perIter > 8 { // lowerBulk divides the budget by 8
 		return nil
 	}
@@ -116,7 +128,8 @@ func matchBulk(f *ir.Func) *bulkLoop {
 
 // lowerBulk emits, once per entry (after the entry's loop checks, before
 // the loop's first iteration), the work of k iterations of b at once,
-// where k = min(N-1, (budget-1)/8): k never reaches N, so the loop still
+// where k = min(N-1, (budget-1)/8), and at most countdown-1 when the
+// profiler samples the guard (the countdown then drops by k): k never reaches N, so the loop still
 // runs its last iteration and leaves through its own guard, and the
 // budget left stays positive, so the loop's poll point and budget exit
 // are reached as before. After it N, D (and S) and the budget hold what
@@ -146,6 +159,19 @@ func (c *compiler) lowerBulk(b *bulkLoop) {
 	a.jcc(condLE, small)
 	a.op(xMOVQ, reg(rAX), reg(rCX))
 	a.bind(small)
+	if b.sample != nil {
+		// Each iteration runs the guard's sampling decision once: at
+		// most countdown-1 of them go unsampled, CX = min(CX,
+		// countdown-1) (RPA sec. 3.4.2's countdown; the loop itself
+		// runs the sampled one).
+		fewer := &label{}
+		a.op(xMOVQ, c.countdown(b.sample.Off), reg(rAX))
+		a.op(xSUBQ, imm(1), reg(rAX))
+		a.op(xCMPQ, reg(rCX), reg(rAX))
+		a.jcc(condLE, fewer)
+		a.op(xMOVQ, reg(rAX), reg(rCX))
+		a.bind(fewer)
+	}
 	a.op(xCMPQ, reg(rCX), imm(minBulk))
 	a.jcc(condLT, skip)
 	a.op(xMOVQ, imm(b.perIter), reg(rAX))
@@ -193,6 +219,9 @@ func (c *compiler) lowerBulk(b *bulkLoop) {
 	}
 	advance(xADDQ, b.dst)
 	advance(xSUBQ, b.n)
+	if b.sample != nil {
+		a.op(xSUBQ, reg(rCX), c.countdown(b.sample.Off))
+	}
 	a.op(xREP, none, none)
 	if b.copy {
 		a.op(xMOVSB, none, none)

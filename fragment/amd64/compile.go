@@ -199,6 +199,9 @@ func compile(f *ir.Func, opts Options, pad int) (*Code, error) {
 			a.op(xMOVSD, fslot(r), reg(c.fr.host[r]))
 		}
 	}
+	if ra.cd != 0 {
+		a.op(xMOVQ, mem(rSt, StateCountdown+8*ra.cdOff), reg(ra.cd))
+	}
 	c.lowerLoopChecks()
 	var bulk *bulkLoop
 	if !opts.NoBulk {

@@ -198,15 +198,11 @@ func (c *compiler) lowerInst(i int, in ir.Inst) {
 	case op == ir.OpSample && in.Native != nil:
 		c.lowerNativeSample(i, in)
 	case op == ir.OpSample:
-		// The sampling decision (RPA sec. 3.4.2), before the instruction:
-		//	CMPQ countdown(R15), $1 ; JEQ sample-exit ; SUBQ $1, countdown(R15)
-		// The exit leaves with the guest state of the instruction's start;
+		// The sampling decision (RPA sec. 3.4.2), before the instruction
+		// (sampleDecision). The exit leaves with the guest state of the instruction's start;
 		// the dispatcher runs it under the query engine, which
 		// decrements the countdown to 0, samples and draws the next gap.
-		cd := mem(rSt, StateCountdown+8*in.Off)
-		a.op(xCMPQ, cd, imm(1))
-		a.jcc(condEQ, c.stubFor(in.Exit, i).stub)
-		a.op(xSUBQ, imm(1), cd)
+		c.sampleDecision(in, c.stubFor(in.Exit, i).stub)
 	case op == interp.OpJALR:
 		c.load(in.A, rAX)
 		if in.Off != 0 {

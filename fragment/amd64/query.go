@@ -27,11 +27,8 @@ import (
 func (c *compiler) lowerNativeSample(i int, in ir.Inst) {
 	a := c.a
 	nv := in.Native
-	cd := mem(rSt, StateCountdown+8*in.Off)
 	sampled, back := &label{}, &label{}
-	a.op(xCMPQ, cd, imm(1))
-	a.jcc(condEQ, sampled)
-	a.op(xSUBQ, imm(1), cd)
+	cd := c.sampleDecision(in, sampled)
 	a.bind(back)
 	exit := c.stubFor(in.Exit, i).stub
 	c.cold = append(c.cold, func() {
@@ -65,6 +62,49 @@ func (c *compiler) lowerNativeSample(i int, in ir.Inst) {
 		c.buildRecord(in, nv)
 		c.runQuery(nv, back)
 	})
+}
+
+// sampleDecision emits the sampling decision of OpSample in (RPA sec.
+// 3.4.2: the countdown says how many more selected executions until the
+// next sample, 1 meaning this one), which jumps to sampled with the
+// countdown still 1 and otherwise decrements it and falls through. It
+// returns the countdown's operand, a register or State memory
+// (regAlloc.cd). In memory:
+//
+//	CMPQ countdown(R15), $1 ; JEQ sampled ; SUBQ $1, countdown(R15)
+//
+// In a register, one fused decrement and branch on the hot path, the
+// countdown put back to 1 out of line:
+//
+//	DECQ cd ; JEQ fix ; ... fix: MOVQ $1, cd ; JMP sampled
+func (c *compiler) sampleDecision(in ir.Inst, sampled *label) operand {
+	a := c.a
+	if c.ra.cd == 0 || in.Off != c.ra.cdOff {
+		cd := c.countdown(in.Off)
+		a.op(xCMPQ, cd, imm(1))
+		a.jcc(condEQ, sampled)
+		a.op(xSUBQ, imm(1), cd)
+		return cd
+	}
+	cd := reg(c.ra.cd)
+	fix := &label{}
+	a.op(xSUBQ, imm(1), cd)
+	a.jcc(condEQ, fix)
+	c.cold = append(c.cold, func() {
+		a.bind(fix)
+		a.op(xMOVQ, imm(1), cd)
+		a.jmp(sampled)
+	})
+	return cd
+}
+
+// countdown returns the operand of sampling countdown off: the register
+// that holds it (regAlloc.cd) or its word in State.
+func (c *compiler) countdown(off int64) operand {
+	if c.ra.cd != 0 && off == c.ra.cdOff {
+		return reg(c.ra.cd)
+	}
+	return mem(rSt, StateCountdown+8*off)
 }
 
 // zext32 zero-extends AX from its low 32 bits.

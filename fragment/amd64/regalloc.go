@@ -36,6 +36,11 @@ type regAlloc struct {
 	// exits load them back.
 	home              [32]register
 	resident, evicted uint32
+	// cd is the host register that holds the relational profiler's
+	// sampling countdown State.Countdown[cdOff] throughout the fragment
+	// (0: every countdown stays in State); see sampleCountdown.
+	cd    register
+	cdOff int64
 }
 
 // homeGuests are the guest registers that have a home host register, in
@@ -78,6 +83,16 @@ func allocate(f *ir.Func, enabled, withBP, homes bool) *regAlloc {
 	if !enabled {
 		return ra
 	}
+	regs := allocatable
+	if !withBP {
+		regs = regs[:len(regs)-1]
+	}
+	cdOff, cdReg := sampleCountdown(f)
+	if cdReg {
+		// The countdown takes the last register, the first home a
+		// fragment borrows (homes), so the guest registers get one less.
+		ra.cd, ra.cdOff = regs[len(regs)-1], cdOff
+	}
 	order := make([]int, 0, 31)
 	for r := 1; r < 32; r++ {
 		if count[r] > 0 {
@@ -85,16 +100,16 @@ func allocate(f *ir.Func, enabled, withBP, homes bool) *regAlloc {
 		}
 	}
 	sort.SliceStable(order, func(i, j int) bool { return count[order[i]] > count[order[j]] })
-	regs := allocatable
-	if !withBP {
-		regs = regs[:len(regs)-1]
+	guestRegs := regs
+	if ra.cd != 0 {
+		guestRegs = regs[:len(regs)-1]
 	}
-	if len(order) > len(regs) {
-		order = order[:len(regs)]
+	if len(order) > len(guestRegs) {
+		order = order[:len(guestRegs)]
 	}
 	if !homes {
 		for i, r := range order {
-			ra.host[r] = regs[i]
+			ra.host[r] = guestRegs[i]
 		}
 		return ra
 	}
@@ -102,13 +117,22 @@ func allocate(f *ir.Func, enabled, withBP, homes bool) *regAlloc {
 	for i, g := range homeGuests[:len(regs)] {
 		ra.home[g] = regs[i]
 	}
+	next := len(regs) - 1 // the next home to borrow: the last ones first
+	if ra.cd != 0 {
+		// The countdown borrows the last home, as a guest register
+		// would: its guest register is evicted (stored at the linked
+		// entry, reloaded at linked exits) and lives elsewhere here.
+		g := homeGuests[next]
+		taken[g] = true
+		ra.evicted |= 1 << g
+		next--
+	}
 	for _, r := range order {
-		if h := ra.home[r]; h != 0 {
+		if h := ra.home[r]; h != 0 && ra.evicted&(1<<r) == 0 {
 			ra.host[r] = h
 			taken[r] = true
 		}
 	}
-	next := len(regs) - 1 // the next home to borrow: the last ones first
 	for _, r := range order {
 		if ra.host[r] != 0 {
 			continue
@@ -131,6 +155,32 @@ func allocate(f *ir.Func, enabled, withBP, homes bool) *regAlloc {
 		}
 	}
 	return ra
+}
+
+// sampleCountdown picks the sampling countdown (an index into
+// State.Countdown) a fragment keeps in a host register: the one most of
+// its OpSample instructions decrement, when the fragment loops or
+// decrements it at least twice. In memory, the decision of each
+// selected instruction is a read-modify-write of State (RPA sec. 3.4.2's
+// countdown), and in a loop every iteration waits for the last one's
+// store to be forwarded to its load, a few cycles per selected
+// instruction; in a register it is one DECQ and a fused branch. The
+// price is a load at the entry and a store at each exit, and one
+// register fewer for guest registers.
+func sampleCountdown(f *ir.Func) (off int64, ok bool) {
+	uses := map[int64]int{}
+	for _, in := range f.Insts {
+		if in.Op == ir.OpSample {
+			uses[in.Off]++
+		}
+	}
+	best := 0
+	for k, n := range uses {
+		if n > best || n == best && k < off {
+			off, best = k, n
+		}
+	}
+	return off, best >= 2 || best == 1 && f.Loops
 }
 
 // needsLoad reports whether allocated guest register r must be loaded at

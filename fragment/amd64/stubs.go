@@ -66,7 +66,8 @@ func selfExit(f *ir.Func, r ir.Exit) bool {
 
 // writeBack stores the allocated guest registers that are dirty at exit
 // e into State, sign-extending the stale ones first; resident home
-// registers aside (see writeHomes). Dirty f registers too.
+// registers aside (see writeHomes). Dirty f registers too, and the
+// sampling countdown if a register holds it (regAlloc.cd).
 func (c *compiler) writeBack(e *exitStub) {
 	for _, r := range c.ra.dirty(e.at, c.loops) {
 		if e.stale&(1<<r) != 0 {
@@ -76,6 +77,9 @@ func (c *compiler) writeBack(e *exitStub) {
 	}
 	for _, r := range c.fr.dirty(e.at, c.loops) {
 		c.a.op(xMOVSD, reg(c.fr.host[r]), fslot(r))
+	}
+	if c.ra.cd != 0 {
+		c.a.op(xMOVQ, reg(c.ra.cd), mem(rSt, StateCountdown+8*c.ra.cdOff))
 	}
 }
 
