@@ -18,22 +18,28 @@ type State struct {
 	// where the guest continues.
 	CPU interp.CPU
 	// Budget is how many more guest instructions native code may retire
-	// before it must return (offset 560). The trampoline keeps it in R12
+	// before it must return (offset 536). The trampoline keeps it in R12
 	// while native code runs; every exit stub subtracts the instructions
 	// retired since the fragment entry and leaves through the dispatcher
 	// when the result is <= 0, so the dispatcher regains control in bounded
 	// time and can compute exact instruction counts.
 	Budget int64
 	// Exit is the ID of the exit stub through which native code returned
-	// (offset 536); the code cache maps it back to its exit record.
+	// (offset 544); the code cache maps it back to its exit record.
 	Exit uint64
 	// IBL is the host address of the indirect branch lookup table
-	// (offset 544): amd64.IBLEntries pairs {guest pc, host entry address},
+	// (offset 552): amd64.IBLEntries pairs {guest pc, host entry address},
 	// the slot of pc being amd64.IBLIndex(pc), tag amd64.IBLEmpty for an empty
 	// slot. The code cache owns the table.
 	IBL uintptr
+	// MXCSR is the host's SSE control and status register as native code
+	// left it (offset 560), saved by the trampoline on every return; the
+	// trampoline clears its sticky exception flags (bits 0..5) on entry,
+	// so they hold exactly what native code raised. AccrueFlags moves
+	// them into fflags.
+	MXCSR uint64
 	// Countdown holds the relational profiler's sampling countdowns
-	// (offset 552), one per profile control table entry (rpa.NumEntries;
+	// (offset 568), one per profile control table entry (rpa.NumEntries;
 	// the root package's test pins the count): how many more selected
 	// executions of the entry's instructions until its next sample, 1
 	// meaning the next one. Native code (OpSample) and the query engine
@@ -42,15 +48,9 @@ type State struct {
 	// instruction. Unused when no profiler is attached.
 	Countdown [NumCountdowns]uint64
 	// Native is the memory native queries share with the query engine
-	// (offset 840, rpa.Engine.UseNative): sampling gaps drawn ahead,
+	// (offset 848, rpa.Engine.UseNative): sampling gaps drawn ahead,
 	// native counters and the record buffer (RPA sec. 3.4.2).
 	Native rpa.NativeState
-	// MXCSR is the host's SSE control and status register as native code
-	// left it (offset 10560), saved by the trampoline on every return; the
-	// trampoline clears its sticky exception flags (bits 0..5) on entry,
-	// so they hold exactly what native code raised. AccrueFlags moves
-	// them into fflags.
-	MXCSR uint64
 }
 
 // AccrueFlags ORs the floating-point exception flags native code raised

@@ -29,14 +29,15 @@ const (
 	StateBudget = 536 // Budget: guest instructions native code may still retire
 	StateExit   = 544 // Exit: the ID of the exit stub taken
 	StateIBL    = 552 // IBL: host address of the indirect branch lookup table
-	// StateCountdown is Countdown: the relational profiler's sampling
-	// countdowns, 8 bytes each, indexed by ir.Inst.Off of an OpSample.
-	StateCountdown = 560
-	// StateNative is Native: the rpa.NativeState native queries use.
-	StateNative = 840
 	// StateMXCSR is MXCSR: the host's MXCSR as native code left it,
 	// saved by the trampoline (fragment.State.AccrueFlags).
-	StateMXCSR = 10560
+	StateMXCSR = 560
+	// StateCountdown is Countdown: the relational profiler's sampling
+	// countdowns, 8 bytes each, indexed by ir.Inst.Off of an OpSample.
+	StateCountdown = 568
+	// StateNative is Native: the rpa.NativeState native queries use
+	// (last: its size follows rpa.NativeGaps).
+	StateNative = 848
 )
 
 // Offsets in State of the rpa.NativeState fields native queries use.
