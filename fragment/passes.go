@@ -82,6 +82,14 @@ type Options struct {
 	// table. It is a code cache mechanism, not an optimization pass, so
 	// PassNames and ParsePasses leave it alone.
 	NoIBL bool
+	// CountdownHome keeps the relational profiler's sampling countdown
+	// CountdownIndex (an index into State.Countdown) in a host register
+	// across linked fragments, as a home register
+	// (amd64.Options.CountdownHome). Every fragment of a run must be
+	// compiled with the same two values; the engine sets them when a
+	// profiler samples.
+	CountdownHome  bool
+	CountdownIndex int
 	// Values, if set, is a value profile: each load it reports
 	// near-invariant is specialized on its value behind a guard
 	// (ir.Specialize), before the passes run. Nil (the default) compiles

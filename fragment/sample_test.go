@@ -41,6 +41,12 @@ func TestSampledFragments(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		// With the countdown in a home register across fragments, every
+		// decision decrements that register, loaded at the entry.
+		home, err := fragment.CompileSampled(tr, env, fragment.Options{CountdownHome: true, CountdownIndex: slot}, branches)
+		if err != nil {
+			t.Fatal(err)
+		}
 		want := map[uint64]int{}
 		for i, s := range tr.Steps {
 			if s.Inst.IsBranch() {
@@ -64,6 +70,9 @@ func TestSampledFragments(t *testing.T) {
 		total += len(got)
 		if n := countDecisions(t, code.Bytes, slot); n != len(got) {
 			t.Errorf("fragment %#x: %d countdown decisions for %d sample exits", tr.Head, n, len(got))
+		}
+		if n, inReg := countRegDecisions(t, home.Bytes, slot); n != len(got) || inReg != n {
+			t.Errorf("fragment %#x, countdown home: %d countdown decisions (%d in a register) for %d sample exits", tr.Head, n, inReg, len(got))
 		}
 	}
 	if total == 0 {
@@ -123,12 +132,18 @@ func TestNativeSampledFragments(t *testing.T) {
 }
 
 // countDecisions decodes code to its end and counts the sampling
-// decisions on countdown slot: compares of the countdown in State with
-// 1, or, where the fragment keeps the countdown in a register (loaded
+// decisions on countdown slot: decrements of the countdown in State, or, where the fragment keeps the countdown in a register (loaded
 // from State at the entry), decrements of that register by 1.
 func countDecisions(t *testing.T, code []byte, slot int) int {
 	t.Helper()
-	n := 0
+	n, _ := countRegDecisions(t, code, slot)
+	return n
+}
+
+// countRegDecisions is countDecisions, also returning how many of the
+// decisions decrement a register.
+func countRegDecisions(t *testing.T, code []byte, slot int) (n, inReg int) {
+	t.Helper()
 	var cd x86asm.Reg
 	for at := 0; at < len(code); {
 		in, err := x86asm.Decode(code[at:], 64)
@@ -140,14 +155,15 @@ func countDecisions(t *testing.T, code []byte, slot int) int {
 			return ok && m.Base == x86asm.R15 && m.Disp == amd64.StateCountdown+8*int64(slot)
 		}
 		switch {
-		case in.Op == x86asm.CMP && countdown(in.Args[0]):
+		case in.Op == x86asm.SUB && countdown(in.Args[0]) && in.Args[1] == x86asm.Imm(1):
 			n++
 		case in.Op == x86asm.MOV && countdown(in.Args[1]) && cd == 0:
 			cd, _ = in.Args[0].(x86asm.Reg)
 		case in.Op == x86asm.SUB && cd != 0 && in.Args[0] == cd && in.Args[1] == x86asm.Imm(1):
 			n++
+			inReg++
 		}
 		at += in.Len
 	}
-	return n
+	return n, inReg
 }

@@ -25,6 +25,7 @@ func rpaOverheadCmd(args []string, stdout, stderr io.Writer) int {
 	maxSleep := fs.Duration("max-sleep", 0, "longest sleep of an idle service thread (0 = mq.DefaultBackoff's 200µs)")
 	interpOnly := fs.Bool("interpreted", false, "keep the selected instructions interpreted (rvdyn.Options.ProfilerInterpreted) instead of emitting the sampling decision")
 	noNative := fs.Bool("no-native", false, "run sampled queries in Go after a sample exit (rvdyn.Options.ProfilerNoNative) instead of in the fragments")
+	inMemory := fs.Bool("countdown-in-memory", false, "keep the sampling countdowns in memory (rvdyn.Options.ProfilerCountdownInMemory) instead of the sampled entry's in a host register across fragments")
 	both := fs.Bool("compare-native", false, "measure every query twice, in the fragments and in Go after a sample exit (rows \"... go\"), interleaved")
 	fs.Usage = func() { fmt.Fprint(stderr, rpaUsage); fs.PrintDefaults() }
 	if err := fs.Parse(args); err != nil {
@@ -51,7 +52,7 @@ func rpaOverheadCmd(args []string, stdout, stderr io.Writer) int {
 	}
 	rows, err := relational.RunOverhead(experimentGuests(gs), relational.OverheadConfig{
 		Periods: periods, QueryD: *withD, Runs: *runs, Seed: *seed, MaxSleep: *maxSleep,
-		Interpreted: *interpOnly, NoNative: *noNative, CompareNative: *both})
+		Interpreted: *interpOnly, NoNative: *noNative, CountdownInMemory: *inMemory, CompareNative: *both})
 	if err != nil {
 		fmt.Fprintf(stderr, "rvdyn: %v\n", err)
 		return 1

@@ -42,6 +42,19 @@ type Options struct {
 	// NoLoopAlign leaves a looping fragment's head where it falls instead
 	// of padding it to LoopAlign.
 	NoLoopAlign bool
+	// CountdownHome keeps sampling countdown CountdownIndex (an index
+	// into State.Countdown) in a host register across linked fragments,
+	// like a resident home register (regalloc.go): loaded at the
+	// dispatcher's entry, stored whenever native code returns, untouched
+	// at links and indirect branch lookup hits, so that a decision is
+	// one SUBQ of a register and a branch wherever it is (RPA sec.
+	// 3.4.2's countdown). Its register is the last of the allocatable
+	// ones, which guest registers then do without. Every fragment of a
+	// run must be compiled with the same values. Without the home
+	// register convention it is ignored, and a fragment that loops keeps
+	// its own countdown in a register (sampleCountdown).
+	CountdownHome  bool
+	CountdownIndex int64
 }
 
 // Code is one fragment's machine code: position-independent, entered at
@@ -146,9 +159,6 @@ const LoopAlign = 32
 func compile(f *ir.Func, opts Options, pad int) (*Code, error) {
 	a := newAssembler()
 	c := &compiler{a: a, env: f.Env(), f: f, body: &label{}, loops: f.Loops, noIBL: opts.NoIBL}
-	c.ra = allocate(f, !opts.NoRegAlloc, !opts.NoBPReg, !opts.NoHomeRegs)
-	c.fr = allocateFloat(f, !opts.NoRegAlloc && !opts.NoFloatRegs)
-	c.sx.on = !opts.NoLazySext
 	if !opts.NoSelfExits {
 		for _, r := range f.Exits {
 			c.selfExits = c.selfExits || selfExit(f, r)
@@ -158,6 +168,12 @@ func compile(f *ir.Func, opts Options, pad int) (*Code, error) {
 	// self-loop: every allocated register is loaded at the entry, and
 	// an exit writes back whatever an earlier iteration wrote.
 	c.loops = f.Loops || c.selfExits
+	c.ra = allocate(f, c.loops, !opts.NoRegAlloc, !opts.NoBPReg, !opts.NoHomeRegs)
+	if opts.CountdownHome && !opts.NoRegAlloc && !opts.NoHomeRegs {
+		c.ra = allocateCountdownHome(f, !opts.NoBPReg, opts.CountdownIndex)
+	}
+	c.fr = allocateFloat(f, !opts.NoRegAlloc && !opts.NoFloatRegs)
+	c.sx.on = !opts.NoLazySext
 	if c.loops {
 		c.redefined = redefinedAtHead(f)
 	}
@@ -171,6 +187,9 @@ func compile(f *ir.Func, opts Options, pad int) (*Code, error) {
 		if ra.resident&(1<<r) != 0 {
 			a.op(xMOVQ, mem(rSt, regOff(r)), reg(ra.home[r]))
 		}
+	}
+	if ra.cdHome {
+		a.op(xMOVQ, mem(rSt, StateCountdown+8*ra.cdOff), reg(ra.cd))
 	}
 	// The linked entry: store the homes this fragment borrows (the
 	// dispatcher's entry jumps past: State is exact there). Then both
@@ -199,7 +218,7 @@ func compile(f *ir.Func, opts Options, pad int) (*Code, error) {
 			a.op(xMOVSD, fslot(r), reg(c.fr.host[r]))
 		}
 	}
-	if ra.cd != 0 {
+	if ra.cd != 0 && !ra.cdHome {
 		a.op(xMOVQ, mem(rSt, StateCountdown+8*ra.cdOff), reg(ra.cd))
 	}
 	c.lowerLoopChecks()

@@ -10,12 +10,8 @@ import (
 )
 
 // lowerNativeSample lowers the sampling decision of an instruction whose
-// query runs natively. The hot path is the plain decision:
-//
-//	CMPQ countdown(R15), $1 ; JEQ sampled ; SUBQ $1, countdown(R15)
-//	back:
-//
-// and the sampled execution runs out of line, before the instruction
+// query runs natively. The hot path is the plain decision
+// (sampleDecision), then back:, and the sampled execution runs out of line, before the instruction
 // (whose record needs only values it reads): first every check that
 // could fail, with nothing changed yet, so that a failure leaves through
 // the ExitSample exit and the engine runs the execution as before (no
@@ -68,25 +64,14 @@ func (c *compiler) lowerNativeSample(i int, in ir.Inst) {
 // 3.4.2: the countdown says how many more selected executions until the
 // next sample, 1 meaning this one), which jumps to sampled with the
 // countdown still 1 and otherwise decrements it and falls through. It
-// returns the countdown's operand, a register or State memory
-// (regAlloc.cd). In memory:
+// returns the countdown's operand, a register (regAlloc.cd) or State
+// memory. The hot path is one decrement and a branch, the countdown put
+// back to 1 out of line:
 //
-//	CMPQ countdown(R15), $1 ; JEQ sampled ; SUBQ $1, countdown(R15)
-//
-// In a register, one fused decrement and branch on the hot path, the
-// countdown put back to 1 out of line:
-//
-//	DECQ cd ; JEQ fix ; ... fix: MOVQ $1, cd ; JMP sampled
+//	SUBQ $1, countdown ; JEQ fix ; ... fix: MOVQ $1, countdown ; JMP sampled
 func (c *compiler) sampleDecision(in ir.Inst, sampled *label) operand {
 	a := c.a
-	if c.ra.cd == 0 || in.Off != c.ra.cdOff {
-		cd := c.countdown(in.Off)
-		a.op(xCMPQ, cd, imm(1))
-		a.jcc(condEQ, sampled)
-		a.op(xSUBQ, imm(1), cd)
-		return cd
-	}
-	cd := reg(c.ra.cd)
+	cd := c.countdown(in.Off)
 	fix := &label{}
 	a.op(xSUBQ, imm(1), cd)
 	a.jcc(condEQ, fix)

@@ -41,6 +41,9 @@ type regAlloc struct {
 	// (0: every countdown stays in State); see sampleCountdown.
 	cd    register
 	cdOff int64
+	// cdHome: cd is the countdown's home across linked fragments
+	// (Options.CountdownHome), not this fragment's alone.
+	cdHome bool
 }
 
 // homeGuests are the guest registers that have a home host register, in
@@ -63,23 +66,10 @@ const minBorrowUses = 3
 // (reads and writes weighted equally; x0 never); withBP adds BP to the
 // registers it may use; homes puts registers with a home (homeGuests) in
 // it, and the others in the homes of registers the fragment uses less.
-func allocate(f *ir.Func, enabled, withBP, homes bool) *regAlloc {
-	ra := &regAlloc{before: make([]uint32, len(f.Insts))}
-	var count [32]int
-	for i := range f.Insts {
-		in := &f.Insts[i]
-		ra.before[i] = ra.written
-		in.Reads(func(r uint8) {
-			count[r]++
-			if ra.written&(1<<r) == 0 {
-				ra.readFirst |= 1 << r
-			}
-		})
-		if in.Dst != 0 {
-			count[in.Dst]++
-			ra.written |= 1 << in.Dst
-		}
-	}
+// loops says that the fragment runs its body again without leaving (a
+// self-loop, or side exits back to the body).
+func allocate(f *ir.Func, loops, enabled, withBP, homes bool) *regAlloc {
+	ra := usage(f)
 	if !enabled {
 		return ra
 	}
@@ -87,12 +77,47 @@ func allocate(f *ir.Func, enabled, withBP, homes bool) *regAlloc {
 	if !withBP {
 		regs = regs[:len(regs)-1]
 	}
-	cdOff, cdReg := sampleCountdown(f)
-	if cdReg {
+	if cdOff, ok := sampleCountdown(f); ok && loops {
 		// The countdown takes the last register, the first home a
 		// fragment borrows (homes), so the guest registers get one less.
 		ra.cd, ra.cdOff = regs[len(regs)-1], cdOff
 	}
+	ra.assign(f, regs, homes)
+	return ra
+}
+
+// usage is a regAlloc with no register given yet: which guest registers
+// f writes, and which it reads before it writes them.
+func usage(f *ir.Func) *regAlloc {
+	ra := &regAlloc{before: make([]uint32, len(f.Insts))}
+	for i := range f.Insts {
+		in := &f.Insts[i]
+		ra.before[i] = ra.written
+		in.Reads(func(r uint8) {
+			if ra.written&(1<<r) == 0 {
+				ra.readFirst |= 1 << r
+			}
+		})
+		if in.Dst != 0 {
+			ra.written |= 1 << in.Dst
+		}
+	}
+	return ra
+}
+
+// assign gives the host registers regs to the guest registers f uses
+// most (see allocate); a countdown of this fragment's own (cd set, not
+// cdHome) takes the last of them.
+func (ra *regAlloc) assign(f *ir.Func, regs []register, homes bool) {
+	var count [32]int
+	for i := range f.Insts {
+		in := &f.Insts[i]
+		in.Reads(func(r uint8) { count[r]++ })
+		if in.Dst != 0 {
+			count[in.Dst]++
+		}
+	}
+	own := ra.cd != 0 && !ra.cdHome
 	order := make([]int, 0, 31)
 	for r := 1; r < 32; r++ {
 		if count[r] > 0 {
@@ -101,7 +126,7 @@ func allocate(f *ir.Func, enabled, withBP, homes bool) *regAlloc {
 	}
 	sort.SliceStable(order, func(i, j int) bool { return count[order[i]] > count[order[j]] })
 	guestRegs := regs
-	if ra.cd != 0 {
+	if own {
 		guestRegs = regs[:len(regs)-1]
 	}
 	if len(order) > len(guestRegs) {
@@ -111,14 +136,14 @@ func allocate(f *ir.Func, enabled, withBP, homes bool) *regAlloc {
 		for i, r := range order {
 			ra.host[r] = guestRegs[i]
 		}
-		return ra
+		return
 	}
 	var taken [32]bool // by guest register, for the homes of homeGuests[:len(regs)]
 	for i, g := range homeGuests[:len(regs)] {
 		ra.home[g] = regs[i]
 	}
 	next := len(regs) - 1 // the next home to borrow: the last ones first
-	if ra.cd != 0 {
+	if own {
 		// The countdown borrows the last home, as a guest register
 		// would: its guest register is evicted (stored at the linked
 		// entry, reloaded at linked exits) and lives elsewhere here.
@@ -154,19 +179,34 @@ func allocate(f *ir.Func, enabled, withBP, homes bool) *regAlloc {
 			ra.host[g] = ra.home[g] // unused ones too: they pass through
 		}
 	}
+}
+
+// allocateCountdownHome is allocate with the home register convention
+// and a countdown home (Options.CountdownHome): the last allocatable
+// register holds countdown off in every fragment, and the guest
+// registers share the others, their homes included (the guest register
+// whose home that register would be has none).
+func allocateCountdownHome(f *ir.Func, withBP bool, off int64) *regAlloc {
+	regs := allocatable
+	if !withBP {
+		regs = regs[:len(regs)-1]
+	}
+	ra := usage(f)
+	ra.cd, ra.cdOff, ra.cdHome = regs[len(regs)-1], off, true
+	ra.assign(f, regs[:len(regs)-1], true)
 	return ra
 }
 
 // sampleCountdown picks the sampling countdown (an index into
-// State.Countdown) a fragment keeps in a host register: the one most of
-// its OpSample instructions decrement, when the fragment loops or
-// decrements it at least twice. In memory, the decision of each
-// selected instruction is a read-modify-write of State (RPA sec. 3.4.2's
-// countdown), and in a loop every iteration waits for the last one's
-// store to be forwarded to its load, a few cycles per selected
-// instruction; in a register it is one DECQ and a fused branch. The
-// price is a load at the entry and a store at each exit, and one
-// register fewer for guest registers.
+// State.Countdown) a looping fragment keeps in a host register: the one
+// most of its OpSample instructions decrement. In memory, the decision
+// of each selected instruction is a read-modify-write of State (RPA sec.
+// 3.4.2's countdown), and in a loop every iteration waits for the last
+// one's store to be forwarded to its load, a few cycles per selected
+// instruction; in a register it is one SUBQ and a branch. The price is a
+// load at the entry, a store at each exit, one register fewer for guest
+// registers and a home evicted at linked transitions: in a fragment
+// that does not loop that costs more than the few decisions it makes.
 func sampleCountdown(f *ir.Func) (off int64, ok bool) {
 	uses := map[int64]int{}
 	for _, in := range f.Insts {
@@ -180,7 +220,7 @@ func sampleCountdown(f *ir.Func) (off int64, ok bool) {
 			off, best = k, n
 		}
 	}
-	return off, best >= 2 || best == 1 && f.Loops
+	return off, best > 0
 }
 
 // needsLoad reports whether allocated guest register r must be loaded at

@@ -78,14 +78,18 @@ func (c *compiler) writeBack(e *exitStub) {
 	for _, r := range c.fr.dirty(e.at, c.loops) {
 		c.a.op(xMOVSD, reg(c.fr.host[r]), fslot(r))
 	}
-	if c.ra.cd != 0 {
+	if c.ra.cd != 0 && !c.ra.cdHome {
 		c.a.op(xMOVQ, reg(c.ra.cd), mem(rSt, StateCountdown+8*c.ra.cdOff))
 	}
 }
 
 // writeHomes stores the home registers (those of mask) into State, on
 // the way out of native code: they hold values other fragments wrote too.
+// So does a countdown home (regAlloc.cdHome).
 func (c *compiler) writeHomes(e *exitStub, mask uint32) {
+	if c.ra.cdHome {
+		c.a.op(xMOVQ, reg(c.ra.cd), mem(rSt, StateCountdown+8*c.ra.cdOff))
+	}
 	for r := uint8(1); r < 32; r++ {
 		if mask&(1<<r) != 0 {
 			if e.stale&(1<<r) != 0 {

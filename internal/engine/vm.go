@@ -199,6 +199,12 @@ type Options struct {
 	// through exit.Sample for the engine in Go, as before native queries
 	// (RPA sec. 3.4.2): the comparison point for their cost.
 	ProfilerNoNative bool
+	// ProfilerCountdownInMemory keeps every sampling countdown in
+	// fragment.State, decremented there by each decision, instead of
+	// keeping the sampled entry's in a host register across fragments
+	// (fragment.Options.CountdownHome): the comparison point for the
+	// register.
+	ProfilerCountdownInMemory bool
 	// Specialize, in dynamo mode, specializes fragments on the values a
 	// value profile shows loads (nearly) always returning, behind guards
 	// (see selection.ValueOptions). It needs the interpreter's hook, so it
@@ -412,6 +418,9 @@ func New(image []byte, opts Options) (*VM, error) {
 				}
 				return ok && (all || n == 1)
 			})
+			if e, ok := g.SampledEntry(); ok && !all && !vm.opts.ProfilerCountdownInMemory {
+				vm.opts.Optimize.CountdownHome, vm.opts.Optimize.CountdownIndex = true, e
+			}
 			if !all {
 				vm.sample = func(pc uint64, in interp.Inst) (int, *rpa.Native, bool) {
 					e, n, ok := g.Selection(pc, in)

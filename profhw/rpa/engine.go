@@ -459,6 +459,20 @@ func (g *Engine) Selection(pc uint64, in interp.Inst) (entry int, period uint32,
 	return int(ent), max(s.rate, 1), true
 }
 
+// SampledEntry returns the PCT entry whose sampling countdown native
+// code should keep in a register (the index into the countdowns
+// UseCountdowns shares): the first entry, in PCT order, that samples
+// every N with N > 1. In the paper's queries there is one (Figure 2a's
+// edge query: branches). ok is false when no entry samples.
+func (g *Engine) SampledEntry() (entry int, ok bool) {
+	for i := range g.ents {
+		if s := &g.ents[i]; s.on && s.rate > 1 {
+			return i, true
+		}
+	}
+	return 0, false
+}
+
 // Queues returns the queue numbers the program sends to, ascending.
 func (p *Program) Queues() []int {
 	var seen [MaxQueues]bool

@@ -41,6 +41,10 @@ type OverheadConfig struct {
 	// NoNative runs sampled queries in Go after a sample exit
 	// (rvdyn.Options.ProfilerNoNative) instead of in the fragments.
 	NoNative bool
+	// CountdownInMemory keeps the sampling countdowns in State
+	// (rvdyn.Options.ProfilerCountdownInMemory) instead of the sampled
+	// entry's in a host register across fragments.
+	CountdownInMemory bool
 	// CompareNative measures every query twice, as NoNative says and in
 	// Go after a sample exit (rows named "... go"), interleaved.
 	CompareNative bool
@@ -103,11 +107,12 @@ func RunOverhead(guests []Guest, cfg OverheadConfig) ([]OverheadRow, error) {
 		rs := make([]OverheadRow, len(qs))
 		for r := 0; r < cfg.Runs; r++ {
 			for i, q := range qs {
-				base, _, err := timedRun(g, "", rpa.Options{}, false, false)
+				base, _, err := timedRun(g, "", rpa.Options{}, rvdyn.Options{})
 				if err != nil {
 					return nil, fmt.Errorf("%s: %w", g.Name, err)
 				}
-				on, st, err := timedRun(g, q.text, rpa.Options{Seed: cfg.Seed, Backoff: mq.Backoff{MaxSleep: cfg.MaxSleep}}, cfg.Interpreted, q.noNative)
+				on, st, err := timedRun(g, q.text, rpa.Options{Seed: cfg.Seed, Backoff: mq.Backoff{MaxSleep: cfg.MaxSleep}},
+					rvdyn.Options{ProfilerInterpreted: cfg.Interpreted, ProfilerNoNative: q.noNative, ProfilerCountdownInMemory: cfg.CountdownInMemory})
 				if err != nil {
 					return nil, fmt.Errorf("%s: %w", g.Name, err)
 				}
@@ -146,8 +151,8 @@ func WriteOverheadTable(w io.Writer, rows []OverheadRow) error {
 
 // timedRun runs g once in dynamo mode, with the query text installed if
 // it is not empty, and returns the wall time of vm.Run and the stats.
-func timedRun(g Guest, text string, o rpa.Options, interpreted, noNative bool) (time.Duration, rvdyn.Stats, error) {
-	opts := rvdyn.Options{Config: interp.Config{Args: g.Args}, ProfilerInterpreted: interpreted, ProfilerNoNative: noNative}
+func timedRun(g Guest, text string, o rpa.Options, opts rvdyn.Options) (time.Duration, rvdyn.Stats, error) {
+	opts.Config = interp.Config{Args: g.Args}
 	var s *rpa.Session
 	if text != "" {
 		p, err := rpa.Assemble(text)
