@@ -158,6 +158,7 @@ const LoopAlign = 32
 // (Code.LoopHead).
 func compile(f *ir.Func, opts Options, pad int) (*Code, error) {
 	a := newAssembler()
+	defer a.release()
 	c := &compiler{a: a, env: f.Env(), f: f, body: &label{}, loops: f.Loops, noIBL: opts.NoIBL}
 	if !opts.NoSelfExits {
 		for _, r := range f.Exits {
