@@ -45,8 +45,8 @@ type Options struct {
 	// exit linked back through the linked entry instead of a back edge to
 	// the body (amd64.Options.NoSelfExits).
 	NoSelfExits bool
-	// NoLoopAlign leaves a looping fragment's head where it falls instead
-	// of padding it with NOPs to a 32-byte boundary
+	// NoLoopAlign leaves a looping fragment's head where it falls, after
+	// its entry code, instead of on a 32-byte boundary
 	// (amd64.Options.NoLoopAlign).
 	NoLoopAlign bool
 	// NoConstFold turns off constant propagation and folding
@@ -218,7 +218,7 @@ var backendSwitches = []pass{
 	{"atomics", nil, func(o *Options) *bool { return &o.NoAtomics }, "lr, sc and AMOs stay interpreted"},
 	{"bulk", nil, func(o *Options) *bool { return &o.NoBulk }, "byte fill and copy loops run iteration by iteration instead of as REP STOSB and REP MOVSB"},
 	{"self-exits", nil, func(o *Options) *bool { return &o.NoSelfExits }, "a side exit to the fragment's own head links through the linked entry instead of jumping back to the body"},
-	{"loop-align", nil, func(o *Options) *bool { return &o.NoLoopAlign }, "a looping fragment's head stays where it falls instead of padded with NOPs to a 32-byte boundary"},
+	{"loop-align", nil, func(o *Options) *bool { return &o.NoLoopAlign }, "a looping fragment's head stays where it falls, after its entry code, instead of on a 32-byte boundary"},
 }
 
 // switchOf returns the Options field that switches off the optimization

@@ -144,26 +144,36 @@ func countDecisions(t *testing.T, code []byte, slot int) int {
 // decisions decrement a register.
 func countRegDecisions(t *testing.T, code []byte, slot int) (n, inReg int) {
 	t.Helper()
-	var cd x86asm.Reg
+	var insts []x86asm.Inst
 	for at := 0; at < len(code); {
 		in, err := x86asm.Decode(code[at:], 64)
 		if err != nil {
 			t.Fatalf("undecodable at %d: %v", at, err)
 		}
-		countdown := func(a x86asm.Arg) bool {
-			m, ok := a.(x86asm.Mem)
-			return ok && m.Base == x86asm.R15 && m.Disp == amd64.StateCountdown+8*int64(slot)
+		insts = append(insts, in)
+		at += in.Len
+	}
+	countdown := func(a x86asm.Arg) bool {
+		m, ok := a.(x86asm.Mem)
+		return ok && m.Base == x86asm.R15 && m.Disp == amd64.StateCountdown+8*int64(slot)
+	}
+	// The register the entry loads the countdown into, if any (the
+	// entry of a looping fragment lies behind its body).
+	var cd x86asm.Reg
+	for _, in := range insts {
+		if in.Op == x86asm.MOV && countdown(in.Args[1]) {
+			cd, _ = in.Args[0].(x86asm.Reg)
+			break
 		}
+	}
+	for _, in := range insts {
 		switch {
 		case in.Op == x86asm.SUB && countdown(in.Args[0]) && in.Args[1] == x86asm.Imm(1):
 			n++
-		case in.Op == x86asm.MOV && countdown(in.Args[1]) && cd == 0:
-			cd, _ = in.Args[0].(x86asm.Reg)
 		case in.Op == x86asm.SUB && cd != 0 && in.Args[0] == cd && in.Args[1] == x86asm.Imm(1):
 			n++
 			inReg++
 		}
-		at += in.Len
 	}
 	return n, inReg
 }

@@ -432,6 +432,28 @@ func (a *assembler) mark() int {
 	return len(a.marks) - 1
 }
 
+// moveToEnd moves the instructions from the one mark m is bound to
+// through last to the end of the code, keeping their order, labels and
+// marks: code lowered early that belongs at the end (a looping
+// fragment's prologue, see LoopAlign). Nothing may be pending (bound to
+// the next instruction) when it is called, and last must not be the end
+// already.
+func (a *assembler) moveToEnd(m int, last *obj.Prog) {
+	first := a.marks[m]
+	var before *obj.Prog
+	for p := a.first; p != first; p = p.Link {
+		before = p
+	}
+	if before == nil {
+		a.first = last.Link
+	} else {
+		before.Link = last.Link
+	}
+	a.last.Link = first
+	last.Link = nil
+	a.last = last
+}
+
 // raw emits bytes verbatim and returns the first one's instruction.
 func (a *assembler) raw(bs ...byte) *obj.Prog {
 	var first *obj.Prog

@@ -2,7 +2,13 @@
 
 package amd64
 
-import "rvdyn/fragment/ir"
+import (
+	"encoding/binary"
+
+	"github.com/twitchyliquid64/golang-asm/obj"
+
+	"rvdyn/fragment/ir"
+)
 
 // Options switch the backend's choices; the zero value enables all.
 type Options struct {
@@ -39,8 +45,8 @@ type Options struct {
 	// ordinary exit, linked through the write back and the linked
 	// entry, instead of as a back edge to the body (stubs.go, stubFor).
 	NoSelfExits bool
-	// NoLoopAlign leaves a looping fragment's head where it falls instead
-	// of padding it to LoopAlign.
+	// NoLoopAlign leaves a looping fragment's head where it falls, after
+	// its entry code, instead of at LoopAlign.
 	NoLoopAlign bool
 	// CountdownHome keeps sampling countdown CountdownIndex (an index
 	// into State.Countdown) in a host register across linked fragments,
@@ -75,9 +81,8 @@ type Code struct {
 	// iterations in bulk (bulk.go), else empty.
 	Bulk string
 	// LoopHead is the offset of the loop head, where the back edge and
-	// side exits to the fragment's own head land: a multiple of
-	// LoopAlign unless Options.NoLoopAlign (or a jump across the padding
-	// grew); -1 when nothing jumps back.
+	// side exits to the fragment's own head land: LoopAlign unless
+	// Options.NoLoopAlign; -1 when nothing jumps back.
 	LoopHead int
 }
 
@@ -123,28 +128,7 @@ func (c *compiler) mark(pc uint64) {
 // out-of-line slow paths. An error means the assembler rejected an
 // instruction, which is a bug.
 func Compile(f *ir.Func, opts Options) (*Code, error) {
-	code, err := compile(f, opts, 0)
-	if err != nil || code.LoopHead < 0 || opts.NoLoopAlign {
-		return code, err
-	}
-	// The loop head (where back edges land) at a LoopAlign boundary of
-	// the code cache (fragment entries are aligned as much): pad before
-	// it and assemble again. A jump from the entry code across the
-	// padding may grow from 8 to 32 bits, moving the head on: then pad
-	// more (jumps only grow, so this ends).
-	pad, head := 0, code.LoopHead
-	for try := 0; try < 4 && head%LoopAlign != 0; try++ {
-		pad += (LoopAlign - head%LoopAlign) % LoopAlign
-		padded, err := compile(f, opts, pad)
-		if err != nil {
-			return nil, err
-		}
-		if padded.LoopHead%LoopAlign == 0 {
-			return padded, nil
-		}
-		head = padded.LoopHead
-	}
-	return code, nil
+	return compile(f, opts)
 }
 
 // LoopAlign is the alignment of a looping fragment's head, in bytes: a
@@ -152,11 +136,21 @@ func Compile(f *ir.Func, opts Options) (*Code, error) {
 // slower on current x86 cores (and compilers align loop heads to 16 or
 // 32 for the same reason). The code cache aligns fragment entries to as
 // much (codecache's fragmentAlign).
+//
+// A looping fragment is laid out with its head at offset LoopAlign:
+//
+//	0:   JMP rel32 prologue ; NOPs
+//	32:  body (the loop head) ; exit stubs ; slow paths
+//	     prologue: the entries' loads, loop checks and bulk part ; JMP body
+//
+// The prologue is lowered first, as for any fragment, and moved behind
+// the slow paths before assembly (assembler.moveToEnd), so one assembly
+// suffices: padding in front of the head instead would need the entry
+// code's size, known only once assembled.
 const LoopAlign = 32
 
-// compile is Compile with pad bytes of NOP before the loop head
-// (Code.LoopHead).
-func compile(f *ir.Func, opts Options, pad int) (*Code, error) {
+// compile is Compile.
+func compile(f *ir.Func, opts Options) (*Code, error) {
 	a := newAssembler()
 	defer a.release()
 	c := &compiler{a: a, env: f.Env(), f: f, body: &label{}, loops: f.Loops, noIBL: opts.NoIBL}
@@ -178,9 +172,18 @@ func compile(f *ir.Func, opts Options, pad int) (*Code, error) {
 	if c.loops {
 		c.redefined = redefinedAtHead(f)
 	}
-	c.marks = make([]pcMark, 0, len(f.Insts)+len(f.Exits)+1)
+	c.marks = make([]pcMark, 0, len(f.Insts)+len(f.Exits)+2)
 	a.reserveMarks(cap(c.marks))
 	c.mark(f.Head)
+	align := c.loops && !opts.NoLoopAlign
+	var toPrologue patchField
+	prologue := -1
+	if align {
+		toPrologue = a.jmpPatchable()
+		a.nops(LoopAlign - 5)
+		prologue = a.mark()
+		c.mark(f.Head)
+	}
 	// The dispatcher's entry: load the resident home registers (linked
 	// fragments arrive with them loaded).
 	ra := c.ra
@@ -229,9 +232,13 @@ func compile(f *ir.Func, opts Options, pad int) (*Code, error) {
 			c.lowerBulk(bulk)
 		}
 	}
+	var prologueEnd *obj.Prog
+	if align {
+		a.jmp(c.body)
+		prologueEnd = a.last
+	}
 	bodyMark := -1
 	if c.loops {
-		a.nops(pad)
 		bodyMark = a.mark()
 	}
 	a.bind(c.body)
@@ -255,9 +262,16 @@ func compile(f *ir.Func, opts Options, pad int) (*Code, error) {
 	for _, emit := range c.cold {
 		emit()
 	}
+	if align {
+		a.moveToEnd(prologue, prologueEnd)
+	}
 	bytes, err := a.assemble()
 	if err != nil {
 		return nil, err
+	}
+	if align {
+		at := toPrologue.offset()
+		binary.LittleEndian.PutUint32(bytes[at:], uint32(a.markOffset(prologue)-(at+4)))
 	}
 	code := &Code{Bytes: bytes, PCs: c.pcMap(), LinkedEntry: a.markOffset(linked)}
 	if bulk != nil {

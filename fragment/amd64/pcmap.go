@@ -3,8 +3,10 @@
 package amd64
 
 import (
+	"cmp"
 	"encoding/binary"
 	"iter"
+	"slices"
 )
 
 // A PCMap maps offsets in a fragment's code to the guest pcs the code was
@@ -36,10 +38,17 @@ func (c *compiler) pcMap() PCMap {
 		lastOff, lastPC = off, pc
 		m.n++
 	}
+	// In layout order: code lowered early may have been moved to the end
+	// (assembler.moveToEnd).
+	marks := make([]pcMark, len(c.marks))
+	for i, k := range c.marks {
+		marks[i] = pcMark{c.a.markOffset(k.at), k.pc}
+	}
+	slices.SortStableFunc(marks, func(x, y pcMark) int { return cmp.Compare(x.at, y.at) })
 	var cur pcMark // the entry not yet written, if have
 	have := false
-	for _, k := range c.marks {
-		off := c.a.markOffset(k.at)
+	for _, k := range marks {
+		off := k.at
 		if have && cur.at == off {
 			have = false
 		}
