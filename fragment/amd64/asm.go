@@ -296,8 +296,8 @@ type assembler struct {
 	pending     []*label    // bound to the next instruction
 	marks       []*obj.Prog // by mark: the instruction it is bound to
 	pendMarks   []int       // marks bound to the next instruction
-	// blocks are the Progs handed out, in blocks of progBlock; the
-	// first used of them (newProg). release clears them for the next
+	// blocks hold the Progs, progBlock to a block; the first used of
+	// them are handed out (newProg). release clears those for the next
 	// fragment.
 	blocks [][]obj.Prog
 	used   int
@@ -436,9 +436,12 @@ func (a *assembler) mark() int {
 // through last to the end of the code, keeping their order, labels and
 // marks: code lowered early that belongs at the end (a looping
 // fragment's prologue, see LoopAlign). Nothing may be pending (bound to
-// the next instruction) when it is called, and last must not be the end
-// already.
+// the next instruction) when it is called. If last is the end already,
+// nothing moves.
 func (a *assembler) moveToEnd(m int, last *obj.Prog) {
+	if last == a.last {
+		return
+	}
 	first := a.marks[m]
 	var before *obj.Prog
 	for p := a.first; p != first; p = p.Link {

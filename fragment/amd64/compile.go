@@ -163,9 +163,10 @@ func compile(f *ir.Func, opts Options) (*Code, error) {
 	// self-loop: every allocated register is loaded at the entry, and
 	// an exit writes back whatever an earlier iteration wrote.
 	c.loops = f.Loops || c.selfExits
-	c.ra = allocate(f, c.loops, !opts.NoRegAlloc, !opts.NoBPReg, !opts.NoHomeRegs)
 	if opts.CountdownHome && !opts.NoRegAlloc && !opts.NoHomeRegs {
 		c.ra = allocateCountdownHome(f, !opts.NoBPReg, opts.CountdownIndex)
+	} else {
+		c.ra = allocate(f, c.loops, !opts.NoRegAlloc, !opts.NoBPReg, !opts.NoHomeRegs)
 	}
 	c.fr = allocateFloat(f, !opts.NoRegAlloc && !opts.NoFloatRegs)
 	c.sx.on = !opts.NoLazySext
