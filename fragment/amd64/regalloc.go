@@ -69,7 +69,7 @@ const minBorrowUses = 3
 // loops says that the fragment runs its body again without leaving (a
 // self-loop, or side exits back to the body).
 func allocate(f *ir.Func, loops, enabled, withBP, homes bool) *regAlloc {
-	ra := usage(f)
+	ra, count := usage(f)
 	if !enabled {
 		return ra
 	}
@@ -82,41 +82,37 @@ func allocate(f *ir.Func, loops, enabled, withBP, homes bool) *regAlloc {
 		// fragment borrows (homes), so the guest registers get one less.
 		ra.cd, ra.cdOff = regs[len(regs)-1], cdOff
 	}
-	ra.assign(f, regs, homes)
+	ra.assign(f, &count, regs, homes)
 	return ra
 }
 
 // usage is a regAlloc with no register given yet: which guest registers
-// f writes, and which it reads before it writes them.
-func usage(f *ir.Func) *regAlloc {
+// f writes, and which it reads before it writes them; and how often f
+// uses each guest register (reads and writes).
+func usage(f *ir.Func) (*regAlloc, [32]int) {
 	ra := &regAlloc{before: make([]uint32, len(f.Insts))}
+	var count [32]int
 	for i := range f.Insts {
 		in := &f.Insts[i]
 		ra.before[i] = ra.written
 		in.Reads(func(r uint8) {
+			count[r]++
 			if ra.written&(1<<r) == 0 {
 				ra.readFirst |= 1 << r
 			}
 		})
 		if in.Dst != 0 {
+			count[in.Dst]++
 			ra.written |= 1 << in.Dst
 		}
 	}
-	return ra
+	return ra, count
 }
 
 // assign gives the host registers regs to the guest registers f uses
-// most (see allocate); a countdown of this fragment's own (cd set, not
-// cdHome) takes the last of them.
-func (ra *regAlloc) assign(f *ir.Func, regs []register, homes bool) {
-	var count [32]int
-	for i := range f.Insts {
-		in := &f.Insts[i]
-		in.Reads(func(r uint8) { count[r]++ })
-		if in.Dst != 0 {
-			count[in.Dst]++
-		}
-	}
+// most (count, from usage; see allocate); a countdown of this fragment's
+// own (cd set, not cdHome) takes the last of them.
+func (ra *regAlloc) assign(f *ir.Func, count *[32]int, regs []register, homes bool) {
 	own := ra.cd != 0 && !ra.cdHome
 	order := make([]int, 0, 31)
 	for r := 1; r < 32; r++ {
@@ -191,9 +187,9 @@ func allocateCountdownHome(f *ir.Func, withBP bool, off int64) *regAlloc {
 	if !withBP {
 		regs = regs[:len(regs)-1]
 	}
-	ra := usage(f)
+	ra, count := usage(f)
 	ra.cd, ra.cdOff, ra.cdHome = regs[len(regs)-1], off, true
-	ra.assign(f, regs[:len(regs)-1], true)
+	ra.assign(f, &count, regs[:len(regs)-1], true)
 	return ra
 }
 

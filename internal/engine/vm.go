@@ -418,10 +418,10 @@ func New(image []byte, opts Options) (*VM, error) {
 				}
 				return ok && (all || n == 1)
 			})
-			if e, ok := g.SampledEntry(); ok && !all && !vm.opts.ProfilerCountdownInMemory {
-				vm.opts.Optimize.CountdownHome, vm.opts.Optimize.CountdownIndex = true, e
-			}
 			if !all {
+				if e, ok := g.SampledEntry(); ok && !vm.opts.ProfilerCountdownInMemory {
+					vm.opts.Optimize.CountdownHome, vm.opts.Optimize.CountdownIndex = true, e
+				}
 				vm.sample = func(pc uint64, in interp.Inst) (int, *rpa.Native, bool) {
 					e, n, ok := g.Selection(pc, in)
 					if ok && native {
