@@ -243,9 +243,13 @@ func TestInvalidationPerPage(t *testing.T) {
 
 // TestCutFlush runs the RV64GC qsort guest at its benchmark size, whose
 // glibc maps its large arrays and unmaps a temporary one below them
-// (cutting the heap's fast interval short), with and without the flush
-// after the cut (codecache.Policy.Cut): the same output and instruction
-// count, and a cut flush only where it is on.
+// (cutting the heap's fast interval short), with the flush after the cut
+// (codecache.Policy.Cut) compiling the cache's traces again (the
+// default), recording them afresh (`--disable=cut-retranslate`), and
+// with no flush: the same output and instruction count in all three; a
+// cut flush only where it is on; fragments compiled again only by
+// default, and then no trace recorded that the run without a flush does
+// not record too.
 func TestCutFlush(t *testing.T) {
 	image, err := corpus.ELFOf("qsort", corpus.GC)
 	if err != nil {
@@ -256,24 +260,30 @@ func TestCutFlush(t *testing.T) {
 		t.Fatal(err)
 	}
 	args := corpus.Args("qsort", corpus.Full)
-	var insts [2]uint64
-	for i, off := range []bool{false, true} {
+	var got [3]outcome
+	for i, off := range []string{"", "cut-retranslate", "cut-flush"} {
 		opts := rvdyn.Options{Mode: rvdyn.ModeDynamo, Config: interp.Config{Args: args}}
-		if off {
-			if err := opts.Disable("cut-flush"); err != nil {
+		if off != "" {
+			if err := opts.Disable(off); err != nil {
 				t.Fatal(err)
 			}
 		}
 		o := run(t, image, opts)
 		if o.err != nil || corpus.Outcome(o.stdout, o.code) != string(want) {
-			t.Fatalf("cut-flush off %v: exit %d (%v), output %q", off, o.code, o.err, o.stdout)
+			t.Fatalf("--disable=%q: exit %d (%v), output %q", off, o.code, o.err, o.stdout)
 		}
-		if n := o.stats.CutFlushes; off && n != 0 || !off && n == 0 {
-			t.Errorf("cut-flush off %v: %d cut flushes", off, n)
+		if n := o.stats.CutFlushes; (off == "cut-flush") != (n == 0) {
+			t.Errorf("--disable=%q: %d cut flushes", off, n)
 		}
-		insts[i] = o.insts
+		if n := o.stats.CutRetranslated; (off == "") != (n > 0) {
+			t.Errorf("--disable=%q: %d fragments compiled again after a cut", off, n)
+		}
+		got[i] = o
 	}
-	if insts[0] != insts[1] {
-		t.Errorf("%d instructions with the cut flush, %d without", insts[0], insts[1])
+	if got[0].insts != got[1].insts || got[0].insts != got[2].insts {
+		t.Errorf("instructions: %d compiling again, %d recording again, %d without the flush", got[0].insts, got[1].insts, got[2].insts)
+	}
+	if got[0].stats.Traces != got[2].stats.Traces {
+		t.Errorf("traces recorded: %d compiling again after the cut, %d without a flush: want the same", got[0].stats.Traces, got[2].stats.Traces)
 	}
 }

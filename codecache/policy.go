@@ -22,6 +22,7 @@ func DefaultPolicy() PolicyOptions {
 //	FullPhaseFlush false       it keeps the fragments built in the window that showed the new phase
 //	NoBailout      false       bailing out to the interpreter is on
 //	NoCutFlush     false       the flush after a fast interval is cut short is on
+//	CutRecord      false       that flush compiles the cache's traces again instead of recording them afresh
 //	Window         16M         guest instructions per measuring window
 //	PhaseFactor    4           a new phase builds more than this times the usual fragments per window...
 //	PhaseMinBurst  16          ...and at least this many (doubled after each flush whose fragments come back: Policy.Regret)
@@ -50,6 +51,13 @@ type PolicyOptions struct {
 	// fast interval of guest memory short (Policy.Cut; `--disable
 	// cut-flush`).
 	NoCutFlush bool
+	// CutRecord makes the flush after a cut empty the cache and let
+	// prediction start afresh, the traces recorded again (`--disable
+	// cut-retranslate`). By default the dispatcher compiles the traces
+	// of the fragments in the cache again, against the new layout, and
+	// records nothing: the traces stay the ones the program's hot paths
+	// chose, not those of the moment after the cut.
+	CutRecord bool
 	// Window is the measuring window, in guest instructions.
 	Window uint64
 	// PhaseFactor and PhaseMinBurst define a "sudden and sharp increase
@@ -167,8 +175,9 @@ func NewPolicy(o PolicyOptions) *Policy {
 // heap's or the stack's interval short leaves compiled code correct but
 // testing its intervals in the order its recording found (an array that
 // glibc mapped, reached through cold code once the mapping below it is
-// unmapped); a flush lets the traces be recorded and compiled again
-// against the new layout. The first cut flushes at once, and each flush
+// unmapped); the dispatcher then compiles the fragments' traces again
+// against the new layout (or, with CutRecord, flushes the cache and lets
+// them be recorded again). The first cut flushes at once, and each flush
 // doubles the instructions before the next (from Window/16), so a
 // program that maps and unmaps all the time pays a few flushes, not one
 // per munmap; a cut while the cache is empty (a dynamic loader mapping

@@ -391,7 +391,7 @@ func (vm *VM) install(trace *interp.Trace, code *fragment.Code) error {
 			pages = append(pages, e)
 		}
 	}
-	vm.fragPages[f] = pages
+	vm.frags[f] = fragInfo{pages: pages, trace: trace}
 	if !vm.started.IsZero() {
 		vm.ctr.lastInsert = time.Since(vm.started)
 	}

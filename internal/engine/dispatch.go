@@ -74,7 +74,11 @@ func (vm *VM) dispatch() error {
 			// A munmap or mprotect cut a fast interval short: compile
 			// against the new layout (codecache.Policy.Cut).
 			vm.ctr.cutFlushes++
-			vm.flush()
+			if vm.opts.Policy.CutRecord {
+				vm.flush()
+			} else if err := vm.retranslate(); err != nil {
+				return err
+			}
 		}
 		// The safe point: no native code runs, and the next lookup may
 		// enter what the service thread has compiled.
@@ -255,6 +259,7 @@ func (vm *VM) phaseFlush(window uint64) {
 		if f.Built >= window {
 			return false
 		}
+		delete(vm.frags, f)
 		vm.m.Mark(f.Head, false)
 		vm.removed(at, f.Head)
 		vm.phaseGone[f.Head] = true
@@ -286,9 +291,9 @@ func (vm *VM) dropStale(changed []uint64) {
 	}
 	at := vm.m.Retired()
 	n := vm.cache.RemoveIf(func(f *codecache.Fragment) bool {
-		for _, p := range vm.fragPages[f] {
+		for _, p := range vm.frags[f].pages {
 			if hit[p] {
-				delete(vm.fragPages, f)
+				delete(vm.frags, f)
 				vm.m.Mark(f.Head, false)
 				vm.removed(at, f.Head)
 				return true
@@ -299,8 +304,8 @@ func (vm *VM) dropStale(changed []uint64) {
 	for p := range hit {
 		delete(vm.codePages, p)
 	}
-	for _, ps := range vm.fragPages { // pages other fragments still hold
-		for _, p := range ps {
+	for _, fi := range vm.frags { // pages other fragments still hold
+		for _, p := range fi.pages {
 			vm.codePages[p] = true
 		}
 	}
@@ -312,7 +317,7 @@ func (vm *VM) dropStale(changed []uint64) {
 func (vm *VM) flush() {
 	vm.foldFragmentStats()
 	clear(vm.codePages)
-	clear(vm.fragPages)
+	clear(vm.frags)
 	vm.cache.Flush()
 	vm.m.ClearMarks()
 	vm.sel.Reset()

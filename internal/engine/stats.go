@@ -34,6 +34,7 @@ type counters struct {
 	capacityFlushes   uint64
 	staleRemoved      uint64
 	cutFlushes        uint64
+	cutRetranslated   uint64
 	bailedOutAt       uint64
 	wall              time.Duration
 	recordTime        time.Duration
@@ -78,6 +79,7 @@ type Stats struct {
 	CapacityFlushes   uint64                    // ... because the cache was full
 	StaleRemoved      uint64                    // fragments removed because the code they were built from changed (rewritten and fence.i, unmapped, re-protected): per page, no flush
 	CutFlushes        uint64                    // flushes after a munmap or mprotect cut a fast interval of guest memory short (codecache.Policy.Cut)
+	CutRetranslated   uint64                    // fragments those flushes compiled again from their traces (0 with codecache.PolicyOptions.CutRecord)
 	BailedOutAt       uint64                    // guest instructions retired when rvdyn gave up optimizing (0: never)
 	Syscalls          uint64                    // system calls made
 	UnknownSyscalls   map[uint64]uint64         // calls answered -ENOSYS, by number
@@ -122,7 +124,7 @@ func (vm *VM) Stats() Stats {
 		GuestInstructions: vm.m.Retired(), CacheInstructions: c.cacheInstructions,
 		Traces: c.traces, TraceInstructions: c.traceInstructions, EndReasons: c.endReasons,
 		TooLarge: c.tooLarge, Exits: c.exits,
-		PhaseFlushes: c.phaseFlushes, PhaseRemoved: c.phaseRemoved, PhaseBackoffs: c.phaseBackoffs, CapacityFlushes: c.capacityFlushes, StaleRemoved: c.staleRemoved, CutFlushes: c.cutFlushes,
+		PhaseFlushes: c.phaseFlushes, PhaseRemoved: c.phaseRemoved, PhaseBackoffs: c.phaseBackoffs, CapacityFlushes: c.capacityFlushes, StaleRemoved: c.staleRemoved, CutFlushes: c.cutFlushes, CutRetranslated: c.cutRetranslated,
 		BailedOutAt: c.bailedOutAt,
 		Wall:        c.wall, RecordTime: c.recordTime, CompileTime: c.compileTime, SelectTime: c.selectTime,
 		LastInsert: c.lastInsert, Compiler: vm.async.stats,

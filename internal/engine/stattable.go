@@ -114,6 +114,8 @@ var statTable = func() []stat {
 			value: func(s *Stats) any { return s.CapacityFlushes }, inTable: dynamo},
 		{key: "cut_flushes", label: "  interval cut (munmap, mprotect)", doc: "flushes after a `munmap` or `mprotect` cut a fast interval short",
 			value: func(s *Stats) any { return s.CutFlushes }, inTable: dynamo},
+		{key: "cut_retranslated", label: "    fragments compiled again", doc: "fragments those flushes compiled again from their traces, with nothing recorded",
+			value: func(s *Stats) any { return s.CutRetranslated }, inTable: func(s *Stats) bool { return dynamo(s) && s.CutFlushes > 0 }},
 		{key: "stale_removed", label: "fragments removed as stale (code changed)", doc: "fragments removed because their code changed",
 			value: func(s *Stats) any { return s.StaleRemoved }, inTable: dynamo},
 		{key: "bailed_out_at", label: "bailed out at instruction", doc: "where optimization gave up (0: it did not)",

@@ -236,10 +236,11 @@ type VM struct {
 	profileNext bool // path profiling: the pc is a head whose path is profiled next
 	// codePages holds the guest text pages the fragments in the cache
 	// (and the traces queued for compilation) were built from, and
-	// fragPages each fragment's: code changed on one of them removes
-	// the fragments built from it (dropStale).
+	// frags each fragment's pages and trace: code changed on one of the
+	// pages removes the fragments built from it (dropStale), and a cut
+	// compiles the traces again (retranslate).
 	codePages map[uint64]bool
-	fragPages map[*codecache.Fragment][]uint64
+	frags     map[*codecache.Fragment]fragInfo
 	envEpoch  uint64                // the interp.Machine.EnvEpoch vm.env was made for
 	syms      *interp.Symbols       // the guest's function names
 	live      []*codecache.Fragment // fragments in the cache, for their tallies
@@ -353,7 +354,7 @@ func New(image []byte, opts Options) (*VM, error) {
 	if err != nil {
 		return nil, err
 	}
-	vm := &VM{opts: opts, m: m, codePages: make(map[uint64]bool), fragPages: make(map[*codecache.Fragment][]uint64), syms: interp.LoadSymbols(image)}
+	vm := &VM{opts: opts, m: m, codePages: make(map[uint64]bool), frags: make(map[*codecache.Fragment]fragInfo), syms: interp.LoadSymbols(image)}
 	if tm != nil {
 		vm.attach(metricsRun{t: tm})
 	}
