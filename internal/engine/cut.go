@@ -33,8 +33,10 @@ type fragInfo struct {
 // A flush (codecache.PolicyOptions.CutRecord, `--disable
 // cut-retranslate`) fixes the same, but the traces recorded after it are
 // those of the moment after the cut: on the RV64GC phases guest, whose
-// cut comes between two of its phases, quicksort's fragments then left
-// 2.4 times as often as those recorded at the start. Dynamo's cache
+// cut comes between two of its phases, 117 traces where the run without
+// a cut flush records 82. Compiling again keeps the run's traces those
+// of a run without the flush (TestCutFlush), at a cost in time within
+// this machine's noise either way (docs/performance.md). Dynamo's cache
 // holds no assumption about the guest's memory layout, so this is ours.
 //
 // Traces still on the service thread are waited for and installed
