@@ -57,7 +57,9 @@ func (vm *VM) retranslate() error {
 	}
 	olds := make([]old, 0, len(vm.frags))
 	for f, fi := range vm.frags {
-		olds = append(olds, old{f.Off, f.Built, fi.trace})
+		if vm.cache.Lookup(f.Head) == f { // every entry should be; a removal that forgot frags must not compile a head twice
+			olds = append(olds, old{f.Off, f.Built, fi.trace})
+		}
 	}
 	slices.SortFunc(olds, func(a, b old) int { return cmp.Compare(a.off, b.off) }) // the order they were placed in
 	vm.foldFragmentStats()

@@ -14,6 +14,7 @@ import (
 // often, out of the code cache; its head will be compiled again.
 func (vm *VM) despecialize(f *codecache.Fragment) {
 	vm.cache.Remove(f)
+	delete(vm.frags, f)
 	vm.m.Mark(f.Head, false)
 	vm.removed(vm.m.Retired(), f.Head)
 	vm.vals.Removed()
