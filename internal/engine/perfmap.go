@@ -29,27 +29,37 @@ type perfMap struct {
 func (p *perfMap) placed(f *codecache.Fragment) {
 	w := p.w
 	head := p.syms.Name(f.Head)
-	fn := func(off int) string {
-		pc, ok := f.Code.GuestPC(off)
-		if !ok {
-			return ""
+	// The function each pc map entry starts, in one pass over the map
+	// (several entries at one offset: the last one names the code there).
+	type run struct {
+		off  int
+		name string
+	}
+	var runs []run
+	for off, pc := range f.Code.PCs.All() {
+		if off >= f.Size {
+			break
 		}
-		if s := p.syms.Func(pc); s != "" {
-			return s
+		name := p.syms.Func(pc)
+		if name == "" {
+			name = "guest"
 		}
-		return "guest"
+		if n := len(runs); n > 0 && runs[n-1].off == off {
+			runs[n-1].name = name
+			continue
+		}
+		runs = append(runs, run{off, name})
 	}
 	start, cur := 0, ""
-	for off := 0; off < f.Size; off++ {
-		name := fn(off)
-		if name == "" || name == cur {
+	for _, r := range runs {
+		if r.name == cur {
 			continue
 		}
 		if cur != "" {
-			fmt.Fprintf(w, "%x %x %s [fragment %s]\n", f.Entry+uintptr(start), off-start, cur, head)
-			start = off
+			fmt.Fprintf(w, "%x %x %s [fragment %s]\n", f.Entry+uintptr(start), r.off-start, cur, head)
+			start = r.off
 		}
-		cur = name
+		cur = r.name
 	}
 	if cur == "" {
 		cur = "guest"
