@@ -299,8 +299,10 @@ func (c *compiler) lowerFloat(i int, in ir.Inst) {
 	case interp.OpFCVTWUD, interp.OpFCVTLUD, interp.OpFCVTWUS, interp.OpFCVTLUS:
 		c.lowerToUnsigned(in, single)
 	case interp.OpFCVTDW, interp.OpFCVTDWU, interp.OpFCVTDL, interp.OpFCVTSW, interp.OpFCVTSWU, interp.OpFCVTSL:
+		c.exactGuard(i, in)
 		c.lowerFromInt(in)
 	case interp.OpFCVTDLU, interp.OpFCVTSLU:
+		c.exactGuard(i, in)
 		c.lowerFromUnsigned(in)
 	case interp.OpFCVTSD:
 		c.loadConstX(nanBox, rX0)
@@ -642,6 +644,49 @@ func (c *compiler) lowerFromInt(in ir.Inst) {
 	}
 	a.op(cvt, src, reg(rX0))
 	c.fput(rX0, in.F.D)
+}
+
+// exactGuard leaves through in's exit (step i) unless the integer
+// conversion in, under a static rounding mode, is exact
+// (ir.ExactGuarded): the integer, in CX, shifted right by the
+// significand's width is 0, or -1 for a signed one:
+//
+//	MOV src, CX ; SAR $53, CX ; ADD $1, CX ; CMP CX, $1 ; JA exit   (signed)
+//	MOV src, CX ; SHR $53, CX ; JNE exit                           (unsigned)
+//
+// with 24 for a single, and the 32-bit forms for fcvt.s.w and fcvt.s.wu.
+func (c *compiler) exactGuard(i int, in ir.Inst) {
+	if !ir.ExactGuarded(in.Op, in.F.RM) || in.Exit < 0 {
+		return
+	}
+	a := c.a
+	e := c.stubFor(in.Exit, i)
+	width := int64(53)
+	if in.Op == interp.OpFCVTSW || in.Op == interp.OpFCVTSWU || in.Op == interp.OpFCVTSL || in.Op == interp.OpFCVTSLU {
+		width = 24
+	}
+	switch in.Op {
+	case interp.OpFCVTSW:
+		a.op(xMOVL, c.opnd(in.A, rCX), reg(rCX))
+		a.op(xSARL, imm(width), reg(rCX))
+		a.op(xADDL, imm(1), reg(rCX))
+		a.op(xCMPL, reg(rCX), imm(1))
+		a.jcc(condA, e.stub)
+	case interp.OpFCVTSWU:
+		a.op(xMOVL, c.opnd(in.A, rCX), reg(rCX))
+		a.op(xSHRL, imm(width), reg(rCX))
+		a.jcc(condNE, e.stub)
+	case interp.OpFCVTDL, interp.OpFCVTSL:
+		c.load(in.A, rCX)
+		a.op(xSARQ, imm(width), reg(rCX))
+		a.op(xADDQ, imm(1), reg(rCX))
+		a.op(xCMPQ, reg(rCX), imm(1))
+		a.jcc(condA, e.stub)
+	default: // fcvt.d.lu, fcvt.s.lu
+		c.load(in.A, rCX)
+		a.op(xSHRQ, imm(width), reg(rCX))
+		a.jcc(condNE, e.stub)
+	}
 }
 
 // fflagsInto puts the guest's fflags into DX: State's, ORed with what

@@ -79,7 +79,8 @@ var hostRound = cpu.X86.HasSSE41
 // FloatCompiles reports whether fragments run the floating-point
 // instruction in natively. The others (fclass, round-to-max-magnitude,
 // and a static rounding mode where the result can be inexact, except in
-// the conversions to integers) stay interpreted: a trace is cut before
+// the conversions to integers, and in those from integers while their
+// result is exact: ExactGuarded) stay interpreted: a trace is cut before
 // them. Compilers emit the dynamic mode for arithmetic.
 func FloatCompiles(in interp.Inst) bool {
 	op := in.Op
@@ -98,12 +99,31 @@ func FloatCompiles(in interp.Inst) bool {
 		return nearest && HostFMA
 	case interp.OpFADDS, interp.OpFSUBS, interp.OpFMULS, interp.OpFDIVS, interp.OpFSQRTS,
 		interp.OpFADDD, interp.OpFSUBD, interp.OpFMULD, interp.OpFDIVD, interp.OpFSQRTD,
-		interp.OpFCVTSD, interp.OpFCVTDL, interp.OpFCVTSW, interp.OpFCVTSWU, interp.OpFCVTSL, interp.OpFCVTDLU, interp.OpFCVTSLU:
+		interp.OpFCVTSD:
 		return nearest
+	case interp.OpFCVTDL, interp.OpFCVTSW, interp.OpFCVTSWU, interp.OpFCVTSL, interp.OpFCVTDLU, interp.OpFCVTSLU:
+		return nearest || rm <= 4 // a static mode: exact or leave (ExactGuarded)
 	case interp.OpFCVTWS, interp.OpFCVTLS, interp.OpFCVTWD, interp.OpFCVTLD:
 		return rm == 7 || rm == 1 || (rm == 0 || rm == 2 || rm == 3) && hostRound
 	case interp.OpFCVTWUS, interp.OpFCVTLUS, interp.OpFCVTWUD, interp.OpFCVTLUD:
 		return rm != 4 && hostRound
+	}
+	return false
+}
+
+// ExactGuarded reports whether the conversion from an integer op, with
+// rounding mode rm, runs natively only when its result is exact: under a
+// static rounding mode the host's conversion would round by frm, so
+// native code converts when the integer fits the significand (53 bits
+// for a double, 24 for a single: no rounding, no flags, whatever the
+// mode) and leaves to the interpreter through the instruction's exit
+// otherwise. glibc's floor, ceil, trunc and round (RV64GC without Zfa)
+// convert back with fcvt.d.l ..., rdn and the like; where the value is
+// that large it is already an integer and they do not get there.
+func ExactGuarded(op interp.Op, rm uint8) bool {
+	switch op {
+	case interp.OpFCVTDL, interp.OpFCVTSW, interp.OpFCVTSWU, interp.OpFCVTSL, interp.OpFCVTDLU, interp.OpFCVTSLU:
+		return rm != 7
 	}
 	return false
 }
@@ -192,6 +212,9 @@ func (f *Func) lowerFloat(x Inst, in interp.Inst, addr uint64, i int, frmGuarded
 				g.Exit = f.newExit(exit.Interp, x.PC, x.PC, i)
 				f.Insts = append(f.Insts, g)
 				*frmGuarded = true
+			}
+			if ExactGuarded(x.Op, x.F.RM) {
+				x.Exit = f.newExit(exit.Interp, x.PC, x.PC, i)
 			}
 			if x.F.RM == 4 {
 				x.F.RM = 0 // rmm: FloatCompiles allows it only where the result is exact
