@@ -146,6 +146,7 @@ const (
 	xSETCC // above or equal (unsigned >=)
 	xSTMXCSR
 	xLDMXCSR
+	xCMOVLLT // move if less (signed), 32 bits
 	// Scalar floating point (SSE2, SSE4.1 and FMA3; Go operand order,
 	// source first). The comparisons UCOMISx/COMISx x, y set the flags
 	// of comparing y with x, as Intel's "ucomisd y, x" does.
@@ -215,7 +216,7 @@ var asOf = [numInsts]obj.As{
 	xSETLT: x86.ASETLT, xSETCS: x86.ASETCS,
 	xREP: x86.AREP, xSTOSB: x86.ASTOSB, xMOVSB: x86.AMOVSB,
 	xJMP: obj.AJMP, xRET: obj.ARET,
-	xORL: x86.AORL, xSETEQ: x86.ASETEQ, xSETPC: x86.ASETPC, xSETHI: x86.ASETHI, xSETCC: x86.ASETCC, xSTMXCSR: x86.ASTMXCSR, xLDMXCSR: x86.ALDMXCSR,
+	xORL: x86.AORL, xSETEQ: x86.ASETEQ, xSETPC: x86.ASETPC, xSETHI: x86.ASETHI, xSETCC: x86.ASETCC, xSTMXCSR: x86.ASTMXCSR, xLDMXCSR: x86.ALDMXCSR, xCMOVLLT: x86.ACMOVLLT,
 	xMOVSD: x86.AMOVSD, xMOVSS: x86.AMOVSS, xMOVAPS: x86.AMOVAPS,
 	xADDSD: x86.AADDSD, xSUBSD: x86.ASUBSD, xMULSD: x86.AMULSD, xDIVSD: x86.ADIVSD, xSQRTSD: x86.ASQRTSD, xMINSD: x86.AMINSD, xMAXSD: x86.AMAXSD,
 	xADDSS: x86.AADDSS, xSUBSS: x86.ASUBSS, xMULSS: x86.AMULSS, xDIVSS: x86.ADIVSS, xSQRTSS: x86.ASQRTSS, xMINSS: x86.AMINSS, xMAXSS: x86.AMAXSS,

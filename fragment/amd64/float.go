@@ -296,6 +296,8 @@ func (c *compiler) lowerFloat(i int, in ir.Inst) {
 		c.store(rDX, in.Dst)
 	case interp.OpFCVTWD, interp.OpFCVTLD, interp.OpFCVTWS, interp.OpFCVTLS:
 		c.lowerToInt(in, single)
+	case interp.OpFCLASSD, interp.OpFCLASSS:
+		c.lowerClass(in, single)
 	case interp.OpFCVTWUD, interp.OpFCVTLUD, interp.OpFCVTWUS, interp.OpFCVTLUS:
 		c.lowerToUnsigned(in, single)
 	case interp.OpFCVTDW, interp.OpFCVTDWU, interp.OpFCVTDL, interp.OpFCVTSW, interp.OpFCVTSWU, interp.OpFCVTSL:
@@ -553,6 +555,10 @@ func (c *compiler) lowerToInt(in ir.Inst, single bool) {
 		a.op(cvt, src, reg(rDX)) // by frm, the host's rounding mode (ir.OpFrm)
 	case 1:
 		a.op(cvtt, src, reg(rDX))
+	case 4:
+		c.roundAway(src, single)
+		a.op(cvtt, reg(rX1), reg(rDX))
+		rounded = true
 	default:
 		mode := map[uint8]int64{0: 0, 2: 1, 3: 2}[in.F.RM] // to nearest even, toward -inf, toward +inf
 		a.op3(round, imm(mode|8), src, reg(rX1))
@@ -603,6 +609,124 @@ func (c *compiler) lowerToInt(in ir.Inst, single bool) {
 		a.op(xMOVLQSX, reg(rDX), reg(rDX))
 	}
 	c.store(rDX, in.Dst)
+}
+
+// roundAway puts src rounded to an integer, ties away from zero (rmm),
+// into X1, raising no flag (X2, X3 and AX are clobbered):
+//
+//	ROUNDSx $(trunc|suppress), src, X1   ; t
+//	MOVSx src, X2 ; SUBSx X1, X2          ; x - t, exact
+//	ANDPD |mask|, X2 ; UCOMISx 0.5, X2 ; JB done
+//	ADDSx or SUBSx 1.0, X1                ; by the sign of x
+//
+// x - t is exact and its magnitude below 1, so the comparison with one
+// half decides. A NaN or an infinity makes x - t a NaN, which the
+// comparison leaves alone (the conversion after raises invalid for them,
+// as the subtraction may).
+func (c *compiler) roundAway(src operand, single bool) {
+	a := c.a
+	round, mov, sub, add, ucomis := xROUNDSD, xMOVSD, xSUBSD, xADDSD, xUCOMISD
+	abs, half, one := uint64(1<<63-1), uint64(0x3fe0000000000000), uint64(0x3ff0000000000000)
+	if single {
+		round, mov, sub, add, ucomis = xROUNDSS, xMOVSS, xSUBSS, xADDSS, xUCOMISS
+		abs, half, one = 1<<31-1, 0x3f000000, 0x3f800000
+	}
+	a.op3(round, imm(3|8), src, reg(rX1))
+	a.op(mov, src, reg(rX2)) // src is never X2: X0-X3 are scratch
+	a.op(sub, reg(rX1), reg(rX2))
+	c.loadConstX(abs, rX3)
+	a.op(xANDPD, reg(rX3), reg(rX2))
+	c.loadConstX(half, rX3)
+	a.op(ucomis, reg(rX3), reg(rX2))
+	done := &label{}
+	a.jcc(condB, done) // below one half, or unordered
+	c.loadConstX(one, rX3)
+	a.op(xMOVQ, src, reg(rAX)) // the sign of x
+	if single {
+		a.op(xTESTL, reg(rAX), reg(rAX))
+	} else {
+		a.op(xTESTQ, reg(rAX), reg(rAX))
+	}
+	neg := &label{}
+	a.jcc(condLT, neg)
+	a.op(add, reg(rX3), reg(rX1))
+	a.jmp(done)
+	a.bind(neg)
+	a.op(sub, reg(rX3), reg(rX1))
+	a.bind(done)
+}
+
+// lowerClass lowers fclass.d and fclass.s: x register Dst gets the one
+// bit of the value's class (the RISC-V unprivileged specification's
+// fclass table: bit 0 -inf, 1 negative normal, 2 negative subnormal, 3
+// -0, 4 +0, 5 positive subnormal, 6 positive normal, 7 +inf, 8
+// signaling NaN, 9 quiet NaN), from the bits in DX. A single that is not
+// properly NaN-boxed is the canonical NaN (loadSingle). Normal numbers,
+// the common case, stay inline; the exponent's extremes go out of line:
+//
+//	exponent -> AX ; CMP AX, $max ; JEQ infnan ; TEST AX, AX ; JEQ zerosub
+//	MOVL $64, CX ; MOVL $2, AX
+//	sign: TEST DX, DX ; CMOVLLT AX, CX
+//	done: CX -> Dst
+func (c *compiler) lowerClass(in ir.Inst, single bool) {
+	if in.Dst == 0 {
+		return // no flags: nothing to compute
+	}
+	a := c.a
+	shr, shl, test, maxExp := xSHRQ, xSHLQ, xTESTQ, int64(0x7ff)
+	expAt, fracShift, quietAt := int64(52), int64(12), int64(51)
+	if single {
+		c.loadSingle(in.F.A, rX0, in.PC)
+		a.op(xMOVQ, reg(rX0), reg(rDX))
+		shr, shl, test, maxExp = xSHRL, xSHLL, xTESTL, 0xff
+		expAt, fracShift, quietAt = 23, 9, 22
+	} else {
+		a.op(xMOVQ, c.fsrc(in.F.A), reg(rDX))
+	}
+	mov := xMOVQ
+	if single {
+		mov = xMOVL
+	}
+	infnan, zerosub, sign, done := &label{}, &label{}, &label{}, &label{}
+	a.op(mov, reg(rDX), reg(rAX))
+	a.op(shr, imm(expAt), reg(rAX))
+	a.op(xANDL, imm(maxExp), reg(rAX))
+	a.op(xCMPL, reg(rAX), imm(maxExp))
+	a.jcc(condEQ, infnan)
+	a.op(xTESTL, reg(rAX), reg(rAX))
+	a.jcc(condEQ, zerosub)
+	a.op(xMOVL, imm(1<<6), reg(rCX))
+	a.op(xMOVL, imm(1<<1), reg(rAX))
+	a.bind(sign)
+	a.op(test, reg(rDX), reg(rDX))
+	a.op(xCMOVLLT, reg(rAX), reg(rCX))
+	a.bind(done)
+	c.store(rCX, in.Dst)
+	c.cold = append(c.cold, func() {
+		c.mark(in.PC)
+		a.bind(infnan)
+		a.op(mov, reg(rDX), reg(rAX))
+		a.op(shl, imm(fracShift), reg(rAX)) // the fraction: zero for an infinity
+		a.op(xMOVL, imm(1<<7), reg(rCX))
+		a.op(xMOVL, imm(1<<0), reg(rAX))
+		a.jcc(condEQ, sign)
+		a.op(mov, reg(rDX), reg(rAX))
+		a.op(shr, imm(quietAt), reg(rAX))
+		a.op(xANDL, imm(1), reg(rAX))
+		a.op(xMOVL, imm(1<<8), reg(rCX))
+		a.jcc(condEQ, done)
+		a.op(xMOVL, imm(1<<9), reg(rCX))
+		a.jmp(done)
+		a.bind(zerosub)
+		a.op(mov, reg(rDX), reg(rAX))
+		a.op(shl, imm(fracShift), reg(rAX)) // the fraction: zero for a zero
+		a.op(xMOVL, imm(1<<4), reg(rCX))
+		a.op(xMOVL, imm(1<<3), reg(rAX))
+		a.jcc(condEQ, sign)
+		a.op(xMOVL, imm(1<<5), reg(rCX))
+		a.op(xMOVL, imm(1<<2), reg(rAX))
+		a.jmp(sign)
+	})
 }
 
 // lowerFromInt lowers the conversions from x registers: fcvt.d.w,

@@ -92,6 +92,7 @@ func FloatCompiles(in interp.Inst) bool {
 		interp.OpFSGNJD, interp.OpFSGNJND, interp.OpFSGNJXD, interp.OpFMIND, interp.OpFMAXD,
 		interp.OpFEQS, interp.OpFLTS, interp.OpFLES, interp.OpFEQD, interp.OpFLTD, interp.OpFLED,
 		interp.OpFMVXW, interp.OpFMVWX, interp.OpFMVXD, interp.OpFMVDX,
+		interp.OpFCLASSS, interp.OpFCLASSD,
 		interp.OpFCVTDW, interp.OpFCVTDWU, interp.OpFCVTDS: // exact
 		return true
 	case interp.OpFMADDS, interp.OpFMSUBS, interp.OpFNMSUBS, interp.OpFNMADDS,
@@ -104,9 +105,20 @@ func FloatCompiles(in interp.Inst) bool {
 	case interp.OpFCVTDL, interp.OpFCVTSW, interp.OpFCVTSWU, interp.OpFCVTSL, interp.OpFCVTDLU, interp.OpFCVTSLU:
 		return nearest || rm <= 4 // a static mode: exact or leave (ExactGuarded)
 	case interp.OpFCVTWS, interp.OpFCVTLS, interp.OpFCVTWD, interp.OpFCVTLD:
-		return rm == 7 || rm == 1 || (rm == 0 || rm == 2 || rm == 3) && hostRound
+		return rm == 7 || rm == 1 || rm <= 4 && hostRound
 	case interp.OpFCVTWUS, interp.OpFCVTLUS, interp.OpFCVTWUD, interp.OpFCVTLUD:
 		return rm != 4 && hostRound
+	}
+	return false
+}
+
+// roundsAway reports whether op keeps rmm, round to nearest with ties
+// away from zero, in the IR: the signed conversions to integers
+// (glibc's lround and llround are fcvt.l.d ..., rmm).
+func roundsAway(op interp.Op) bool {
+	switch op {
+	case interp.OpFCVTWS, interp.OpFCVTLS, interp.OpFCVTWD, interp.OpFCVTLD:
+		return true
 	}
 	return false
 }
@@ -216,7 +228,7 @@ func (f *Func) lowerFloat(x Inst, in interp.Inst, addr uint64, i int, frmGuarded
 			if ExactGuarded(x.Op, x.F.RM) {
 				x.Exit = f.newExit(exit.Interp, x.PC, x.PC, i)
 			}
-			if x.F.RM == 4 {
+			if x.F.RM == 4 && !roundsAway(x.Op) {
 				x.F.RM = 0 // rmm: FloatCompiles allows it only where the result is exact
 			}
 		}
@@ -258,7 +270,7 @@ func (in Inst) floatString() string {
 		}
 	}
 	if in.Op.HasRM() && in.F.RM != 7 {
-		s += ", " + [...]string{"rne", "rtz", "rdn", "rup"}[in.F.RM&3]
+		s += ", " + [...]string{"rne", "rtz", "rdn", "rup", "rmm", "?", "?", "dyn"}[in.F.RM&7]
 	}
 	return s
 }

@@ -148,7 +148,7 @@ func verifyOperands(f *Func) error {
 			if guarded := ExactGuarded(in.Op, in.F.RM); guarded != (in.Exit >= 0) {
 				return badInst(i, in, "a floating-point op takes an exit if and only if it is a conversion from an integer under a static rounding mode (ExactGuarded)")
 			}
-			if _, _, _, c := FloatUses(in.Op); in.F.RM > 3 && in.F.RM != 7 || c && !HostFMA {
+			if _, _, _, c := FloatUses(in.Op); in.F.RM > 3 && in.F.RM != 7 && !(in.F.RM == 4 && roundsAway(in.Op)) || c && !HostFMA {
 				return badInst(i, in, "rounding mode %d, or fused multiply-add without the host's", in.F.RM)
 			}
 		case classUnknown:
