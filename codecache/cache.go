@@ -272,8 +272,7 @@ func (c *Cache) Insert(code *fragment.Code) (*Fragment, error) {
 	c.frags[code.Head] = f
 	c.placed = append(c.placed, f)
 	if !c.noIBL {
-		i := 2 * amd64.IBLIndex(code.Head) // the slot the stubs' probe reads
-		c.ibl[i], c.ibl[i+1] = code.Head, uint64(f.Entry)+uint64(code.LinkedEntry)
+		amd64.IBLPlace(c.ibl, code.Head, uint64(f.Entry)+uint64(code.LinkedEntry)) // where the stubs' probe reads
 		c.iblUsed = true
 	}
 	c.stats.Fragments++
@@ -337,9 +336,7 @@ func (c *Cache) RemoveIf(drop func(*Fragment) bool) int {
 			gone[f] = true
 			delete(c.frags, f.Head)
 			if !c.noIBL {
-				if i := 2 * amd64.IBLIndex(f.Head); c.ibl[i] == f.Head {
-					c.ibl[i], c.ibl[i+1] = amd64.IBLEmpty, 0
-				}
+				amd64.IBLRemove(c.ibl, f.Head)
 			}
 		}
 	}

@@ -68,13 +68,14 @@ func TestExitPatchFields(t *testing.T) {
 }
 
 // TestIBLSlotsAgree checks that the probe emitted into indirect exit stubs
-// and the code cache's Go side (amd64.IBLIndex, used by Insert) pick the
-// same table slot: one fragment (a0++; jr s0) is inserted under many tags,
-// and entered with s0 set to each tag. Its inline check misses (it was
-// recorded with another s0), so the probe looks the tag up: found in the
-// slot the Go side filled, it loops through its copy until the budget is
-// spent; a probe reading any other slot would find an empty or foreign tag
-// and leave through the indirect exit.
+// and the code cache's Go side (amd64.IBLPlace, used by Insert) pick the
+// same table slots: one fragment (a0++; jr s0) is inserted under many
+// tags, two in each set they use (both ways), and entered with s0 set to
+// each tag. Its inline check misses (it was recorded with another s0), so
+// the probe looks the tag up: found in the slot the Go side filled, it
+// loops through its copy until the budget is spent; a probe reading any
+// other slot would find an empty or foreign tag and leave through the
+// indirect exit.
 func TestIBLSlotsAgree(t *testing.T) {
 	const T = rvtest.MakeELFText
 	enc := rvtest.Encode
@@ -102,23 +103,25 @@ func TestIBLSlotsAgree(t *testing.T) {
 	// logical, the mask exact).
 	rng := rand.New(rand.NewPCG(1, 2))
 	used := map[uint64]bool{}
-	tags := []uint64{0, 4, 4 * (amd64.IBLEntries - 1), 4 * amd64.IBLEntries, 1 << 63, ^uint64(3)}
-	for len(tags) < 2000 {
+	tags := []uint64{0, 4, 4 * (amd64.IBLSets - 1), 4 * amd64.IBLSets, 1 << 63, ^uint64(3)}
+	for len(tags) < 1000 {
 		tags = append(tags, rng.Uint64()&^3)
 	}
 	var frags []*codecache.Fragment
 	for _, tag := range tags {
-		if used[amd64.IBLIndex(tag)] {
+		if used[amd64.IBLSet(tag)] {
 			continue
 		}
-		used[amd64.IBLIndex(tag)] = true
-		c := *code
-		c.Head = tag
-		f, err := cache.Insert(&c)
-		if err != nil {
-			t.Fatal(err)
+		used[amd64.IBLSet(tag)] = true
+		for _, head := range []uint64{tag, tag ^ 4*amd64.IBLSets} { // both ways of the set
+			c := *code
+			c.Head = head
+			f, err := cache.Insert(&c)
+			if err != nil {
+				t.Fatal(err)
+			}
+			frags = append(frags, f)
 		}
-		frags = append(frags, f)
 	}
 	m := load(t, img)
 	st := new(fragment.State)
@@ -128,11 +131,11 @@ func TestIBLSlotsAgree(t *testing.T) {
 		e := cache.Enter(frags[0], st, m.Mem.Base())
 		if st.Budget > 0 || st.CPU.X[10] != 500 {
 			t.Errorf("tag %#x (Go slot %d): left through %v to %#x after a0=%d; the probe missed the slot the code cache filled",
-				f.Head, amd64.IBLIndex(f.Head), e.Kind, st.CPU.PC, st.CPU.X[10])
+				f.Head, amd64.IBLSet(f.Head), e.Kind, st.CPU.PC, st.CPU.X[10])
 		}
 	}
 	if len(frags) < 1900 {
-		t.Errorf("only %d distinct slots tested", len(frags))
+		t.Errorf("only %d slots tested", len(frags))
 	}
 }
 

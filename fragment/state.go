@@ -29,8 +29,8 @@ type State struct {
 	Exit uint64
 	// IBL is the host address of the indirect branch lookup table
 	// (offset 552): amd64.IBLEntries pairs {guest pc, host entry address},
-	// the slot of pc being amd64.IBLIndex(pc), tag amd64.IBLEmpty for an empty
-	// slot. The code cache owns the table.
+	// pc in one of the two slots of set amd64.IBLSet(pc), tag
+	// amd64.IBLEmpty for an empty slot. The code cache owns the table.
 	IBL uintptr
 	// MXCSR is the host's SSE control and status register as native code
 	// left it (offset 560), saved by the trampoline on every return; the

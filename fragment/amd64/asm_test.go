@@ -48,18 +48,51 @@ func TestPatchFields(t *testing.T) {
 	}
 }
 
-// TestIBLIndex checks the slot function on a few pcs: the probe computes
-// the same thing in native code (tested end to end in package fragment).
-func TestIBLIndex(t *testing.T) {
-	for _, tc := range []struct{ pc, slot uint64 }{
-		{0, 0}, {2, 1}, {4, 2}, {2 * (IBLEntries - 1), IBLEntries - 1}, {2 * IBLEntries, 0},
-		{1<<63 | 12, 6}, {^uint64(1), IBLEntries - 1},
+// TestIBLSet checks the set function on a few pcs (the probe computes
+// the same thing in native code, tested end to end in package fragment),
+// and IBLPlace and IBLRemove on one set: two pcs of a set both stay, a
+// third evicts the older, a removal empties only its own slot.
+func TestIBLSet(t *testing.T) {
+	for _, tc := range []struct{ pc, set uint64 }{
+		{0, 0}, {2, 1}, {4, 2}, {2 * (IBLSets - 1), IBLSets - 1}, {2 * IBLSets, 0},
+		{1<<63 | 12, 6}, {^uint64(1), IBLSets - 1},
 	} {
-		if got := IBLIndex(tc.pc); got != tc.slot {
-			t.Errorf("IBLIndex(%#x) = %d, want %d", tc.pc, got, tc.slot)
+		if got := IBLSet(tc.pc); got != tc.set {
+			t.Errorf("IBLSet(%#x) = %d, want %d", tc.pc, got, tc.set)
 		}
 	}
-	if IBLSlotBytes != 1<<iblSlotShift || IBLEntries&(IBLEntries-1) != 0 || IBLEmpty&1 == 0 {
+	if IBLWays*IBLSlotBytes != 1<<iblSetShift || IBLSets&(IBLSets-1) != 0 || IBLEmpty&1 == 0 || IBLWays != 2 {
 		t.Error("IBL constants inconsistent")
+	}
+	table := make([]uint64, 2*IBLEntries)
+	IBLClear(table, true)
+	look := func(pc uint64) uint64 { // the probe's answer, 0 for a miss
+		i := 2 * IBLWays * IBLSet(pc)
+		for w := range uint64(IBLWays) {
+			if table[i+2*w] == pc {
+				return table[i+2*w+1]
+			}
+		}
+		return 0
+	}
+	const stride = 2 * IBLSets // the same set
+	a, b, c := uint64(0x10000), uint64(0x10000+stride), uint64(0x10000+2*stride)
+	IBLPlace(table, a, 1)
+	IBLPlace(table, b, 2)
+	if look(a) != 1 || look(b) != 2 {
+		t.Fatalf("two pcs of one set: %d, %d", look(a), look(b))
+	}
+	IBLPlace(table, a, 3) // again: in place, b stays
+	IBLPlace(table, c, 4) // evicts the older of the two
+	if look(c) != 4 || look(a)+look(b) == 0 || look(a) != 0 && look(b) != 0 {
+		t.Fatalf("a third pc: c %d, a %d, b %d", look(c), look(a), look(b))
+	}
+	IBLRemove(table, c)
+	if look(c) != 0 || look(a)+look(b) == 0 {
+		t.Fatalf("after removing c: c %d, a %d, b %d", look(c), look(a), look(b))
+	}
+	IBLPlace(table, 0, 5) // target 0 has a set of its own, tagged empty by IBLClear
+	if look(0) != 5 || look(2) != 0 {
+		t.Fatalf("pc 0: %d, pc 2: %d", look(0), look(2))
 	}
 }
