@@ -73,6 +73,10 @@ type Options struct {
 	// a self-loop checks its induction and invariant bases in every
 	// iteration instead of once on entry.
 	NoCheckHoist bool
+	// NoQuietCompare keeps the frflags / compare / fsflags idiom as it is
+	// (ir/quietcmp.go): the compares raise their flags and the write of
+	// fflags restores them.
+	NoQuietCompare bool
 	// NoStrength turns off strength reduction of gcc's idioms
 	// (ir/strength.go).
 	NoStrength bool
@@ -123,6 +127,7 @@ var passes = []pass{
 	{"checkrange", ir.CheckRange, func(o *Options) *bool { return &o.NoCheckRange }, "each table lookup (a base plus a bounded index) keeps its own bounds check instead of one per base value covering every index"},
 	{"checkhoist", ir.CheckHoist, func(o *Options) *bool { return &o.NoCheckHoist }, "a self-loop checks its induction and invariant bases in every iteration instead of once on entry"},
 	{"checkwiden", ir.CheckWiden, func(o *Options) *bool { return &o.NoCheckWiden }, "each load and store keeps its own bounds check instead of one per base register value covering all its offsets"},
+	{"quietcmp", ir.QuietCompare, func(o *Options) *bool { return &o.NoQuietCompare }, "the frflags / compare / fsflags idiom keeps its compares' flags and its write of fflags (an MXCSR load)"},
 	{"dce", ir.DCE, func(o *Options) *bool { return &o.NoDCE }, "no dead code elimination"},
 }
 

@@ -273,12 +273,14 @@ func (c *compiler) lowerFloat(i int, in ir.Inst) {
 		// feq is quiet: UCOMISx raises invalid for signalling NaNs only.
 		c.loadFloat(in.F.A, rX0, single, pc)
 		c.loadFloat(in.F.B, rX1, single, pc)
+		nan := c.quietTest(in, single)
 		a.op(xXORL, reg(rDX), reg(rDX))
 		a.op(xXORL, reg(rCX), reg(rCX))
 		a.op(ucomis, reg(rX1), reg(rX0))
 		a.op(xSETEQ, none, reg(rDX))
 		a.op(xSETPC, none, reg(rCX))
 		a.op(xANDL, reg(rCX), reg(rDX))
+		c.quietJoin(nan, pc)
 		c.store(rDX, in.Dst)
 	case interp.OpFLTD, interp.OpFLED, interp.OpFLTS, interp.OpFLES:
 		// flt and fle signal: COMISx raises invalid for any NaN. a < b
@@ -286,6 +288,7 @@ func (c *compiler) lowerFloat(i int, in ir.Inst) {
 		// unordered: carry and zero set).
 		c.loadFloat(in.F.B, rX0, single, pc)
 		c.loadFloat(in.F.A, rX1, single, pc)
+		nan := c.quietTest(in, single)
 		a.op(xXORL, reg(rDX), reg(rDX))
 		a.op(comis, reg(rX1), reg(rX0))
 		set := xSETHI
@@ -293,6 +296,7 @@ func (c *compiler) lowerFloat(i int, in ir.Inst) {
 			set = xSETCC
 		}
 		a.op(set, none, reg(rDX))
+		c.quietJoin(nan, pc)
 		c.store(rDX, in.Dst)
 	case interp.OpFCVTWD, interp.OpFCVTLD, interp.OpFCVTWS, interp.OpFCVTLS:
 		c.lowerToInt(in, single)
@@ -609,6 +613,58 @@ func (c *compiler) lowerToInt(in ir.Inst, single bool) {
 		a.op(xMOVLQSX, reg(rDX), reg(rDX))
 	}
 	c.store(rDX, in.Dst)
+}
+
+// quietTest emits, for a quiet compare (ir.FloatArgs.Quiet) of X0 and
+// X1, a test of both operands' bits for a NaN, before the host compare
+// could raise a flag: the magnitude's bits above the largest infinity's.
+// A NaN jumps to the returned label, which quietJoin binds out of line,
+// with 0 for the answer; nil for a compare that is not quiet.
+//
+//	MOVQ X0, AX ; ADDQ AX, AX ; MOVQ $inf<<1, CX ; CMPQ AX, CX ; JA nan
+//	MOVQ X1, AX ; ADDQ AX, AX ; CMPQ AX, CX ; JA nan
+//
+// (32-bit forms for a single, whose NaN box loadSingle has checked.)
+func (c *compiler) quietTest(in ir.Inst, single bool) *label {
+	if !in.F.Quiet {
+		return nil
+	}
+	a := c.a
+	nan := &label{}
+	add, cmp := xADDQ, xCMPQ
+	if single {
+		add, cmp = xADDL, xCMPL
+	} else {
+		a.op(xMOVQ, imm(-0x20000000000000), reg(rCX)) // 0xffe0000000000000: an infinity shifted left
+	}
+	for _, x := range []register{rX0, rX1} {
+		a.op(xMOVQ, reg(x), reg(rAX))
+		a.op(add, reg(rAX), reg(rAX))
+		if single {
+			a.op(cmp, reg(rAX), imm(-0x1000000)) // 0xff000000
+		} else {
+			a.op(cmp, reg(rAX), reg(rCX))
+		}
+		a.jcc(condA, nan)
+	}
+	return nan
+}
+
+// quietJoin binds quietTest's label out of line: DX = 0, the answer for
+// a NaN, and back to where the answer is stored.
+func (c *compiler) quietJoin(nan *label, pc uint64) {
+	if nan == nil {
+		return
+	}
+	a := c.a
+	back := &label{}
+	a.bind(back)
+	c.cold = append(c.cold, func() {
+		c.mark(pc)
+		a.bind(nan)
+		a.op(xXORL, reg(rDX), reg(rDX))
+		a.jmp(back)
+	})
 }
 
 // roundAway puts src rounded to an integer, ties away from zero (rmm),

@@ -26,6 +26,9 @@ type FloatArgs struct {
 	// instruction of the Func (and the first after a write of frm)
 	// installs as the host's rounding mode.
 	RM uint8
+	// Quiet marks a compare (flt, fle, feq) whose flags nothing can
+	// observe (QuietCompare): it raises none, and gives 0 for a NaN.
+	Quiet bool
 }
 
 // FloatUses reports which f register operands a floating-point op has:
@@ -268,6 +271,9 @@ func (in Inst) floatString() string {
 		} else {
 			s += ", " + arg
 		}
+	}
+	if in.F.Quiet {
+		s += ", quiet"
 	}
 	if in.Op.HasRM() && in.F.RM != 7 {
 		s += ", " + [...]string{"rne", "rtz", "rdn", "rup", "rmm", "?", "?", "dyn"}[in.F.RM&7]

@@ -145,6 +145,9 @@ func verifyOperands(f *Func) error {
 				return badInst(i, in, "a CSR access takes no exit and names fflags, frm or fcsr")
 			}
 		case classFloat:
+			if in.F.Quiet && !isFloatCompare(in.Op) {
+				return badInst(i, in, "only a compare is quiet")
+			}
 			if guarded := ExactGuarded(in.Op, in.F.RM); guarded != (in.Exit >= 0) {
 				return badInst(i, in, "a floating-point op takes an exit if and only if it is a conversion from an integer under a static rounding mode (ExactGuarded)")
 			}
