@@ -14,7 +14,8 @@ const MaxCoverSpan = 1 << 16
 // what some instruction wrote to a register, followed through moves and
 // additions of constants: after "a5 = add a5, 8", 0(a5) is 8 off the
 // value a5 held before. Within the trace, the checked loads and stores
-// whose address is a register holding the same base value (at any
+// (integer and floating-point: fld, fsd, flw and fsw too) whose address
+// is a register holding the same base value (at any
 // constant distance), and that hit the same interval while recording,
 // form a group; the first access of the group in trace order gets a Cover
 // over the group's offsets from that value, [minOff, maxOff], and the
@@ -62,9 +63,9 @@ func CheckWiden(f *Func) {
 	var all []group
 	for i := range f.Insts {
 		in := &f.Insts[i]
-		if (IsLoad(in.Op) || IsStore(in.Op)) && in.Exit >= 0 && !in.A.IsConst && !in.Cover.Widened() {
+		if IsAccess(in.Op) && in.Exit >= 0 && !in.A.IsConst && !in.Cover.Widened() {
 			id, delta := vals.of(in.A.Reg)
-			k := key{id: id, stack: in.Stack, mapped: in.Mapped, store: !mixed && IsStore(in.Op)}
+			k := key{id: id, stack: in.Stack, mapped: in.Mapped, store: !mixed && writesMemory(in.Op)}
 			off := delta + in.Off
 			joined := false
 			for _, g := range groups[k] {
@@ -73,21 +74,21 @@ func CheckWiden(f *Func) {
 				if uint64(hi-lo) >= limit {
 					continue
 				}
-				g.lo, g.hi, g.store = lo, hi, g.store || IsStore(in.Op)
+				g.lo, g.hi, g.store = lo, hi, g.store || writesMemory(in.Op)
 				in.Exit = -1
 				joined = true
 				break
 			}
 			if !joined {
 				groups[k] = append(groups[k], len(all))
-				all = append(all, group{first: i, delta: delta, lo: off, hi: off, store: IsStore(in.Op)})
+				all = append(all, group{first: i, delta: delta, lo: off, hi: off, store: writesMemory(in.Op)})
 			}
 		}
 		vals.write(in)
 	}
 	for _, g := range all {
 		in := &f.Insts[g.first]
-		if lo, hi := g.lo-g.delta, g.hi-g.delta; lo != in.Off || hi != in.Off || g.store != IsStore(in.Op) {
+		if lo, hi := g.lo-g.delta, g.hi-g.delta; lo != in.Off || hi != in.Off || g.store != writesMemory(in.Op) {
 			in.Cover = Cover{Lo: lo, Hi: hi, Store: g.store}
 		}
 	}
@@ -180,5 +181,5 @@ func (in *Inst) check() covered {
 	if in.Cover.Widened() || in.Op == OpCheck {
 		return covered{in.Cover.Lo, in.Cover.Hi, in.Cover.Store}
 	}
-	return covered{in.Off, in.Off, IsStore(in.Op)}
+	return covered{in.Off, in.Off, writesMemory(in.Op)}
 }

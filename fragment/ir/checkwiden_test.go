@@ -1,6 +1,11 @@
 package ir
 
-import "testing"
+import (
+	"testing"
+
+	"rvdyn/fragment/exit"
+	"rvdyn/interp"
+)
 
 func TestCheckWiden(t *testing.T) {
 	runPassCases(t, CheckWiden, []passCase{
@@ -140,5 +145,42 @@ func TestVerifyCoverage(t *testing.T) {
 				t.Errorf("Verify = %v, want ok %v\n%v", err, tc.ok, f)
 			}
 		})
+	}
+}
+
+// TestCheckWidenFloat: floating-point loads and stores off one base share
+// one widened check with the integer ones, a store making it a store
+// check, as the integer accesses do.
+func TestCheckWidenFloat(t *testing.T) {
+	const s0, a0 = 8, 10
+	f := &Func{Head: 0x1000, env: testEnv}
+	insts := []Inst{
+		{Op: interp.OpFLD, A: R(s0), Off: 0, F: FloatArgs{D: 1}},
+		{Op: interp.OpLD, Dst: a0, A: R(s0), Off: 16},
+		{Op: interp.OpFSD, A: R(s0), Off: 8, F: FloatArgs{B: 1}},
+		{Op: interp.OpFLW, A: R(s0), Off: 24, F: FloatArgs{D: 2}},
+	}
+	for i, in := range insts {
+		in.PC, in.Step, in.Len = 0x1000+4*uint64(i), i, 4
+		in.Exit = f.newExit(exit.Interp, in.PC, in.PC, i)
+		f.Insts = append(f.Insts, in)
+	}
+	f.Guest = len(f.Insts)
+	f.Insts = append(f.Insts, Inst{Op: OpExit, PC: 0x1000 + 4*uint64(f.Guest), Step: f.Guest, Exit: f.newExit(exit.Branch, 0x2000, 0x1000, f.Guest)})
+	if err := Verify(f); err != nil {
+		t.Fatal(err)
+	}
+	CheckWiden(f)
+	if err := Verify(f); err != nil {
+		t.Fatalf("after the pass: %v\n%v", err, f)
+	}
+	first := f.Insts[0]
+	if first.Exit < 0 || first.Cover != (Cover{Lo: 0, Hi: 24, Store: true}) {
+		t.Errorf("first access: exit %d, cover %+v; want a store check over 0..24", first.Exit, first.Cover)
+	}
+	for _, in := range f.Insts[1:4] {
+		if in.Exit >= 0 {
+			t.Errorf("%v kept its own check", in)
+		}
 	}
 }

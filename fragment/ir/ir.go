@@ -186,6 +186,15 @@ func IsLoad(op interp.Op) bool { return op >= interp.OpLB && op <= interp.OpLWU 
 // IsStore reports whether op is a store.
 func IsStore(op interp.Op) bool { return op >= interp.OpSB && op <= interp.OpSD }
 
+// IsAccess reports whether op is a load or a store, integer or
+// floating-point: an access to guest memory behind a bounds check.
+func IsAccess(op interp.Op) bool {
+	return IsLoad(op) || IsStore(op) || IsFloatLoad(op) || IsFloatStore(op)
+}
+
+// writesMemory reports whether op is a store, integer or floating-point.
+func writesMemory(op interp.Op) bool { return IsStore(op) || IsFloatStore(op) }
+
 // IsGuard reports whether op is a guard (a conditional branch op).
 func IsGuard(op interp.Op) bool { return op >= interp.OpBEQ && op <= interp.OpBGEU }
 

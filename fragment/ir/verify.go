@@ -58,12 +58,12 @@ type opClass uint8
 
 const (
 	classALU    opClass = iota // writes a register from registers and constants
-	classMem                   // an integer load or store
+	classMem                   // a load or store, integer or floating-point
 	classCheck                 // OpCheck
 	classGuard                 // a conditional exit
 	classJALR                  // an indirect jump
 	classSample                // OpSample
-	classInterp                // leaves to the interpreter when it cannot run (float memory, frm, atomics)
+	classInterp                // leaves to the interpreter when it cannot run (frm, atomics)
 	classCSR                   // a CSR read or write of fflags, frm or fcsr
 	classFloat                 // floating-point arithmetic
 	classEnd                   // the end exit
@@ -75,7 +75,7 @@ func classOf(op interp.Op) opClass {
 	switch {
 	case op == OpMov || IsExt(op) || IsALU(op):
 		return classALU
-	case IsLoad(op) || IsStore(op):
+	case IsAccess(op):
 		return classMem
 	case op == OpCheck:
 		return classCheck
@@ -85,7 +85,7 @@ func classOf(op interp.Op) opClass {
 		return classJALR
 	case op == OpSample:
 		return classSample
-	case IsFloatLoad(op) || IsFloatStore(op) || op == OpFrm || IsAtomic(op):
+	case op == OpFrm || IsAtomic(op):
 		return classInterp
 	case IsCSRRead(op) || IsCSRWrite(op):
 		return classCSR
@@ -216,7 +216,7 @@ func verifyExits(f *Func) error {
 	for i := range f.Insts {
 		in := &f.Insts[i]
 		class := classOf(in.Op)
-		if class == classMem && in.Exit < 0 || class == classALU || class == classCSR || class == classFloat {
+		if (class == classMem || class == classFloat) && in.Exit < 0 || class == classALU || class == classCSR {
 			continue // no exit: verifyOperands and verifyBounds check that it may have none
 		}
 		e, err := take(i, in)
@@ -244,7 +244,7 @@ func verifyExits(f *Func) error {
 			if e.Kind != exit.Sample || e.Retired != in.Step || e.Target != in.PC || in.Off < 0 {
 				return badInst(i, in, "sample exit %v", e)
 			}
-		case classInterp:
+		case classInterp, classFloat: // a float op's: ExactGuarded
 			if !toInterp(in, e) {
 				return badInst(i, in, "interpreter exit %v", e)
 			}
@@ -316,7 +316,7 @@ func verifyBounds(f *Func) error {
 // widened check holds its own offset and fits an interval. It adds what
 // the access's own check proves to checks.
 func verifyAccess(i int, in *Inst, fenv, env Env, vals *values, rg *ranges, checks map[int][]covered) error {
-	store := IsStore(in.Op)
+	store := writesMemory(in.Op)
 	if in.Exit < 0 {
 		if in.Cover.Widened() {
 			return badInst(i, in, "a widened check on an access without a check")
