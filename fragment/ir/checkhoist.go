@@ -77,7 +77,7 @@ func CheckHoist(f *Func) {
 	exits := 0 // guards and jalrs: the ways the loop can leave but a fault
 	for i := range f.Insts {
 		in := &f.Insts[i]
-		if (IsLoad(in.Op) || IsStore(in.Op) || in.Op == OpCheck) && in.Exit >= 0 && !in.A.IsConst {
+		if (IsAccess(in.Op) || in.Op == OpCheck) && in.Exit >= 0 && !in.A.IsConst {
 			if id, delta := vals.of(in.A.Reg); id < 32 {
 				u := &uses[id]
 				c := in.check()
@@ -86,7 +86,7 @@ func CheckHoist(f *Func) {
 				}
 				u.lo, u.hi = min(u.lo, delta+c.lo), max(u.hi, delta+c.hi)
 				u.mixedStack = u.mixedStack || u.stack != in.Stack || u.mapped != in.Mapped
-				u.loads = u.loads || IsLoad(in.Op) || in.Op == OpCheck && !c.store
+				u.loads = u.loads || IsLoad(in.Op) || IsFloatLoad(in.Op) || in.Op == OpCheck && !c.store
 				u.stores = u.stores || c.store
 				u.n++
 			}
@@ -160,7 +160,7 @@ func CheckHoist(f *Func) {
 		if in.Exit >= 0 {
 			in.Exit += n
 		}
-		if (IsLoad(in.Op) || IsStore(in.Op) || in.Op == OpCheck) && in.Exit >= 0 && !in.A.IsConst {
+		if (IsAccess(in.Op) || in.Op == OpCheck) && in.Exit >= 0 && !in.A.IsConst {
 			if id, _ := vals.of(in.A.Reg); id < 32 && hoisted[id] {
 				in.Exit, in.Cover = -1, Cover{}
 			}
