@@ -63,9 +63,9 @@ func CheckRange(f *Func) {
 	var all []group
 	for i := range f.Insts {
 		in := &f.Insts[i]
-		if (IsLoad(in.Op) || IsStore(in.Op)) && in.Exit >= 0 && !in.A.IsConst && !in.Cover.Widened() {
+		if IsAccess(in.Op) && in.Exit >= 0 && !in.A.IsConst && !in.Cover.Widened() {
 			if id, lo, hi, ok := rg.span(in.A.Reg, in.Off); ok {
-				k := key{id: id, stack: in.Stack, store: !mixed && IsStore(in.Op)}
+				k := key{id: id, stack: in.Stack, store: !mixed && writesMemory(in.Op)}
 				joined := false
 				for _, g := range groups[k] {
 					g := &all[g]
@@ -73,13 +73,13 @@ func CheckRange(f *Func) {
 					if uint64(hi-lo) >= limit || !checkOffs(lo-g.delta, hi-g.delta) {
 						continue
 					}
-					g.lo, g.hi, g.store = lo, hi, g.store || IsStore(in.Op)
+					g.lo, g.hi, g.store = lo, hi, g.store || writesMemory(in.Op)
 					joined = true
 					break
 				}
 				if r, delta, found := vals.holding(id, lo); !joined && found && uint64(hi-lo) < limit && checkOffs(lo-delta, hi-delta) {
 					groups[k] = append(groups[k], len(all))
-					all = append(all, group{at: i, reg: r, delta: delta, lo: lo, hi: hi, store: IsStore(in.Op), exit: in.Exit})
+					all = append(all, group{at: i, reg: r, delta: delta, lo: lo, hi: hi, store: writesMemory(in.Op), exit: in.Exit})
 					joined = true
 				}
 				if joined {
