@@ -253,16 +253,24 @@ func (c *compiler) lowerFloat(i int, in ir.Inst) {
 	case interp.OpFMADDD, interp.OpFMSUBD, interp.OpFNMSUBD, interp.OpFNMADDD,
 		interp.OpFMADDS, interp.OpFMSUBS, interp.OpFNMSUBS, interp.OpFNMADDS:
 		w := c.fwork(in.F.D, in.F.A, in.F.B)
-		c.loadFloat(in.F.A, rX1, single, pc)
-		c.loadFloat(in.F.B, rX2, single, pc)
+		// The factors: a double in an XMM register is read where it is
+		// (fwork keeps w off both); others are loaded into X1 and X2.
+		factor := func(r uint8, scratch register) register {
+			if h := c.fr.host[r]; !single && h != 0 {
+				return h
+			}
+			c.loadFloat(r, scratch, single, pc)
+			return scratch
+		}
+		xa, xb := factor(in.F.A, rX1), factor(in.F.B, rX2)
 		c.loadFloat(in.F.C, w, single, pc)
-		a.op3(fused[op], reg(rX2), reg(rX1), reg(w))
+		a.op3(fused[op], reg(xb), reg(xa), reg(w))
 		// RISC-V's fused multiply-add is invalid for 0 * inf even when
 		// the addend is a quiet NaN; x86's then raises nothing.
 		a.op(ucomis, reg(w), reg(w))
 		c.outOfLine(condPS, pc, func(*label) {
+			c.invalidProduct(single, xa, xb)
 			c.loadConstX(canonNaN(single), w)
-			c.invalidProduct(single)
 		})
 		c.fput(w, in.F.D)
 	case interp.OpFSGNJD, interp.OpFSGNJND, interp.OpFSGNJXD, interp.OpFSGNJS, interp.OpFSGNJNS, interp.OpFSGNJXS:
@@ -364,12 +372,13 @@ func (c *compiler) finishFloat(in ir.Inst, w register, single bool) {
 	c.fput(w, in.F.D)
 }
 
-// invalidProduct raises invalid if X1 * X2 is 0 * inf or inf * 0
-// (out of line, after a fused multiply-add gave a NaN):
+// invalidProduct raises invalid if the factors xa * xb are 0 * inf or
+// inf * 0 (out of line, after a fused multiply-add gave a NaN; X1 and X2
+// are scratch either way):
 //
-//	AX = X1 << 1 ; CX = X2 << 1 ; DX = inf << 1     ; the sign dropped
+//	AX = xa << 1 ; CX = xb << 1 ; DX = inf << 1     ; the sign dropped
 //	if AX == 0 && CX == DX || AX == DX && CX == 0 { X1 = 0 ; X1 *= inf }
-func (c *compiler) invalidProduct(single bool) {
+func (c *compiler) invalidProduct(single bool, xa, xb register) {
 	a := c.a
 	done, raise := &label{}, &label{}
 	shl, test, cmp := xSHLQ, xTESTQ, xCMPQ
@@ -377,8 +386,8 @@ func (c *compiler) invalidProduct(single bool) {
 	if single {
 		shl, test, cmp, inf = xSHLL, xTESTL, xCMPL, 0x7f800000<<1
 	}
-	a.op(xMOVQ, reg(rX1), reg(rAX))
-	a.op(xMOVQ, reg(rX2), reg(rCX))
+	a.op(xMOVQ, reg(xa), reg(rAX))
+	a.op(xMOVQ, reg(xb), reg(rCX))
 	a.op(shl, imm(1), reg(rAX))
 	a.op(shl, imm(1), reg(rCX))
 	a.op(xMOVQ, imm(inf), reg(rDX))
