@@ -230,6 +230,18 @@ func (c *Cache) Each(yield func(*Fragment) bool) {
 // Lookup returns the fragment whose tag is pc, or nil.
 func (c *Cache) Lookup(pc uint64) *Fragment { return c.frags[pc] }
 
+// Replace enters fragment f in the indirect branch lookup table again
+// (amd64.IBLPlace), after an indirect exit to its head missed it: a set
+// keeps two heads, and a third placed in it dropped f. Nothing is done
+// without the table (Options.NoIBL) or for a fragment no longer in the
+// cache.
+func (c *Cache) Replace(f *Fragment) {
+	if c.noIBL || c.frags[f.Head] != f {
+		return
+	}
+	amd64.IBLPlace(c.ibl, f.Head, uint64(f.Entry)+uint64(f.Code.LinkedEntry))
+}
+
 // Len returns the number of fragments in the cache.
 func (c *Cache) Len() int { return len(c.frags) }
 

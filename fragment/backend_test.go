@@ -139,6 +139,59 @@ func TestIBLSlotsAgree(t *testing.T) {
 	}
 }
 
+// TestIBLReplace: a third head placed in a set drops the oldest of the
+// two there, whose tag the probe then misses (an indirect exit), until
+// codecache.Cache.Replace enters it again.
+func TestIBLReplace(t *testing.T) {
+	const T = rvtest.MakeELFText
+	enc := rvtest.Encode
+	img := rvtest.MakeELF([]uint32{
+		enc(interp.Inst{Op: interp.OpADDI, Rd: 10, Rs1: 10, Imm: 1}),
+		enc(interp.Inst{Op: interp.OpJALR, Rd: 0, Rs1: 8}),
+		enc(interp.Inst{Op: interp.OpECALL}),
+	}, nil, 4096)
+	rec := load(t, img)
+	rec.CPU.X[8] = T + 8
+	trace, _, err := net.Record(rec, 100, func(uint64) bool { return false })
+	if err != nil {
+		t.Fatal(err)
+	}
+	code, err := fragment.Compile(trace, fragment.EnvOf(rec), fragment.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cache, err := codecache.New(codecache.Options{Size: 1 << 20})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cache.Close()
+	var frags []*codecache.Fragment
+	for k := range uint64(3) { // one set: 4*IBLSets bytes apart
+		c := *code
+		c.Head = 0x100000 + k*4*amd64.IBLSets
+		f, err := cache.Insert(&c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		frags = append(frags, f)
+	}
+	m := load(t, img)
+	st := new(fragment.State)
+	m.UseCPU(&st.CPU)
+	hits := func(f *codecache.Fragment) bool {
+		st.CPU.X[8], st.CPU.X[10], st.Budget = f.Head, 0, 1000
+		cache.Enter(frags[2], st, m.Mem.Base())
+		return st.Budget <= 0
+	}
+	if hits(frags[0]) || !hits(frags[1]) || !hits(frags[2]) {
+		t.Fatalf("placing three heads in a set: hits %v %v %v, want the oldest dropped", hits(frags[0]), hits(frags[1]), hits(frags[2]))
+	}
+	cache.Replace(frags[0])
+	if !hits(frags[0]) || !hits(frags[2]) {
+		t.Errorf("after Replace: the replaced head hits %v, the newest before it %v", hits(frags[0]), hits(frags[2]))
+	}
+}
+
 // TestPCMap checks the host-to-guest pc map of real fragments: it starts
 // at the entry with the trace head, ascends, names only pcs of the trace,
 // covers every instruction of the code, and maps each exit stub's patch

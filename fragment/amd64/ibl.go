@@ -61,15 +61,15 @@ func IBLClear(table []uint64, fresh bool) {
 }
 
 // IBLPlace enters guest pc with host entry address entry in table: in
-// the slot of its set that holds pc already, else an empty one (tag
-// IBLEmpty, or 0 outside set IBLSet(0): a slot never written), else
-// the first, whose occupant moves to the second (the second's is
-// dropped): the set's slots are in order of placement, newest first.
+// the slot of its set that holds pc already, else in the first, which
+// is empty (tag IBLEmpty, or 0 outside set IBLSet(0): a slot never
+// written) or whose occupant moves to the second (the second's is
+// dropped): the set's slots are in order of placement, newest first,
+// and a third head drops the oldest.
 func IBLPlace(table []uint64, pc, entry uint64) {
 	i := 2 * IBLWays * IBLSet(pc)
 	w0, w1 := table[i:i+2], table[i+2:i+4]
-	zeroFree := IBLSet(pc) != IBLSet(0)
-	free := func(tag uint64) bool { return tag == IBLEmpty || tag == 0 && zeroFree }
+	free := func(tag uint64) bool { return tag == IBLEmpty || tag == 0 && IBLSet(pc) != IBLSet(0) }
 	switch {
 	case w0[0] == pc:
 		w0[1] = entry
@@ -77,9 +77,7 @@ func IBLPlace(table []uint64, pc, entry uint64) {
 		w1[1] = entry
 	case free(w0[0]):
 		w0[0], w0[1] = pc, entry
-	case free(w1[0]):
-		w1[0], w1[1] = pc, entry
-	default:
+	default: // the first's occupant moves down over the second's, or into it if empty
 		w1[0], w1[1] = w0[0], w0[1]
 		w0[0], w0[1] = pc, entry
 	}

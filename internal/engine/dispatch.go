@@ -182,6 +182,9 @@ func (vm *VM) runNative(f *codecache.Fragment, budget uint64) error {
 		}
 	case e.Kind == exit.Indirect:
 		vm.ctr.exits[exit.Indirect]++
+		if g := vm.cache.Lookup(st.CPU.PC); g != nil {
+			vm.cache.Replace(g) // the table dropped it for two other heads of its set
+		}
 	default:
 		if e.Kind == exit.Sample {
 			vm.ctr.exits[exit.Sample]++
