@@ -96,3 +96,20 @@ func TestIBLSet(t *testing.T) {
 		t.Fatalf("pc 0: %d, pc 2: %d", look(0), look(2))
 	}
 }
+
+// TestFlagNibbles checks fflagsInto's table: nibble i of flagNibbles is
+// i with its four bits reversed, so that MXCSR's ZE, OE, UE, PE (bits
+// 2..5) become fflags' DZ, OF, UF, NX (bits 3..0).
+func TestFlagNibbles(t *testing.T) {
+	n := int64(flagNibbles)
+	table := uint64(n)
+	for i := uint64(0); i < 16; i++ {
+		var rev uint64
+		for b := uint64(0); b < 4; b++ {
+			rev |= (i >> b & 1) << (3 - b)
+		}
+		if got := table >> (4 * i) & 15; got != rev {
+			t.Errorf("nibble %d = %#x, want %#x", i, got, rev)
+		}
+	}
+}

@@ -883,28 +883,36 @@ func (c *compiler) exactGuard(i int, in ir.Inst) {
 // as fragment.State.AccrueFlags maps them; AX and CX are clobbered):
 //
 //	NX = PE>>5 | UF = UE>>3 | OF = OE>>1 | DZ = ZE<<1 | NV = IE<<4
+//
+// The four flags in MXCSR bits 2..5 map to fflags bits 3..0, their order
+// reversed: a 64-bit constant holds the reversal of every 4-bit value in
+// its nibbles (flagNibbles), and MXCSR & 0x3c is the shift that brings
+// the right one down:
+//
+//	STMXCSR tmp ; MOVL tmp, AX ; MOVL AX, CX ; ANDL $0x3c, CX
+//	MOVQ $flagNibbles, DX ; SHRQ CX, DX ; ANDL $15, DX         ; NX UF OF DZ
+//	ANDL $1, AX ; SHLL $4, AX ; ORL AX, DX                      ; NV
+//	MOVL fcsr, CX ; ANDL $0x1f, CX ; ORL CX, DX                  ; State's
 func (c *compiler) fflagsInto() {
 	a := c.a
 	tmp := mem(rSt, StateMXCSR)
 	a.op(xSTMXCSR, none, tmp)
 	a.op(xMOVL, tmp, reg(rAX))
-	a.op(xMOVL, reg(rAX), reg(rDX))
-	a.op(xSHRL, imm(5), reg(rDX))
-	a.op(xANDL, imm(1), reg(rDX))
-	for _, m := range []struct {
-		shift mnemonic
-		n     int64
-		bit   int64
-	}{{xSHRL, 3, 2}, {xSHRL, 1, 4}, {xSHLL, 1, 8}, {xSHLL, 4, 16}} {
-		a.op(xMOVL, reg(rAX), reg(rCX))
-		a.op(m.shift, imm(m.n), reg(rCX))
-		a.op(xANDL, imm(m.bit), reg(rCX))
-		a.op(xORL, reg(rCX), reg(rDX))
-	}
+	a.op(xMOVL, reg(rAX), reg(rCX))
+	a.op(xANDL, imm(0x3c), reg(rCX))
+	a.op(xMOVQ, imm(flagNibbles), reg(rDX))
+	a.op(xSHRQ, reg(rCX), reg(rDX))
+	a.op(xANDL, imm(15), reg(rDX))
+	a.op(xANDL, imm(1), reg(rAX))
+	a.op(xSHLL, imm(4), reg(rAX))
+	a.op(xORL, reg(rAX), reg(rDX))
 	a.op(xMOVL, mem(rSt, StateFCSR), reg(rCX))
 	a.op(xANDL, imm(0x1f), reg(rCX))
 	a.op(xORL, reg(rCX), reg(rDX))
 }
+
+// flagNibbles holds in nibble i the bits of i in reverse order (fflagsInto).
+const flagNibbles = -0x084c2a6e195d3b80 // 0xf7b3d591e6a2c480 as an int64
 
 // csrInto puts the CSR numbered csr (fflags, frm or fcsr) into DX.
 func (c *compiler) csrInto(csr int64) {
