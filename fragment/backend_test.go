@@ -67,17 +67,11 @@ func TestExitPatchFields(t *testing.T) {
 	}
 }
 
-// TestIBLSlotsAgree checks that the probe emitted into indirect exit stubs
-// and the code cache's Go side (amd64.IBLPlace, used by Insert) pick the
-// same table slots: one fragment (a0++; jr s0) is inserted under many
-// tags, two in each set they use (both ways), and entered with s0 set to
-// each tag. Its inline check misses (it was recorded with another s0), so
-// the probe looks the tag up: found in the slot the Go side filled, it
-// loops through its copy until the budget is spent; a probe reading any
-// other slot would find an empty or foreign tag and leave through the
-// indirect exit.
-func TestIBLSlotsAgree(t *testing.T) {
-	const T = rvtest.MakeELFText
+// jrFragment returns the image of "a0++; jr s0; ecall", the fragment of
+// its first two instructions (recorded with s0 pointing at the ecall)
+// and an empty 1 MiB code cache, closed when the test ends.
+func jrFragment(t *testing.T) ([]byte, *fragment.Code, *codecache.Cache) {
+	t.Helper()
 	enc := rvtest.Encode
 	img := rvtest.MakeELF([]uint32{
 		enc(interp.Inst{Op: interp.OpADDI, Rd: 10, Rs1: 10, Imm: 1}),
@@ -85,7 +79,7 @@ func TestIBLSlotsAgree(t *testing.T) {
 		enc(interp.Inst{Op: interp.OpECALL}),
 	}, nil, 4096)
 	rec := load(t, img)
-	rec.CPU.X[8] = T + 8
+	rec.CPU.X[8] = rvtest.MakeELFText + 8
 	trace, _, err := net.Record(rec, 100, func(uint64) bool { return false })
 	if err != nil {
 		t.Fatal(err)
@@ -98,7 +92,21 @@ func TestIBLSlotsAgree(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer cache.Close()
+	t.Cleanup(func() { cache.Close() })
+	return img, code, cache
+}
+
+// TestIBLSlotsAgree checks that the probe emitted into indirect exit stubs
+// and the code cache's Go side (amd64.IBLPlace, used by Insert) pick the
+// same table slots: one fragment (a0++; jr s0) is inserted under many
+// tags, two in each set they use (both ways), and entered with s0 set to
+// each tag. Its inline check misses (it was recorded with another s0), so
+// the probe looks the tag up: found in the slot the Go side filled, it
+// loops through its copy until the budget is spent; a probe reading any
+// other slot would find an empty or foreign tag and leave through the
+// indirect exit.
+func TestIBLSlotsAgree(t *testing.T) {
+	img, code, cache := jrFragment(t)
 	// Tags with distinct slots, high bits included (the shift must be
 	// logical, the mask exact).
 	rng := rand.New(rand.NewPCG(1, 2))
@@ -143,28 +151,7 @@ func TestIBLSlotsAgree(t *testing.T) {
 // two there, whose tag the probe then misses (an indirect exit), until
 // codecache.Cache.Replace enters it again.
 func TestIBLReplace(t *testing.T) {
-	const T = rvtest.MakeELFText
-	enc := rvtest.Encode
-	img := rvtest.MakeELF([]uint32{
-		enc(interp.Inst{Op: interp.OpADDI, Rd: 10, Rs1: 10, Imm: 1}),
-		enc(interp.Inst{Op: interp.OpJALR, Rd: 0, Rs1: 8}),
-		enc(interp.Inst{Op: interp.OpECALL}),
-	}, nil, 4096)
-	rec := load(t, img)
-	rec.CPU.X[8] = T + 8
-	trace, _, err := net.Record(rec, 100, func(uint64) bool { return false })
-	if err != nil {
-		t.Fatal(err)
-	}
-	code, err := fragment.Compile(trace, fragment.EnvOf(rec), fragment.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	cache, err := codecache.New(codecache.Options{Size: 1 << 20})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cache.Close()
+	img, code, cache := jrFragment(t)
 	var frags []*codecache.Fragment
 	for k := range uint64(3) { // one set: 4*IBLSets bytes apart
 		c := *code

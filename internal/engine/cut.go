@@ -62,13 +62,7 @@ func (vm *VM) retranslate() error {
 		}
 	}
 	slices.SortFunc(olds, func(a, b old) int { return cmp.Compare(a.off, b.off) }) // the order they were placed in
-	vm.foldFragmentStats()
-	clear(vm.codePages)
-	clear(vm.frags)
-	vm.cache.Flush()
-	vm.m.ClearMarks()
-	vm.flushed(vm.m.Retired())
-	vm.async.flushed()
+	vm.emptyCache()
 	env := vm.compileEnv()
 	for _, o := range olds {
 		code, err := compileTrace(o.trace, env, vm.opts.Optimize, vm.sample)

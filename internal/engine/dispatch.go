@@ -318,13 +318,22 @@ func (vm *VM) dropStale(changed []uint64) {
 
 // flush empties the code cache and starts prediction afresh.
 func (vm *VM) flush() {
+	vm.sel.Reset()
+	vm.scheme.Reset()
+	vm.emptyCache() // after the resets: attachments hear of the flush with prediction already afresh
+}
+
+// emptyCache empties the code cache and what the dispatcher keeps of
+// its fragments (their tallies folded into the totals, their pages and
+// traces, the interpreter's marks, the jobs in flight), telling the
+// attachments; prediction is left as it is (flush resets it, retranslate
+// does not).
+func (vm *VM) emptyCache() {
 	vm.foldFragmentStats()
 	clear(vm.codePages)
 	clear(vm.frags)
 	vm.cache.Flush()
 	vm.m.ClearMarks()
-	vm.sel.Reset()
-	vm.scheme.Reset()
 	vm.flushed(vm.m.Retired())
 	vm.async.flushed()
 }
