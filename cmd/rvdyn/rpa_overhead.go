@@ -23,6 +23,7 @@ func rpaOverheadCmd(args []string, stdout, stderr io.Writer) int {
 	seed := fs.Uint64("seed", 1, "seed for the random sampling")
 	jsonOut := fs.String("json", "", "write the rows as JSON to this file")
 	maxSleep := fs.Duration("max-sleep", 0, "longest sleep of an idle service thread (0 = mq.DefaultBackoff's 200µs)")
+	pollInterval := fs.Duration("poll-interval", 0, "wait of a spinning service thread between two polls (0 = mq.DefaultBackoff's 10µs, negative = back to back)")
 	interpOnly := fs.Bool("interpreted", false, "keep the selected instructions interpreted (rvdyn.Options.ProfilerInterpreted) instead of emitting the sampling decision")
 	noNative := fs.Bool("no-native", false, "run sampled queries in Go after a sample exit (rvdyn.Options.ProfilerNoNative) instead of in the fragments")
 	inMemory := fs.Bool("countdown-in-memory", false, "keep the sampling countdowns in memory (rvdyn.Options.ProfilerCountdownInMemory) instead of the sampled entry's in a host register across fragments")
@@ -51,7 +52,7 @@ func rpaOverheadCmd(args []string, stdout, stderr io.Writer) int {
 		return exitUsage
 	}
 	rows, err := relational.RunOverhead(experimentGuests(gs), relational.OverheadConfig{
-		Periods: periods, QueryD: *withD, Runs: *runs, Seed: *seed, MaxSleep: *maxSleep,
+		Periods: periods, QueryD: *withD, Runs: *runs, Seed: *seed, MaxSleep: *maxSleep, PollInterval: *pollInterval,
 		Interpreted: *interpOnly, NoNative: *noNative, CountdownInMemory: *inMemory, CompareNative: *both})
 	if err != nil {
 		fmt.Fprintf(stderr, "rvdyn: %v\n", err)

@@ -31,28 +31,31 @@ func TestServeInOrder(t *testing.T) {
 	if testing.Short() {
 		n = 100_000
 	}
-	for _, slots := range []int{2, DefaultSlots} {
-		q, err := NewQueue(slots)
-		if err != nil {
-			t.Fatal(err)
-		}
-		c := &checker{t: t}
-		s := Serve(q, c.handle)
-		for i := uint64(0); i < n; i++ {
-			m := seqMessage(i)
-			q.Send(&m)
-		}
-		s.Stop()
-		if c.next != n {
-			t.Errorf("%d slots: handled up to %d, sent %d", slots, c.next, n)
-		}
-		st := q.Stats()
-		if st.Sent != n || st.Received != n || s.Handled() != n {
-			t.Errorf("%d slots: stats %+v, handled %d", slots, st, s.Handled())
-		}
-		t.Logf("%d slots: %+v", slots, st)
-		if err := q.Close(); err != nil {
-			t.Fatal(err)
+	// The default polls Interval apart; -1 polls back to back.
+	for _, interval := range []time.Duration{0, -1} {
+		for _, slots := range []int{2, DefaultSlots} {
+			q, err := NewQueue(slots)
+			if err != nil {
+				t.Fatal(err)
+			}
+			c := &checker{t: t}
+			s := ServeQueues([]*Queue{q}, func(_ int, m *Message) { c.handle(m) }, Backoff{Interval: interval})
+			for i := uint64(0); i < n; i++ {
+				m := seqMessage(i)
+				q.Send(&m)
+			}
+			s.Stop()
+			if c.next != n {
+				t.Errorf("interval %v, %d slots: handled up to %d, sent %d", interval, slots, c.next, n)
+			}
+			st := q.Stats()
+			if st.Sent != n || st.Received != n || s.Handled() != n {
+				t.Errorf("interval %v, %d slots: stats %+v, handled %d", interval, slots, st, s.Handled())
+			}
+			t.Logf("interval %v, %d slots: %+v", interval, slots, st)
+			if err := q.Close(); err != nil {
+				t.Fatal(err)
+			}
 		}
 	}
 }
@@ -135,5 +138,11 @@ func TestBackoffDefaults(t *testing.T) {
 	got := Backoff{Spins: 1, MinSleep: time.Second, MaxSleep: time.Millisecond}.withDefaults()
 	if got.Spins != 1 || got.Yields != DefaultBackoff.Yields || got.MinSleep != time.Millisecond {
 		t.Errorf("withDefaults = %+v", got)
+	}
+	if got.Interval != DefaultBackoff.Interval || DefaultBackoff.Interval <= 0 {
+		t.Errorf("zero Interval became %v, want the default %v (> 0)", got.Interval, DefaultBackoff.Interval)
+	}
+	if got := (Backoff{Interval: -1}).withDefaults().Interval; got != -1 {
+		t.Errorf("Interval -1 (back to back) became %v", got)
 	}
 }

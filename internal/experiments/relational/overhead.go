@@ -34,6 +34,9 @@ type OverheadConfig struct {
 	// MaxSleep is the longest sleep of an idle service thread (0:
 	// mq.DefaultBackoff's).
 	MaxSleep time.Duration
+	// PollInterval is how long a spinning service thread waits between
+	// polls (mq.Backoff.Interval; 0: the default, negative: back to back).
+	PollInterval time.Duration
 	// Interpreted keeps the selected instructions interpreted
 	// (rvdyn.Options.ProfilerInterpreted) instead of emitting the sampling
 	// decision into fragments.
@@ -111,7 +114,7 @@ func RunOverhead(guests []Guest, cfg OverheadConfig) ([]OverheadRow, error) {
 				if err != nil {
 					return nil, fmt.Errorf("%s: %w", g.Name, err)
 				}
-				on, st, err := timedRun(g, q.text, rpa.Options{Seed: cfg.Seed, Backoff: mq.Backoff{MaxSleep: cfg.MaxSleep}},
+				on, st, err := timedRun(g, q.text, rpa.Options{Seed: cfg.Seed, Backoff: mq.Backoff{MaxSleep: cfg.MaxSleep, Interval: cfg.PollInterval}},
 					rvdyn.Options{ProfilerInterpreted: cfg.Interpreted, ProfilerNoNative: q.noNative, ProfilerCountdownInMemory: cfg.CountdownInMemory})
 				if err != nil {
 					return nil, fmt.Errorf("%s: %w", g.Name, err)
