@@ -89,6 +89,10 @@ type Queue struct {
 	// timer; stallsAsleep counts the producer's stalls that began then.
 	asleep       atomic.Bool
 	stallsAsleep atomic.Uint64
+	// stalled is set while the producer stalls on the full queue, so a
+	// service thread waiting out its poll interval (Backoff.Interval)
+	// polls at once.
+	stalled atomic.Bool
 	// wake is the service thread's wake-up channel (set by Serve).
 	wake    atomic.Pointer[chan struct{}]
 	closeMu sync.Mutex
@@ -216,6 +220,8 @@ func (q *Queue) stall(n uint64) {
 	if q.asleep.Load() {
 		q.stallsAsleep.Add(1)
 	}
+	q.stalled.Store(true)
+	defer q.stalled.Store(false)
 	for i := 0; ; i++ {
 		r := atomic.LoadUint64(&h.readStatus)
 		if n-r < q.n {

@@ -34,7 +34,10 @@ import (
 // producer's next store must wait for it. Measured on the edge query at
 // 1/256 (docs/rpa.md, "Polling at an interval"): polling back to back
 // cost matmul about a third of its run in the producer alone. A negative
-// Interval polls back to back, as before.
+// Interval polls back to back, as before; so does the thread while its
+// producer sends fast enough to fill half the queue within one interval
+// (the rate of its last burst), as an always-query does: it would
+// otherwise stall on every lap.
 //
 // Latency: while the thread spins it reads a message at most Interval
 // (back to back: one poll, tens of ns) after its ready word is stored. A sleeping thread is woken at once
@@ -166,6 +169,15 @@ func (s *Service) run(qs []*Queue, base int, handle func(int, *Message), b Backo
 	sleep := b.MinSleep
 	c := &s.counters
 	burst, burstPhase := uint64(0), WakeSpin
+	// A producer that would fill half the smallest queue within one
+	// poll interval, at the rate of the last burst, is fast: the thread
+	// then polls back to back (fast). waited is the time of the last
+	// empty poll, before its wait: a burst's time starts there.
+	half, fast := uint64(MaxSlots), false
+	for _, q := range qs {
+		half = min(half, q.n/2)
+	}
+	waited := time.Now()
 	for {
 		// A poll after empty ones that finds a message is a wake-up:
 		// note how full the queues were before taking anything.
@@ -202,9 +214,11 @@ func (s *Service) run(qs []*Queue, base int, handle func(int, *Message), b Backo
 		}
 		if burst > 0 {
 			c.endBurst(burstPhase, burst)
-			burst = 0
 			last = time.Now()
+			fast = b.Interval > 0 && time.Duration(burst)*b.Interval >= time.Duration(half)*last.Sub(waited)
+			burst = 0
 		}
+		waited = time.Now()
 		if s.stopping.Load() {
 			// Everything sent before Stop is visible now; take it all.
 			s.drain(qs, base, handle, &m)
@@ -219,7 +233,9 @@ func (s *Service) run(qs []*Queue, base int, handle func(int, *Message), b Backo
 		}
 		switch phase {
 		case WakeSpin:
-			pause(b.Interval)
+			if !fast {
+				pause(b.Interval, qs)
+			}
 		case WakeYield:
 			yields++
 			t0 := time.Now()
@@ -256,13 +272,23 @@ func (s *Service) run(qs []*Queue, base int, handle func(int, *Message), b Backo
 	}
 }
 
-// pause waits d on the thread's own clock without yielding its core or
-// reading queue memory (Backoff.Interval); d <= 0 returns at once.
-func pause(d time.Duration) {
+// pause waits d on the thread's own clock without reading queue memory
+// (Backoff.Interval), letting other goroutines run meanwhile (a thread
+// that held its core for 64 intervals would starve them on a busy
+// machine), and returns early when the
+// producer of one of qs stalls on it (Queue.stalled, a Go word the
+// producer writes only then); d <= 0 returns at once.
+func pause(d time.Duration, qs []*Queue) {
 	if d <= 0 {
 		return
 	}
 	for t0 := time.Now(); time.Since(t0) < d; {
+		for _, q := range qs {
+			if q.stalled.Load() {
+				return
+			}
+		}
+		runtime.Gosched() // other goroutines first, as the yield phase does
 	}
 }
 

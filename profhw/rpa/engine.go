@@ -123,6 +123,9 @@ type Engine struct {
 	nat     *NativeState
 	ahead   []int
 	isAhead [NumEntries]bool
+	// streams draw the gaps of the entries in ahead on other goroutines
+	// (gapStream); nil for the others.
+	streams [NumEntries]*gapStream
 }
 
 // NewEngine prepares p to run. It fails if p is not valid (Validate) or
@@ -168,20 +171,9 @@ func NewEngine(p *Program, opts Options) (*Engine, error) {
 	return g, nil
 }
 
-// gap draws the number of selected instructions up to and including the
-// next sample: 1 for N = 1, else 1 + floor(ln U / ln(1-1/N)) with U
-// uniform in (0, 1].
-func (s *entryState) gap() uint64 {
-	if s.rate <= 1 {
-		return 1
-	}
-	u := float64(s.rnd.Uint64()>>11+1) / (1 << 53)
-	g := math.Floor(math.Log(u) / s.lnq)
-	if g >= 1<<62 {
-		return 1 << 62
-	}
-	return 1 + uint64(g)
-}
+// gap draws the entry's next gap here, on the caller's goroutine
+// (geometricGap).
+func (s *entryState) gap() uint64 { return geometricGap(&s.rnd, s.rate, s.lnq) }
 
 // ClassMask returns the interpreter classes the engine must see: those
 // with an active PCT entry. The event classes map to none.

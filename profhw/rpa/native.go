@@ -84,7 +84,7 @@ func (g *Engine) nextGap(ent Entry, s *entryState) uint64 {
 		ns.Used[ent]++
 		return n
 	}
-	n := s.gap()
+	n := g.drawGap(int(ent), s)
 	s.drawn += n
 	return n
 }
@@ -101,7 +101,10 @@ func (g *Engine) unusedGaps(ent int) uint64 {
 }
 
 // RefillGaps tops up the gaps drawn ahead for native code, keeping their
-// order (sec. 3.1's independent sampling stream per entry). The dispatcher calls it after native code ran.
+// order (sec. 3.1's independent sampling stream per entry). The
+// dispatcher calls it after native code ran. It copies the gaps from the
+// entry's gap stream, drawn on another goroutine (gapStream), so the
+// guest's thread does not compute them.
 func (g *Engine) RefillGaps() {
 	ns := g.nat
 	if ns == nil {
@@ -116,7 +119,7 @@ func (g *Engine) RefillGaps() {
 		b := &ns.Gaps[ent]
 		k := copy(b[:], b[u:])
 		for ; k < NativeGaps; k++ {
-			b[k] = s.gap()
+			b[k] = g.drawGap(ent, s)
 			s.drawn += b[k]
 		}
 		ns.Used[ent] = 0
@@ -195,12 +198,13 @@ func (g *Engine) Native(pc uint64, in interp.Inst) (*Native, bool) {
 	return nv, true
 }
 
-// fillAhead draws the entry's gaps ahead from scratch (nothing is
-// buffered yet).
+// fillAhead starts the entry's gap stream (gapStream) and fills the
+// gaps drawn ahead from it (nothing is buffered yet).
 func (g *Engine) fillAhead(ent int) {
 	s := &g.ents[ent]
+	g.streams[ent] = newGapStream(s)
 	for k := range g.nat.Gaps[ent] {
-		n := s.gap()
+		n := g.streams[ent].take()
 		g.nat.Gaps[ent][k] = n
 		s.drawn += n
 	}
