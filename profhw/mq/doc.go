@@ -121,11 +121,14 @@
 //     Go (Send, WaitSpace) rather than stalling a pipeline; stalls and their
 //     time are counted, and no message is ever dropped.
 //   - Service threads are goroutines that poll with backoff (Backoff): a few
-//     spins, then runtime.Gosched, then sleeps doubling up to MaxSleep, so an
-//     idle service thread does not hold a core. The cost is latency after
-//     an idle spell: a message that arrives while the thread sleeps waits up
-//     to MaxSleep (default 200µs) plus timer slack before it is read; under
-//     load the thread never sleeps and reads a message within one poll.
+//     spins, Interval (10µs) apart so that polling does not pull the line
+//     the producer writes next to the consumer's core on every message
+//     (back to back for a producer that would fill half the queue within
+//     an interval), then runtime.Gosched, then sleeps doubling up to
+//     MaxSleep, so an idle service thread does not hold a core. The cost
+//     is latency: a message waits up to Interval while the thread spins,
+//     and after an idle spell up to MaxSleep (default 200µs) plus timer
+//     slack; under load the thread never sleeps.
 //   - The paper's queue holds up to 128 messages; so does this one (MaxSlots),
 //     and the slot count must be a power of two between 2 and 128.
 //
