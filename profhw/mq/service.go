@@ -12,8 +12,8 @@ import (
 
 // Backoff sets how an idle service thread polls. It spins (polls
 // without yielding the core, Interval apart) for Spins empty polls, and
-// on for as long as its last message is less than SpinFor old; then it calls
-// runtime.Gosched before each of Yields more polls; then it sleeps
+// on for as long as its last message is less than SpinFor old; then it
+// calls runtime.Gosched before each of Yields more polls; then it sleeps
 // between polls, starting at MinSleep and doubling up to MaxSleep. Any
 // message resets it to spinning. A zero field takes its default.
 //
@@ -40,11 +40,11 @@ import (
 // otherwise stall on every lap.
 //
 // Latency: while the thread spins it reads a message at most Interval
-// (back to back: one poll, tens of ns) after its ready word is stored. A sleeping thread is woken at once
-// by a producer that stalls on its full queue (WaitSpace, and native code
-// through it) or by a Send that finds it half full; otherwise its first
-// message waits up to MaxSleep plus timer slack. An idle thread costs one
-// poll per MaxSleep.
+// (back to back: one poll, tens of ns) after its ready word is stored. A
+// sleeping thread is woken at once by a producer that stalls on its full
+// queue (WaitSpace, and native code through it) or by a Send that finds
+// it half full; otherwise its first message waits up to MaxSleep plus
+// timer slack. An idle thread costs one poll per MaxSleep.
 type Backoff struct {
 	Interval time.Duration // wait between two polls while spinning; default 10µs, negative: none
 	Spins    int           // empty polls that spin; default 64
@@ -275,9 +275,9 @@ func (s *Service) run(qs []*Queue, base int, handle func(int, *Message), b Backo
 // pause waits d on the thread's own clock without reading queue memory
 // (Backoff.Interval), letting other goroutines run meanwhile (a thread
 // that held its core for 64 intervals would starve them on a busy
-// machine), and returns early when the
-// producer of one of qs stalls on it (Queue.stalled, a Go word the
-// producer writes only then); d <= 0 returns at once.
+// machine), and returns early when the producer of one of qs stalls on
+// it (Queue.stalled, a Go word the producer writes only then); d <= 0
+// returns at once.
 func pause(d time.Duration, qs []*Queue) {
 	if d <= 0 {
 		return
