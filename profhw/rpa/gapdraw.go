@@ -11,9 +11,9 @@ import (
 // A gapStream draws an entry's sampling gaps a block ahead on another
 // goroutine, so that the guest's thread, which refills the gaps native
 // code uses (RefillGaps), copies them instead of drawing them: a gap
-// costs a logarithm (about 20 ns), once per sampled execution, which at
-// 1/256 on a loop that samples every 250 ns was about a tenth of the
-// guest's run. The stream is the entry's own random sequence in its own
+// costs a logarithm, once per sampled execution (an estimate, not
+// measured apart: at some 20 ns each, matmul's 4 million samples at
+// 1/256 would take 80 ms of its 1 s run). The stream is the entry's own random sequence in its own
 // order, so the samples are the same as when the guest's thread draws
 // (same seed, same records).
 //
