@@ -96,6 +96,18 @@ func jrFragment(t *testing.T) ([]byte, *fragment.Code, *codecache.Cache) {
 	return img, code, cache
 }
 
+// insertAt inserts a copy of code into cache as the fragment of head.
+func insertAt(t *testing.T, cache *codecache.Cache, code *fragment.Code, head uint64) *codecache.Fragment {
+	t.Helper()
+	c := *code
+	c.Head = head
+	f, err := cache.Insert(&c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return f
+}
+
 // TestIBLSlotsAgree checks that the probe emitted into indirect exit stubs
 // and the code cache's Go side (amd64.IBLPlace, used by Insert) pick the
 // same table slots: one fragment (a0++; jr s0) is inserted under many
@@ -122,13 +134,7 @@ func TestIBLSlotsAgree(t *testing.T) {
 		}
 		used[amd64.IBLSet(tag)] = true
 		for _, head := range []uint64{tag, tag ^ 4*amd64.IBLSets} { // both ways of the set
-			c := *code
-			c.Head = head
-			f, err := cache.Insert(&c)
-			if err != nil {
-				t.Fatal(err)
-			}
-			frags = append(frags, f)
+			frags = append(frags, insertAt(t, cache, code, head))
 		}
 	}
 	m := load(t, img)
@@ -154,13 +160,7 @@ func TestIBLReplace(t *testing.T) {
 	img, code, cache := jrFragment(t)
 	var frags []*codecache.Fragment
 	for k := range uint64(3) { // one set: 4*IBLSets bytes apart
-		c := *code
-		c.Head = 0x100000 + k*4*amd64.IBLSets
-		f, err := cache.Insert(&c)
-		if err != nil {
-			t.Fatal(err)
-		}
-		frags = append(frags, f)
+		frags = append(frags, insertAt(t, cache, code, 0x100000+k*4*amd64.IBLSets))
 	}
 	m := load(t, img)
 	st := new(fragment.State)

@@ -212,13 +212,14 @@ func (s *Service) run(qs []*Queue, base int, handle func(int, *Message), b Backo
 				continue
 			}
 		}
+		now := time.Now()
 		if burst > 0 {
 			c.endBurst(burstPhase, burst)
-			last = time.Now()
-			fast = b.Interval > 0 && time.Duration(burst)*b.Interval >= time.Duration(half)*last.Sub(waited)
+			last = now
+			fast = b.Interval > 0 && time.Duration(burst)*b.Interval >= time.Duration(half)*now.Sub(waited)
 			burst = 0
 		}
-		waited = time.Now()
+		waited = now
 		if s.stopping.Load() {
 			// Everything sent before Stop is visible now; take it all.
 			s.drain(qs, base, handle, &m)
