@@ -111,12 +111,13 @@ type Machine struct {
 	Mem *Memory
 
 	// The predecoded text (text.go): code[i] decodes the instruction at
-	// codeLo+2*i once its page is decoded (decoded[i/2048]); marks[i]
+	// codeLo+2*i once its chunk is decoded (bit i%2048/32 of
+	// decoded[i/2048]); marks[i]
 	// stops a dispatch run on a transfer to it. Both arrays live outside
 	// the Go heap (codeMem, marksMem).
 	code              []Inst
 	marks             []uint8 // markEntry, markQuiet
-	decoded           []bool
+	decoded           []uint64
 	codeLo            uint64
 	codeMem, marksMem []byte
 	decodedPages      []uint64 // the pages decoded (some dropped since): SyncText's list
@@ -207,7 +208,7 @@ func (m *Machine) InstAt(pc uint64) (Inst, bool) {
 	if pc&1 != 0 || off >= 2*uint64(len(m.code)) || !m.isExec(pc) {
 		return Inst{}, false
 	}
-	m.decodePage(off)
+	m.decodeChunk(off)
 	return m.code[off>>1], true
 }
 

@@ -2,6 +2,8 @@
 
 package interp
 
+import "encoding/binary"
+
 // The page table is the kernel's view of the address space: which pages
 // are mapped (the ELF segments, the brk heap, the stack, mmap'd ranges)
 // and with which protection. It is the truth about what may be executed:
@@ -127,9 +129,9 @@ func (m *Machine) dropCode(a uint64) {
 	if off >= 2*uint64(len(m.code)) {
 		return
 	}
-	if p := off / pageSize; m.decoded[p] {
+	if p := off / pageSize; m.decoded[p] != 0 {
 		clear(m.code[off/2 : off/2+slotsPerPage])
-		m.decoded[p] = false
+		m.decoded[p] = 0
 	}
 	m.noteChanged(a)
 }
@@ -237,6 +239,17 @@ func (m *Machine) growDown(lo, limit uint64, need uint8) uint64 {
 // grow returns the end of the run of pages from hi up to limit that have
 // access need.
 func (m *Machine) grow(hi, limit uint64, need uint8) uint64 {
+	// Eight pages at a time while they all have it: the first call walks
+	// the whole never-mapped reserve (a quarter million pages in a 1 GiB
+	// address space), which byte by byte took 0.8 ms of start-up.
+	acc, want := m.Mem.acc, uint64(need)*0x0101010101010101
+	for hi+8*pageSize <= limit {
+		p := hi / pageSize
+		if binary.LittleEndian.Uint64(acc[p:p+8])&want != want {
+			break
+		}
+		hi += 8 * pageSize
+	}
 	for hi < limit {
 		p := hi / pageSize
 		if m.Mem.acc[p]&need != need {
@@ -276,10 +289,20 @@ func (m *Machine) remapped(r uint64) uint64 {
 // markReserve gives the never-mapped pages of [lo, hi) access acc: the
 // heap's reserve, and the gaps between the program's segments.
 func (m *Machine) markReserve(lo, hi uint64, acc uint8) {
-	for a := lo; a < hi; a += pageSize {
-		if m.perm[a/pageSize] == 0 {
-			m.Mem.acc[a/pageSize] = acc
+	// Eight pages at a time where none is mapped (the reserve is a
+	// quarter million pages in a 1 GiB address space; see grow).
+	fill := uint64(acc) * 0x0101010101010101
+	for a := lo; a < hi; {
+		p := a / pageSize
+		if a%pageSize == 0 && a+8*pageSize <= hi && binary.LittleEndian.Uint64(m.perm[p:p+8]) == 0 {
+			binary.LittleEndian.PutUint64(m.Mem.acc[p:p+8], fill)
+			a += 8 * pageSize
+			continue
 		}
+		if m.perm[p] == 0 {
+			m.Mem.acc[p] = acc
+		}
+		a += pageSize
 	}
 }
 

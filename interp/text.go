@@ -13,13 +13,19 @@ import (
 // any even address can start one: slot i holds the instruction that
 // starts at codeLo+2*i, 2 or 4 bytes long (a 4-byte instruction also
 // has a slot, a different decoding, at its middle; it is used only if
-// control goes there). The text is decoded lazily, a page at a time, so that what loading
-// costs is bounded by the file, not by the sizes a header claims: the Inst
-// and mark arrays cover the whole executable range but are reserved
-// address space (pages committed when touched), and a page is decoded
-// the first time an instruction on it is fetched. An undecoded slot holds
-// the zero Inst, OpIllegal, so the interpreter's hot path needs no test:
-// the illegal-instruction case decodes the page and retries.
+// control goes there). The text is decoded lazily, a chunk of 64 bytes
+// (32 slots) at a time, so that what loading costs is bounded by the
+// file, not by the sizes a header claims, and what start-up costs is
+// bounded by the code a run executes, not by the pages it touches: the
+// Inst and mark arrays cover the whole executable range but are reserved
+// address space (pages committed when touched), and a chunk is decoded
+// the first time an instruction in it is fetched. A statically linked
+// glibc program executes a few thousand instructions spread over a
+// hundred or more text pages before main; decoding whole pages cost it
+// about 200,000 slot decodes and 3 ms of a 15 ms start (docs/performance.md,
+// "Start-up"). An undecoded slot holds the zero Inst, OpIllegal, so the
+// interpreter's hot path needs no test: the illegal-instruction case
+// decodes the chunk and retries.
 
 // mapArray reserves an array of n elements of T outside the Go heap (T
 // must hold no pointers); its pages cost nothing until touched.
@@ -51,11 +57,15 @@ func (m *Machine) initText(lo uint64) error {
 		return err
 	}
 	m.codeLo = lo
-	m.decoded = make([]bool, (n+slotsPerPage-1)/slotsPerPage)
+	m.decoded = make([]uint64, (n+slotsPerPage-1)/slotsPerPage)
 	return nil
 }
 
-const slotsPerPage = pageSize / 2
+const (
+	slotsPerPage  = pageSize / 2
+	chunkSize     = pageSize / 64 // bytes of text decoded at once: a page is 64 chunks, one bit each in decoded
+	slotsPerChunk = chunkSize / 2
+)
 
 // closeText releases the predecoded text.
 func (m *Machine) closeText() {
@@ -67,18 +77,22 @@ func (m *Machine) closeText() {
 	m.code, m.marks, m.codeMem, m.marksMem = nil, nil, nil, nil
 }
 
-// decodePage decodes the executable halfwords of the text page holding
-// code offset off (pc - codeLo); it reports false if the page was decoded
-// already.
-func (m *Machine) decodePage(off uint64) bool {
+// decodeChunk decodes the executable halfwords of the chunk of text
+// holding code offset off (pc - codeLo); it reports false if the chunk
+// was decoded already. The first chunk decoded on a page puts the page
+// on SyncText's list.
+func (m *Machine) decodeChunk(off uint64) bool {
 	p := off / pageSize
-	if m.decoded[p] {
+	bit := uint64(1) << (off % pageSize / chunkSize)
+	if m.decoded[p]&bit != 0 {
 		return false
 	}
-	m.decoded[p] = true
-	m.decodedPages = append(m.decodedPages, m.codeLo+p*pageSize)
-	first := p * slotsPerPage
-	for i := first; i < first+slotsPerPage && i < uint64(len(m.code)); i++ {
+	if m.decoded[p] == 0 {
+		m.decodedPages = append(m.decodedPages, m.codeLo+p*pageSize)
+	}
+	m.decoded[p] |= bit
+	first := off / chunkSize * slotsPerChunk
+	for i := first; i < first+slotsPerChunk && i < uint64(len(m.code)); i++ {
 		if a := m.codeLo + 2*i; m.isExec(a) {
 			m.code[i] = Decode(m.rawAt(a))
 		}
@@ -115,25 +129,40 @@ func (m *Machine) SyncText() {
 	for _, a := range m.decodedPages {
 		off := a - m.codeLo
 		p := off / pageSize
-		if !m.decoded[p] {
+		if m.decoded[p] == 0 {
 			continue // dropped since: forgotten here too
 		}
 		kept = append(kept, a)
 		if m.pageOf(a)&(permW|permX) != permW|permX {
 			continue
 		}
-		page := m.code[off/2 : off/2+slotsPerPage]
-		for i := range page {
-			if page[i].Raw != m.rawAt(a+2*uint64(i)) {
-				clear(page)
-				m.decoded[p] = false
-				m.noteChanged(a)
-				kept = kept[:len(kept)-1]
-				break
-			}
+		if m.textDiffers(a) {
+			clear(m.code[off/2 : off/2+slotsPerPage])
+			m.decoded[p] = 0
+			m.noteChanged(a)
+			kept = kept[:len(kept)-1]
 		}
 	}
 	m.decodedPages = kept
+}
+
+// textDiffers reports whether a decoded chunk of the text page at a no
+// longer decodes what guest memory holds.
+func (m *Machine) textDiffers(a uint64) bool {
+	off := a - m.codeLo
+	p := off / pageSize
+	for c := uint64(0); c < pageSize/chunkSize; c++ {
+		if m.decoded[p]&(1<<c) == 0 {
+			continue
+		}
+		first := off/2 + c*slotsPerChunk
+		for i := first; i < first+slotsPerChunk; i++ {
+			if m.code[i].Raw != m.rawAt(m.codeLo+2*i) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // TextChanged returns the guest addresses of the text pages SyncText

@@ -215,6 +215,9 @@ func (f *runFlags) run(fs *flag.FlagSet, stdin io.Reader, stdout, stderr io.Writ
 			fmt.Fprintf(stderr, "rvdyn: --query-json: %v\n", err) // reported; the status stays the guest's
 		}
 	}
+	if !*f.stats && statsFile == nil {
+		return st // (the statistics are not free: their table names fragments from the symbol table)
+	}
 	stats := vm.Stats()
 	if *f.stats {
 		stats.WriteTable(stderr)

@@ -68,9 +68,10 @@ func (vm *VM) topFragments(n int) []FragmentStat {
 		t.CodeBytes = f.Size
 	}
 	list := make([]FragmentStat, 0, len(all))
+	syms := vm.syms()
 	for _, t := range all {
-		if sym, ok := vm.syms.Lookup(t.Head); ok && sym.Name != "" {
-			t.Symbol = vm.syms.Name(t.Head)
+		if sym, ok := syms.Lookup(t.Head); ok && sym.Name != "" {
+			t.Symbol = syms.Name(t.Head)
 		}
 		list = append(list, *t)
 	}

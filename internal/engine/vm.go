@@ -22,6 +22,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -241,9 +242,9 @@ type VM struct {
 	// compiles the traces again (retranslate).
 	codePages map[uint64]bool
 	frags     map[*codecache.Fragment]fragInfo
-	envEpoch  uint64                // the interp.Machine.EnvEpoch vm.env was made for
-	syms      *interp.Symbols       // the guest's function names
-	live      []*codecache.Fragment // fragments in the cache, for their tallies
+	envEpoch  uint64                 // the interp.Machine.EnvEpoch vm.env was made for
+	syms      func() *interp.Symbols // the guest's function names, read once on first use
+	live      []*codecache.Fragment  // fragments in the cache, for their tallies
 	// The heads the last phase flush removed that have not been
 	// compiled again, and how many it removed (phaseFlush, Regret).
 	phaseGone    map[uint64]bool
@@ -354,12 +355,16 @@ func New(image []byte, opts Options) (*VM, error) {
 	if err != nil {
 		return nil, err
 	}
-	vm := &VM{opts: opts, m: m, codePages: make(map[uint64]bool), frags: make(map[*codecache.Fragment]fragInfo), syms: interp.LoadSymbols(image)}
+	vm := &VM{opts: opts, m: m, codePages: make(map[uint64]bool), frags: make(map[*codecache.Fragment]fragInfo)}
+	// The symbol table is wanted only for names (listings, perf maps,
+	// statistics): read at the first use, not at start-up, where it
+	// took a millisecond of a glibc program's (docs/performance.md).
+	vm.syms = sync.OnceValue(func() *interp.Symbols { return interp.LoadSymbols(image) })
 	if tm != nil {
 		vm.attach(metricsRun{t: tm})
 	}
 	if opts.PerfMap != nil {
-		vm.attach(&perfMap{w: opts.PerfMap, syms: vm.syms})
+		vm.attach(&perfMap{w: opts.PerfMap, syms: vm.syms()})
 	}
 	if cd := layout.NewCountdown(opts.Sample); cd != nil {
 		vm.samp = sampler{cd: cd, set: make(layout.SampleSet)}
@@ -375,6 +380,7 @@ func New(image []byte, opts Options) (*VM, error) {
 			return nil, err
 		}
 		vm.cache = c
+		go compilerReady.Do(warmCompiler) // the assembler's tables, on the second core while the guest starts
 		// Without linking there is no indirect linking either: fragments
 		// must not read the lookup table the cache leaves empty.
 		vm.opts.Optimize.NoIBL = opts.Optimize.NoIBL || opts.Cache.NoIBL || opts.Cache.NoLink
@@ -452,7 +458,7 @@ func (p profileRun) fill(s *Stats) {
 }
 
 // Symbols returns the guest program's function symbols.
-func (vm *VM) Symbols() *interp.Symbols { return vm.syms }
+func (vm *VM) Symbols() *interp.Symbols { return vm.syms() }
 
 // Machine returns the guest machine (registers, memory, syscall counts).
 func (vm *VM) Machine() *interp.Machine { return vm.m }
