@@ -155,6 +155,12 @@ func checkAtomicProgram(t *testing.T, prog []interp.Inst, operands [][]uint64, f
 // (adjust, if not nil) and, for atomics, data memory compared.
 func checkProgram(t *testing.T, cache *codecache.Cache, prog []interp.Inst, operands [][]uint64, fcsr func([]uint64) uint64, single bool, want int, rng *rand.Rand, adjust func(*interp.CPU)) {
 	t.Helper()
+	checkProgramOpts(t, cache, prog, operands, fcsr, single, want, rng, adjust, fragment.Options{})
+}
+
+// checkProgramOpts is checkProgram compiling with opts.
+func checkProgramOpts(t *testing.T, cache *codecache.Cache, prog []interp.Inst, operands [][]uint64, fcsr func([]uint64) uint64, single bool, want int, rng *rand.Rand, adjust func(*interp.CPU), opts fragment.Options) {
+	t.Helper()
 	in := prog[0]
 	words := rvtest.EncodeAll(prog)
 	words = append(words, rvtest.Encode(interp.Inst{Op: interp.OpADDI, Rd: 17, Imm: 93}), rvtest.Encode(interp.Inst{Op: interp.OpECALL}))
@@ -183,7 +189,7 @@ func checkProgram(t *testing.T, cache *codecache.Cache, prog []interp.Inst, oper
 	if err != nil || trace.Len() != want {
 		t.Fatalf("%v: recorded %v, %v", in, trace, err)
 	}
-	code, err := fragment.Compile(trace, fragment.EnvOf(rec), fragment.Options{})
+	code, err := fragment.Compile(trace, fragment.EnvOf(rec), opts)
 	if err != nil {
 		t.Fatal(err)
 	}

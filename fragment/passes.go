@@ -49,6 +49,10 @@ type Options struct {
 	// its entry code, instead of on a 32-byte boundary
 	// (amd64.Options.NoLoopAlign).
 	NoLoopAlign bool
+	// NoLazyNaN replaces a NaN by the canonical NaN after every
+	// floating-point arithmetic operation, instead of only where its
+	// bits can be seen (amd64.Options.NoLazyNaN).
+	NoLazyNaN bool
 	// NoConstFold turns off constant propagation and folding
 	// (ir/constfold.go): known branch outcomes, constant addresses checked at
 	// compile time, algebraic identities.
@@ -223,6 +227,7 @@ var backendSwitches = []pass{
 	{"atomics", nil, func(o *Options) *bool { return &o.NoAtomics }, "lr, sc and AMOs stay interpreted"},
 	{"bulk", nil, func(o *Options) *bool { return &o.NoBulk }, "byte fill and copy loops run iteration by iteration instead of as REP STOSB and REP MOVSB"},
 	{"self-exits", nil, func(o *Options) *bool { return &o.NoSelfExits }, "a side exit to the fragment's own head links through the linked entry instead of jumping back to the body"},
+	{"lazy-nan", nil, func(o *Options) *bool { return &o.NoLazyNaN }, "every floating-point arithmetic result is tested for a NaN and made the canonical NaN where it is computed, instead of where its bits can be seen (stores, moves, sign injection, exits)"},
 	{"loop-align", nil, func(o *Options) *bool { return &o.NoLoopAlign }, "a looping fragment's head stays where it falls, after its entry code, instead of on a 32-byte boundary"},
 }
 

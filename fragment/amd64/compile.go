@@ -48,6 +48,10 @@ type Options struct {
 	// NoLoopAlign leaves a looping fragment's head where it falls, after
 	// its entry code, instead of at LoopAlign.
 	NoLoopAlign bool
+	// NoLazyNaN canonicalizes every floating-point arithmetic result
+	// where it is computed. Otherwise a result in an XMM register keeps
+	// x86's NaN until its bits can be seen (lazynan.go).
+	NoLazyNaN bool
 	// CountdownHome keeps sampling countdown CountdownIndex (an index
 	// into State.Countdown) in a host register across linked fragments,
 	// like a resident home register (regalloc.go): loaded at the
@@ -93,17 +97,22 @@ type compiler struct {
 	ra    *regAlloc
 	fr    *floatAlloc
 	sx    sextState // lazy sign extension (sext.go)
+	fn    nanState  // lazy NaN canonicalization (lazynan.go)
 	loops bool      // the trace ends at its own head
 	// redefined are the registers the loop body writes before it reads
 	// them in full or can exit (redefinedAtHead): the back edge leaves
 	// them stale.
 	redefined uint32
-	selfExits bool // some side exit jumps back to the body (selfExit)
-	noIBL     bool // indirect stubs leave instead of looking up the table
-	exits     []*exitStub
-	body      *label
-	cold      []func() // out-of-line code, emitted after the exit stubs
-	marks     []pcMark // where the code of each guest instruction starts
+	// fredefined are the f registers the loop body writes before it
+	// reads them or can exit (fredefinedAtHead): the back edge leaves
+	// them dirty.
+	fredefined uint32
+	selfExits  bool // some side exit jumps back to the body (selfExit)
+	noIBL      bool // indirect stubs leave instead of looking up the table
+	exits      []*exitStub
+	body       *label
+	cold       []func() // out-of-line code, emitted after the exit stubs
+	marks      []pcMark // where the code of each guest instruction starts
 }
 
 // A pcMark is a code position (known after assembly) and the guest pc
@@ -170,8 +179,10 @@ func compile(f *ir.Func, opts Options) (*Code, error) {
 	}
 	c.fr = allocateFloat(f, !opts.NoRegAlloc && !opts.NoFloatRegs)
 	c.sx.on = !opts.NoLazySext
+	c.fn.on = !opts.NoLazyNaN
 	if c.loops {
 		c.redefined = redefinedAtHead(f)
+		c.fredefined = fredefinedAtHead(f)
 	}
 	c.marks = make([]pcMark, 0, len(f.Insts)+len(f.Exits)+2)
 	a.reserveMarks(cap(c.marks))

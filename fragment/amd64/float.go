@@ -26,10 +26,13 @@ import (
 //     flags for the operations compiled here; its denormal-operand flag
 //     has no RISC-V counterpart and is dropped.
 //   - NaNs: x86 returns an operand's NaN (or its default NaN, which is
-//     negative); RISC-V returns the canonical NaN. After each arithmetic
-//     operation a UCOMISx of the result with itself sets the parity flag
-//     only for a NaN, and the fix-up loading the canonical NaN is out of
-//     line.
+//     negative); RISC-V returns the canonical NaN. A UCOMISx of a result
+//     with itself sets the parity flag only for a NaN, and the fix-up
+//     loading the canonical NaN is out of line. It runs only where the
+//     bits can be seen: before a store, a move to an x register, a sign
+//     injection, fclass, a read at the other precision, and in exit
+//     stubs (lazynan.go; after every arithmetic operation with
+//     Options.NoLazyNaN).
 //   - Singles live NaN-boxed in the 64-bit f registers. A single operand
 //     is loaded as all 64 bits; if the upper half is not all ones it
 //     reads as the canonical NaN (out of line). The scalar single
@@ -121,9 +124,13 @@ func (c *compiler) outOfLine(cc cond, pc uint64, body func(back *label)) {
 }
 
 // loadConstX puts the 64-bit constant v into XMM register x (through AX).
-func (c *compiler) loadConstX(v uint64, x register) {
-	c.a.op(xMOVQ, imm(int64(v)), reg(rAX))
-	c.a.op(xMOVQ, reg(rAX), reg(x))
+func (c *compiler) loadConstX(v uint64, x register) { c.loadConstXWith(v, x, rAX) }
+
+// loadConstXWith puts the 64-bit constant v into XMM register x through
+// general register tmp.
+func (c *compiler) loadConstXWith(v uint64, x, tmp register) {
+	c.a.op(xMOVQ, imm(int64(v)), reg(tmp))
+	c.a.op(xMOVQ, reg(tmp), reg(x))
 }
 
 // loadSingle puts f register r, a NaN-boxed single, into XMM register x
@@ -152,12 +159,18 @@ func (c *compiler) loadFloat(r uint8, x register, single bool, pc uint64) {
 
 // canonicalize replaces a NaN in x by the canonical NaN.
 func (c *compiler) canonicalize(x register, single bool, pc uint64) {
+	c.canonicalizeWith(x, single, rAX, pc)
+}
+
+// canonicalizeWith is canonicalize with tmp as the fix-up's scratch
+// register.
+func (c *compiler) canonicalizeWith(x register, single bool, tmp register, pc uint64) {
 	ucomis := xUCOMISD
 	if single {
 		ucomis = xUCOMISS
 	}
 	c.a.op(ucomis, reg(x), reg(x))
-	c.outOfLine(condPS, pc, func(*label) { c.loadConstX(canonNaN(single), x) })
+	c.outOfLine(condPS, pc, func(*label) { c.loadConstXWith(canonNaN(single), x, tmp) })
 }
 
 // canonNaN returns the canonical NaN of a double, or of a single boxed.
@@ -367,8 +380,14 @@ func (c *compiler) lowerFloat(i int, in ir.Inst) {
 
 // finishFloat completes an arithmetic result in XMM register w: the
 // canonical NaN for a NaN, then the write of the destination f register.
+// A destination with an XMM register is left as x86 computed it, dirty,
+// when NaNs are canonicalized lazily (lazynan.go).
 func (c *compiler) finishFloat(in ir.Inst, w register, single bool) {
-	c.canonicalize(w, single, in.PC)
+	if c.fn.on && c.fr.host[in.F.D] != 0 {
+		c.fn.lazy, c.fn.lazySgl = true, single
+	} else {
+		c.canonicalize(w, single, in.PC)
+	}
 	c.fput(w, in.F.D)
 }
 

@@ -121,6 +121,7 @@ func (c *compiler) emitIndirectStub(e *exitStub) {
 	out := &label{}
 	c.extendStale(e.stale)
 	e.stale = 0
+	c.canonicalizeDirty(e, ^uint32(0))
 	c.writeBack(e)
 	if e.rd != 0 {
 		// The link register: in its home if it is a resident home

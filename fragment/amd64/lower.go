@@ -215,7 +215,9 @@ func (c *compiler) lowerInst(i int, in ir.Inst) {
 	case op == ir.OpFrm:
 		c.lowerFrm(i, in)
 	case ir.IsFloat(op):
+		c.nanBefore(in)
 		c.lowerFloat(i, in)
+		c.nanAfter(in)
 	case ir.IsCSRRead(op) || ir.IsCSRWrite(op):
 		c.lowerCSR(in)
 	case ir.IsAtomic(op):

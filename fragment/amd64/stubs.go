@@ -27,12 +27,16 @@ type exitStub struct {
 	at int // index of the IR instruction that takes it (for the write back)
 	// stale are the registers whose upper half is stale when the exit is
 	// taken (sext.go): extended before they are written back.
-	stale   uint32
-	stub    *label
-	linked  *label // for a self-loop back edge: where the link jump goes
-	id      patchField
-	link32  patchField // the link jump's rel32, if hasLink
-	hasLink bool
+	stale uint32
+	// nanDbl and nanSgl are the f registers that may hold a
+	// non-canonical NaN when the exit is taken (lazynan.go):
+	// canonicalized before they are written back.
+	nanDbl, nanSgl uint32
+	stub           *label
+	linked         *label // for a self-loop back edge: where the link jump goes
+	id             patchField
+	link32         patchField // the link jump's rel32, if hasLink
+	hasLink        bool
 	// ExitIndirect: the jalr's link register and value.
 	rd   uint8
 	link uint64
@@ -42,7 +46,7 @@ type exitStub struct {
 // code is emitted after the body.
 func (c *compiler) stubFor(e, at int) *exitStub {
 	r := c.f.Exits[e]
-	s := &exitStub{Record: r.Record, at: at, stub: &label{}, stale: c.sx.stale}
+	s := &exitStub{Record: r.Record, at: at, stub: &label{}, stale: c.sx.stale, nanDbl: c.fn.dbl, nanSgl: c.fn.sgl}
 	c.exits = append(c.exits, s)
 	if r.Kind == exit.Indirect {
 		s.rd, s.link = r.Link, r.LinkVal
@@ -138,12 +142,14 @@ func (c *compiler) emitStub(e *exitStub) {
 	// sign-extended (sext.go), except the registers the loop body
 	// redefines before anything can see their upper half: the back edge
 	// extends those only on its way out.
-	keep := uint32(0)
+	keep, fkeep := uint32(0), uint32(0)
 	if e.linked != nil {
 		keep = e.stale & c.redefined
+		fkeep = c.fredefined
 	}
 	c.extendStale(e.stale &^ keep)
 	e.stale = 0
+	c.canonicalizeDirty(e, ^fkeep)
 	out := &label{}
 	linkable := e.linked == nil && e.Kind == exit.Branch
 	switch {
@@ -172,6 +178,7 @@ func (c *compiler) emitStub(e *exitStub) {
 	case e.linked != nil:
 		// The budget ran out on the back edge: write back before leaving.
 		c.extendStale(keep)
+		c.canonicalizeDirty(e, fkeep)
 		c.writeBack(e)
 		c.writeHomes(e, c.ra.resident)
 	case linkable:

@@ -1,0 +1,172 @@
+// Lazy NaN canonicalization: which f registers may hold a NaN other than RISC-V's canonical one -> the fix-up each bit-reading consumer and each exit needs, and none between arithmetic operations.
+
+package amd64
+
+import (
+	"rvdyn/fragment/ir"
+	"rvdyn/interp"
+)
+
+// nanState follows, instruction by instruction along the trace, the f
+// registers whose XMM register may hold a NaN whose bits are not the
+// canonical NaN RISC-V's arithmetic returns. x86 arithmetic returns an
+// operand's NaN, quieted, or its own default NaN (negative); RISC-V
+// returns the canonical NaN. The two differ only in the bits, never in
+// being a NaN, and x86's NaNs are always quiet, as the canonical one is.
+// So an arithmetic result is left as x86 computed it ("dirty") and
+// replaced by the canonical NaN (canonicalize: UCOMISx and an
+// out-of-line fix-up) only where its bits can be seen:
+//
+//   - by an instruction that reads an operand's bits (fsd, fsw, fmv.x.*,
+//     the sign injections, fclass) or reads it at another precision (a
+//     NaN-boxed single's upper half, or a double's, decides what the
+//     other precision reads);
+//   - by an exit, which writes the register back to State;
+//   - at a self-loop's head, reached by the back edge: registers the body
+//     writes before it reads them or can leave (fredefinedAtHead) are
+//     left dirty there, since nothing on the path to their next value
+//     can see them; the others are made canonical on the back edge.
+//
+// An instruction that reads its operands as values of their own
+// precision (arithmetic, fused multiply-adds, fmin and fmax, compares,
+// conversions) gives the same result, flags included, for any quiet NaN
+// operand as for the canonical one, so it reads dirty registers as they
+// are. On spectral's inner loop (a division and a sum per iteration)
+// this keeps one check of two.
+//
+// Invariants: a dirty register is allocated (State slots are always
+// canonical); at the fragment entry and at a self-loop's head nothing
+// that can be read is dirty; an exit stub canonicalizes the dirty
+// registers it writes back. As in sext.go the state is per position in
+// the trace: exitStub captures it when its exit is created.
+type nanState struct {
+	on bool // Options.NoLazyNaN is off
+	// dbl and sgl: bit r is set when f register r's XMM register may
+	// hold a non-canonical double NaN, or a NaN-boxed single whose low
+	// half may be a non-canonical single NaN.
+	dbl, sgl uint32
+	// lazy is set by finishFloat when it left the result of the
+	// instruction being lowered dirty; lazySgl when that result is a
+	// single (fcvt.s.d's, though its operand is a double).
+	lazy, lazySgl bool
+}
+
+// valueRead reports whether in reads its f operands as values of the
+// precision single (true) or double, so that a dirty operand of that
+// precision may be read as it is: its result, NaN or not, and its flags
+// are those the canonical NaN would give.
+func valueRead(op interp.Op) (ok, single bool) {
+	switch op {
+	case interp.OpFADDD, interp.OpFSUBD, interp.OpFMULD, interp.OpFDIVD, interp.OpFSQRTD,
+		interp.OpFMADDD, interp.OpFMSUBD, interp.OpFNMSUBD, interp.OpFNMADDD,
+		interp.OpFMIND, interp.OpFMAXD, interp.OpFEQD, interp.OpFLTD, interp.OpFLED,
+		interp.OpFCVTWD, interp.OpFCVTLD, interp.OpFCVTWUD, interp.OpFCVTLUD, interp.OpFCVTSD:
+		return true, false
+	case interp.OpFADDS, interp.OpFSUBS, interp.OpFMULS, interp.OpFDIVS, interp.OpFSQRTS,
+		interp.OpFMADDS, interp.OpFMSUBS, interp.OpFNMSUBS, interp.OpFNMADDS,
+		interp.OpFMINS, interp.OpFMAXS, interp.OpFEQS, interp.OpFLTS, interp.OpFLES,
+		interp.OpFCVTWS, interp.OpFCVTLS, interp.OpFCVTWUS, interp.OpFCVTLUS, interp.OpFCVTDS:
+		return true, true
+	}
+	return false, false
+}
+
+// nanBefore makes the dirty f registers in reads canonical unless in
+// reads them as values of their own precision (valueRead).
+func (c *compiler) nanBefore(in ir.Inst) {
+	if c.fn.dbl|c.fn.sgl == 0 {
+		return
+	}
+	ok, single := valueRead(in.Op)
+	floatUses(&in, func(r uint8) {
+		bit := uint32(1) << r
+		switch {
+		case c.fn.dbl&bit != 0 && !(ok && !single):
+			c.canonicalizeReg(r, false, rAX, in.PC)
+		case c.fn.sgl&bit != 0 && !(ok && single):
+			c.canonicalizeReg(r, true, rAX, in.PC)
+		}
+	}, func(uint8) {})
+}
+
+// nanAfter records what in left in its destination f register: dirty
+// if finishFloat left it so, canonical otherwise.
+func (c *compiler) nanAfter(in ir.Inst) {
+	floatUses(&in, func(uint8) {}, func(d uint8) {
+		bit := uint32(1) << d
+		c.fn.dbl &^= bit
+		c.fn.sgl &^= bit
+		if c.fn.lazy {
+			if c.fn.lazySgl {
+				c.fn.sgl |= bit
+			} else {
+				c.fn.dbl |= bit
+			}
+		}
+	})
+	c.fn.lazy = false
+}
+
+// canonicalizeReg makes f register r's XMM register canonical (a dirty
+// single or double, as single says) through scratch register tmp, and
+// marks it so.
+func (c *compiler) canonicalizeReg(r uint8, single bool, tmp register, pc uint64) {
+	c.canonicalizeWith(c.fr.host[r], single, tmp, pc)
+	c.fn.dbl &^= 1 << r
+	c.fn.sgl &^= 1 << r
+}
+
+// canonicalizeDirty makes the f registers of mask that e found dirty
+// canonical, in e's stub: CX is the scratch register there (an indirect
+// stub holds the jump target in AX).
+func (c *compiler) canonicalizeDirty(e *exitStub, mask uint32) {
+	for r := uint8(0); r < 32; r++ {
+		bit := uint32(1) << r
+		if mask&bit == 0 {
+			continue
+		}
+		if e.nanDbl&bit != 0 {
+			c.canonicalizeWith(c.fr.host[r], false, rCX, e.From)
+		}
+		if e.nanSgl&bit != 0 {
+			c.canonicalizeWith(c.fr.host[r], true, rCX, e.From)
+		}
+	}
+}
+
+// fredefinedAtHead returns the f registers that a self-loop's body writes
+// before it reads them or can leave through any exit: such a register
+// may reach the head dirty, since nothing on the path from the head to
+// its next value can see its bits. The back edge then need not
+// canonicalize it, except on its way out when the budget is spent.
+//
+// An OpFrm's exit does not end the search when nothing in the fragment
+// writes frm: frm is then the same in every iteration, so that exit is
+// taken in the first iteration or never, and nothing is left dirty by an
+// earlier one there. (Most arithmetic rounds by the dynamic mode, so a
+// loop's first such operation is preceded by an OpFrm.)
+func fredefinedAtHead(f *ir.Func) uint32 {
+	frmFixed := true
+	for i := range f.Insts {
+		if in := &f.Insts[i]; in.Op == interp.OpCSRRW && in.Off != interp.CSRFflags {
+			frmFixed = false
+		}
+	}
+	var dead, seen uint32
+	for i := range f.Insts {
+		in := &f.Insts[i]
+		if in.Op == ir.OpFrm && frmFixed {
+			continue
+		}
+		if in.Exit >= 0 || in.Op == ir.OpExit {
+			break // every f register written so far is written back there
+		}
+		floatUses(in, func(r uint8) { seen |= 1 << r }, func(d uint8) {
+			if seen&(1<<d) == 0 {
+				dead |= 1 << d
+			}
+			seen |= 1 << d
+		})
+	}
+	return dead
+}

@@ -1,0 +1,142 @@
+package fragment_test
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"testing"
+
+	"rvdyn/fragment"
+	"rvdyn/internal/rvtest"
+	"rvdyn/interp"
+	"rvdyn/net"
+)
+
+// TestLazyNaNObservers checks that an arithmetic result left with x86's
+// NaN (lazy canonicalization) reads as the canonical NaN wherever its
+// bits can be seen inside one fragment: a move to an x register of
+// either width, a store of either width, a sign injection, fclass, and a
+// read as a value of the other precision (a double NaN whose low half is
+// a boxed single's, read by a single operation). The operands are NaNs
+// with payloads, NaN-boxed singles read as doubles, infinities and zeros
+// (0/0, inf-inf give x86's negative default NaN), against the
+// interpreter, with lazy canonicalization and without.
+func TestLazyNaNObservers(t *testing.T) {
+	type I = interp.Inst
+	const dyn = 7 // the dynamic rounding mode
+	prog := []I{
+		{Op: interp.OpFADDD, Rd: 1, Rs1: 11, Rs2: 12, Imm: dyn},
+		{Op: interp.OpFMVXD, Rd: 5, Rs1: 1},
+		{Op: interp.OpFSUBD, Rd: 2, Rs1: 11, Rs2: 12, Imm: dyn},
+		{Op: interp.OpFSGNJND, Rd: 3, Rs1: 2, Rs2: 2},
+		{Op: interp.OpFMULD, Rd: 4, Rs1: 11, Rs2: 12, Imm: dyn},
+		{Op: interp.OpFCLASSD, Rd: 6, Rs1: 4},
+		{Op: interp.OpFDIVD, Rd: 5, Rs1: 11, Rs2: 12, Imm: dyn},
+		{Op: interp.OpFSD, Rs1: 18, Rs2: 5},
+		{Op: interp.OpFADDD, Rd: 1, Rs1: 11, Rs2: 13, Imm: dyn},
+		{Op: interp.OpFADDS, Rd: 6, Rs1: 1, Rs2: 1, Imm: dyn},
+		{Op: interp.OpFSUBD, Rd: 2, Rs1: 12, Rs2: 13, Imm: dyn},
+		{Op: interp.OpFMVXW, Rd: 7, Rs1: 2},
+		{Op: interp.OpFSQRTD, Rd: 4, Rs1: 11, Imm: dyn},
+		{Op: interp.OpFSW, Rs1: 18, Rs2: 4, Imm: 8},
+		{Op: interp.OpFADDS, Rd: 5, Rs1: 11, Rs2: 12, Imm: dyn},
+		{Op: interp.OpFMVXD, Rd: 8, Rs1: 5},
+		{Op: interp.OpFMULS, Rd: 7, Rs1: 12, Rs2: 13, Imm: dyn},
+		{Op: interp.OpFSGNJXS, Rd: 3, Rs1: 7, Rs2: 11},
+	}
+	for _, in := range prog {
+		if fragment.Refuses(in) {
+			t.Fatalf("%v is refused", in)
+		}
+	}
+	vals := []uint64{
+		0, 1 << 63, 0x7ff0000000000000, 0xfff0000000000000, // zeros, infinities
+		0x7ff8000000000000, 0x7ff8000000000123, 0xfff8000000000456, 0x7ff4000000000000, // NaNs: canonical, payloads, signalling
+		0xffffffff_3f800000, 0xffffffff_7fc00001, 0xffffffff_ff800000, 0xffffffff_7f800000, // boxed singles (NaNs as doubles)
+		0x3ff0000000000000, 0xc000000000000000,
+	}
+	rng := rand.New(rand.NewPCG(11, 12))
+	var operands [][]uint64
+	for k := 0; k < 2000; k++ {
+		c := []uint64{uint64(rng.IntN(5)) << 5}
+		for j := 0; j < 3; j++ {
+			c = append(c, vals[rng.IntN(len(vals))])
+		}
+		operands = append(operands, c)
+	}
+	data := func(cpu *interp.CPU) { cpu.X[18] = rvtest.MakeELFData }
+	for _, lazy := range []bool{true, false} {
+		opts := fragment.Options{NoLazyNaN: !lazy}
+		checkProgramOpts(t, newCache(t), prog, operands, func(c []uint64) uint64 { return c[0] }, false, len(prog)+1, rng, data, opts)
+	}
+}
+
+// TestLazyNaNLoop runs a self-loop whose body reads, at its top, the bits
+// of an f register the previous iteration left dirty (so the back edge
+// must canonicalize it), keeps an accumulator, and writes another f
+// register before anything reads it (so the back edge may leave it
+// dirty, but not the write back when the budget runs out there), on NaN
+// operands with payloads, against the interpreter: the
+// x registers that collect the bits seen must agree after every number
+// of iterations, the budget running out on the back edge included.
+func TestLazyNaNLoop(t *testing.T) {
+	type I = interp.Inst
+	body := []I{
+		{Op: interp.OpFMVXD, Rd: 7, Rs1: 4},
+		{Op: interp.OpFDIVD, Rd: 4, Rs1: 11, Rs2: 12, Imm: 7},
+		{Op: interp.OpFADDD, Rd: 1, Rs1: 1, Rs2: 4, Imm: 7},
+		{Op: interp.OpFSUBD, Rd: 2, Rs1: 11, Rs2: 13, Imm: 7},
+		{Op: interp.OpFMVXD, Rd: 5, Rs1: 2},
+		{Op: interp.OpFMULD, Rd: 3, Rs1: 12, Rs2: 13, Imm: 7}, // dirty on the back edge, and unread
+		{Op: interp.OpADD, Rd: 6, Rs1: 6, Rs2: 7},
+		{Op: interp.OpXOR, Rd: 6, Rs1: 6, Rs2: 5},
+		{Op: interp.OpADDI, Rd: 10, Rs1: 10, Imm: -1},
+	}
+	words := rvtest.EncodeAll(body)
+	words = append(words, rvtest.Encode(I{Op: interp.OpBNE, Rs1: 10, Rs2: 0, Imm: -4 * int64(len(body))}),
+		rvtest.Encode(I{Op: interp.OpADDI, Rd: 17, Imm: 93}), rvtest.Encode(I{Op: interp.OpECALL}))
+	img := rvtest.MakeELF(words, make([]byte, 64), 64)
+	vals := []uint64{0, 0x7ff0000000000000, 0xfff0000000000000, 0x7ff8000000000123, 0xfff8000000000456,
+		0x7ff4000000000000, 0xffffffff_3f800000, 0x3ff0000000000000, 0x8000000000000000}
+	rng := rand.New(rand.NewPCG(13, 14))
+	set := func(cpu *interp.CPU, iters uint64) {
+		*cpu = interp.CPU{PC: rvtest.MakeELFText}
+		cpu.X[10] = iters
+		for _, r := range []int{1, 4, 11, 12, 13} {
+			cpu.F[r] = vals[rng.IntN(len(vals))]
+		}
+	}
+	for _, lazy := range []bool{true, false} {
+		rec := loadSmall(t, img)
+		set(rec.CPU, 20)
+		trace, _, err := net.Record(rec, 1000, func(uint64) bool { return false })
+		rec.Close()
+		if err != nil || trace.Len() != len(body)+1 {
+			t.Fatalf("recorded %v, %v", trace, err)
+		}
+		code, err := fragment.Compile(trace, fragment.EnvOf(rec), fragment.Options{NoLazyNaN: !lazy})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !code.SelfLoop {
+			t.Fatalf("the trace does not loop:\n%s", dump(trace))
+		}
+		cache := newCache(t)
+		f, err := cache.Insert(code)
+		if err != nil {
+			t.Fatal(err)
+		}
+		native, ref := loadSmall(t, img), loadSmall(t, img)
+		st := new(fragment.State)
+		native.UseCPU(&st.CPU)
+		for k := 0; k < 500; k++ {
+			set(&st.CPU, uint64(1+rng.IntN(40)))
+			*ref.CPU = st.CPU
+			budget := int64([]int{7, 30, 100, 4000}[rng.IntN(4)])
+			st.Budget = budget
+			e := cache.Enter(f, st, native.Mem.Base())
+			matchInterpreter(t, fmt.Sprintf("lazy %v, run %d", lazy, k), trace, ref, budget-st.Budget, e.Kind, e.Target, st)
+		}
+		native.Close()
+		ref.Close()
+	}
+}
