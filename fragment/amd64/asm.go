@@ -1,43 +1,43 @@
-// Assembler: typed x86-64 instructions, labels and patchable fields -> machine code bytes (through golang-asm, used in this file only).
+// Assembler: typed x86-64 instructions, labels and patchable fields -> machine code bytes (encode.go encodes each instruction).
 
 package amd64
 
 import (
-	"fmt"
+	"errors"
 	"sync"
-
-	"github.com/twitchyliquid64/golang-asm/asm/arch"
-	"github.com/twitchyliquid64/golang-asm/obj"
-	"github.com/twitchyliquid64/golang-asm/obj/x86"
-	"github.com/twitchyliquid64/golang-asm/objabi"
 )
 
-// A register is a host general-purpose register; 0 is no register.
+// A register is a host register; 0 is no register. The general-purpose
+// registers come first, in their hardware order, then the XMM registers.
 type register int16
 
 // Host registers.
 const (
-	rAX  register = x86.REG_AX
-	rCX  register = x86.REG_CX
-	rDX  register = x86.REG_DX
-	rBX  register = x86.REG_BX
-	rSI  register = x86.REG_SI
-	rDI  register = x86.REG_DI
-	rBP  register = x86.REG_BP // Go's frame pointer: the trampoline saves it
-	rR8  register = x86.REG_R8
-	rR9  register = x86.REG_R9
-	rR10 register = x86.REG_R10
-	rR11 register = x86.REG_R11
-	rR12 register = x86.REG_R12
-	rR13 register = x86.REG_R13
-	rMem register = x86.REG_R14 // host address of guest address 0
-	rSt  register = x86.REG_R15 // *State
+	rAX register = iota + 1
+	rCX
+	rDX
+	rBX
+	rSP
+	rBP // Go's frame pointer: the trampoline saves it
+	rSI
+	rDI
+	rR8
+	rR9
+	rR10
+	rR11
+	rR12
+	rR13
+	rR14
+	rR15
 	// XMM registers, for floating point (float.go): X0..X3 are scratch.
 	// X15 is never touched: Go's internal ABI keeps it zero.
-	rX0 register = x86.REG_X0
-	rX1 register = x86.REG_X1
-	rX2 register = x86.REG_X2
-	rX3 register = x86.REG_X3
+	rX0
+	rX1
+	rX2
+	rX3
+
+	rMem = rR14 // host address of guest address 0
+	rSt  = rR15 // *State
 )
 
 // An operand is an instruction operand: a register, an immediate or a
@@ -70,21 +70,6 @@ func memIdx(base, index register, off int64) operand {
 
 // isImm reports whether o is an immediate.
 func (o operand) isImm() bool { return o.kind == kImm }
-
-func (o operand) addr() obj.Addr {
-	switch o.kind {
-	case kReg:
-		return obj.Addr{Type: obj.TYPE_REG, Reg: int16(o.reg)}
-	case kImm:
-		return obj.Addr{Type: obj.TYPE_CONST, Offset: o.off}
-	case kMem:
-		if o.index != 0 {
-			return obj.Addr{Type: obj.TYPE_MEM, Reg: int16(o.reg), Index: int16(o.index), Scale: 1, Offset: o.off}
-		}
-		return obj.Addr{Type: obj.TYPE_MEM, Reg: int16(o.reg), Offset: o.off}
-	}
-	return obj.Addr{}
-}
 
 // A mnemonic is an x86-64 instruction, named as in Go assembler syntax
 // (operand order: source, destination).
@@ -201,34 +186,38 @@ const (
 	numInsts
 )
 
-var asOf = [numInsts]obj.As{
-	xMOVQ: x86.AMOVQ, xMOVL: x86.AMOVL, xMOVW: x86.AMOVW, xMOVB: x86.AMOVB,
-	xMOVBQZX: x86.AMOVBQZX, xMOVWQZX: x86.AMOVWQZX, xMOVBQSX: x86.AMOVBQSX,
-	xMOVWQSX: x86.AMOVWQSX, xMOVLQSX: x86.AMOVLQSX, xLEAQ: x86.ALEAQ,
-	xADDQ: x86.AADDQ, xADDL: x86.AADDL, xSUBQ: x86.ASUBQ, xSUBL: x86.ASUBL,
-	xANDQ: x86.AANDQ, xANDL: x86.AANDL, xORQ: x86.AORQ, xXORQ: x86.AXORQ, xXORL: x86.AXORL,
-	xIMULQ: x86.AIMULQ, xIMULL: x86.AIMULL, xMULQ: x86.AMULQ,
-	xIDIVQ: x86.AIDIVQ, xIDIVL: x86.AIDIVL, xDIVQ: x86.ADIVQ, xDIVL: x86.ADIVL,
-	xNEGQ: x86.ANEGQ, xNEGL: x86.ANEGL, xCQO: x86.ACQO, xCDQ: x86.ACDQ,
-	xSHLQ: x86.ASHLQ, xSHRQ: x86.ASHRQ, xSARQ: x86.ASARQ,
-	xSHLL: x86.ASHLL, xSHRL: x86.ASHRL, xSARL: x86.ASARL,
-	xCMPQ: x86.ACMPQ, xCMPL: x86.ACMPL, xTESTQ: x86.ATESTQ, xTESTL: x86.ATESTL, xTESTB: x86.ATESTB,
-	xSETLT: x86.ASETLT, xSETCS: x86.ASETCS,
-	xREP: x86.AREP, xSTOSB: x86.ASTOSB, xMOVSB: x86.AMOVSB,
-	xJMP: obj.AJMP, xRET: obj.ARET,
-	xORL: x86.AORL, xSETEQ: x86.ASETEQ, xSETPC: x86.ASETPC, xSETHI: x86.ASETHI, xSETCC: x86.ASETCC, xSTMXCSR: x86.ASTMXCSR, xLDMXCSR: x86.ALDMXCSR, xCMOVLLT: x86.ACMOVLLT,
-	xMOVSD: x86.AMOVSD, xMOVSS: x86.AMOVSS, xMOVAPS: x86.AMOVAPS,
-	xADDSD: x86.AADDSD, xSUBSD: x86.ASUBSD, xMULSD: x86.AMULSD, xDIVSD: x86.ADIVSD, xSQRTSD: x86.ASQRTSD, xMINSD: x86.AMINSD, xMAXSD: x86.AMAXSD,
-	xADDSS: x86.AADDSS, xSUBSS: x86.ASUBSS, xMULSS: x86.AMULSS, xDIVSS: x86.ADIVSS, xSQRTSS: x86.ASQRTSS, xMINSS: x86.AMINSS, xMAXSS: x86.AMAXSS,
-	xUCOMISD: x86.AUCOMISD, xUCOMISS: x86.AUCOMISS, xCOMISD: x86.ACOMISD, xCOMISS: x86.ACOMISS,
-	xANDPD: x86.AANDPD, xORPD: x86.AORPD, xXORPS: x86.AXORPS,
-	xCVTTSD2SL: x86.ACVTTSD2SL, xCVTTSD2SQ: x86.ACVTTSD2SQ, xCVTSD2SL: x86.ACVTSD2SL, xCVTSD2SQ: x86.ACVTSD2SQ,
-	xCVTTSS2SL: x86.ACVTTSS2SL, xCVTTSS2SQ: x86.ACVTTSS2SQ, xCVTSS2SL: x86.ACVTSS2SL, xCVTSS2SQ: x86.ACVTSS2SQ,
-	xCVTSL2SD: x86.ACVTSL2SD, xCVTSQ2SD: x86.ACVTSQ2SD, xCVTSL2SS: x86.ACVTSL2SS, xCVTSQ2SS: x86.ACVTSQ2SS,
-	xCVTSD2SS: x86.ACVTSD2SS, xCVTSS2SD: x86.ACVTSS2SD,
-	xROUNDSD: x86.AROUNDSD, xROUNDSS: x86.AROUNDSS,
-	xVFMADD231SD: x86.AVFMADD231SD, xVFMSUB231SD: x86.AVFMSUB231SD, xVFNMADD231SD: x86.AVFNMADD231SD, xVFNMSUB231SD: x86.AVFNMSUB231SD,
-	xVFMADD231SS: x86.AVFMADD231SS, xVFMSUB231SS: x86.AVFMSUB231SS, xVFNMADD231SS: x86.AVFNMADD231SS, xVFNMSUB231SS: x86.AVFNMSUB231SS,
+// mnemonicNames are the mnemonics' names, as in Go assembler syntax.
+var mnemonicNames = [numInsts]string{
+	xMOVQ: "MOVQ", xMOVL: "MOVL", xMOVW: "MOVW", xMOVB: "MOVB", xMOVBQZX: "MOVBQZX",
+	xMOVWQZX: "MOVWQZX", xMOVBQSX: "MOVBQSX", xMOVWQSX: "MOVWQSX", xMOVLQSX: "MOVLQSX", xLEAQ: "LEAQ",
+	xADDQ: "ADDQ", xADDL: "ADDL", xSUBQ: "SUBQ", xSUBL: "SUBL", xANDQ: "ANDQ", xANDL: "ANDL",
+	xORQ: "ORQ", xXORQ: "XORQ", xXORL: "XORL", xIMULQ: "IMULQ", xIMULL: "IMULL", xMULQ: "MULQ",
+	xIDIVQ: "IDIVQ", xIDIVL: "IDIVL", xDIVQ: "DIVQ", xDIVL: "DIVL", xNEGQ: "NEGQ", xNEGL: "NEGL",
+	xCQO: "CQO", xCDQ: "CDQ", xSHLQ: "SHLQ", xSHRQ: "SHRQ", xSARQ: "SARQ", xSHLL: "SHLL",
+	xSHRL: "SHRL", xSARL: "SARL", xCMPQ: "CMPQ", xCMPL: "CMPL", xTESTQ: "TESTQ", xTESTL: "TESTL",
+	xTESTB: "TESTB", xSETLT: "SETLT", xSETCS: "SETCS", xREP: "REP", xSTOSB: "STOSB", xMOVSB: "MOVSB",
+	xJMP: "JMP", xRET: "RET", xORL: "ORL", xSETEQ: "SETEQ", xSETPC: "SETPC", xSETHI: "SETHI",
+	xSETCC: "SETCC", xSTMXCSR: "STMXCSR", xLDMXCSR: "LDMXCSR", xCMOVLLT: "CMOVLLT", xMOVSD: "MOVSD",
+	xMOVSS: "MOVSS", xMOVAPS: "MOVAPS", xADDSD: "ADDSD", xSUBSD: "SUBSD", xMULSD: "MULSD",
+	xDIVSD: "DIVSD", xSQRTSD: "SQRTSD", xMINSD: "MINSD", xADDSS: "ADDSS", xSUBSS: "SUBSS",
+	xMULSS: "MULSS", xDIVSS: "DIVSS", xSQRTSS: "SQRTSS", xMINSS: "MINSS", xMAXSD: "MAXSD",
+	xMAXSS: "MAXSS", xUCOMISD: "UCOMISD", xUCOMISS: "UCOMISS", xCOMISD: "COMISD", xCOMISS: "COMISS",
+	xANDPD: "ANDPD", xORPD: "ORPD", xXORPS: "XORPS", xCVTTSD2SL: "CVTTSD2SL", xCVTTSD2SQ: "CVTTSD2SQ",
+	xCVTSD2SL: "CVTSD2SL", xCVTSD2SQ: "CVTSD2SQ", xCVTTSS2SL: "CVTTSS2SL", xCVTTSS2SQ: "CVTTSS2SQ",
+	xCVTSS2SL: "CVTSS2SL", xCVTSS2SQ: "CVTSS2SQ", xCVTSL2SD: "CVTSL2SD", xCVTSQ2SD: "CVTSQ2SD",
+	xCVTSL2SS: "CVTSL2SS", xCVTSQ2SS: "CVTSQ2SS", xCVTSD2SS: "CVTSD2SS", xCVTSS2SD: "CVTSS2SD",
+	xROUNDSD: "ROUNDSD", xROUNDSS: "ROUNDSS", xVFMADD231SD: "VFMADD231SD",
+	xVFMSUB231SD: "VFMSUB231SD", xVFNMADD231SD: "VFNMADD231SD", xVFNMSUB231SD: "VFNMSUB231SD",
+	xVFMADD231SS: "VFMADD231SS", xVFMSUB231SS: "VFMSUB231SS", xVFNMADD231SS: "VFNMADD231SS",
+	xVFNMSUB231SS: "VFNMSUB231SS",
+}
+
+// mnemonicName returns i's name ("MOVQ").
+func mnemonicName(i mnemonic) string {
+	if i == 0 || i >= numInsts {
+		return "?"
+	}
+	return mnemonicNames[i]
 }
 
 // A cond is the condition of a conditional jump, after a CMP x, y (Go
@@ -251,24 +240,27 @@ const (
 	condOS             // overflow set
 )
 
-var jccOf = [...]obj.As{
-	condEQ: x86.AJEQ, condNE: x86.AJNE, condLT: x86.AJLT, condGE: x86.AJGE,
-	condGT: x86.AJGT, condLE: x86.AJLE, condB: x86.AJCS, condAE: x86.AJCC,
-	condA: x86.AJHI, condBE: x86.AJLS, condPS: x86.AJPS, condPC: x86.AJPC, condOS: x86.AJOS,
+// ccOf is each condition's x86 condition code (the low nibble of Jcc).
+var ccOf = [...]byte{
+	condEQ: 0x4, condNE: 0x5, condLT: 0xc, condGE: 0xd,
+	condGT: 0xf, condLE: 0xe, condB: 0x2, condAE: 0x3,
+	condA: 0x7, condBE: 0x6, condPS: 0xa, condPC: 0xb, condOS: 0x0,
 }
+
+// condAlways marks an unconditional jump.
+const condAlways cond = 0xff
 
 // A label is a code position: bound (with bind) to the next instruction
 // emitted, it can be jumped to before or after it is bound, and its offset
 // is known once the code is assembled.
 type label struct {
-	at      *obj.Prog
-	waiting []*obj.Prog
+	at *inst
 }
 
 // A patchField is a field of emitted code that the code cache rewrites:
 // the field starts field bytes into the instruction p.
 type patchField struct {
-	p     *obj.Prog
+	p     *inst
 	field int
 }
 
@@ -283,36 +275,48 @@ const (
 	exitIDField = 7
 )
 
-// amd64Arch is golang-asm's description of x86-64. golang-asm's Builder
-// rebuilds it (several large maps) for every builder, which dominated
-// compile time; it is immutable, so it is built once and shared.
-var amd64Arch = sync.OnceValue(func() *arch.Arch { return arch.Set("amd64") })
+// An instKind says what an inst is.
+type instKind uint8
 
-// An assembler collects one fragment's instructions and encodes them.
-// It is the only code that knows golang-asm, so a faster encoder can
-// replace it without touching the lowering.
-type assembler struct {
-	ctxt        *obj.Link
-	first, last *obj.Prog
-	pending     []*label    // bound to the next instruction
-	marks       []*obj.Prog // by mark: the instruction it is bound to
-	pendMarks   []int       // marks bound to the next instruction
-	// blocks hold the Progs, progBlock to a block; the first used of
-	// them are handed out (newProg). release clears those for the next
-	// fragment.
-	blocks [][]obj.Prog
-	used   int
-	size   int // bytes, once assembled
-	err    error
+const (
+	iCode instKind = iota // an encoded instruction or raw bytes: code[start:start+n]
+	iJump                 // a jump to a label: 2 bytes, or 5 (JMP) or 6 (Jcc) when long
+)
+
+// An inst is one emitted instruction.
+type inst struct {
+	kind     instKind
+	start, n int32  // iCode: its bytes in assembler.code
+	cond     cond   // iJump: the condition, or condAlways
+	target   *label // iJump
+	long     bool   // iJump: rel32, once short does not reach
+	pc       int    // offset in the assembled code
 }
 
-// progBlock is how many Progs the assembler allocates at once.
-const progBlock = 64
+// An assembler collects one fragment's instructions and encodes them:
+// each instruction as it is emitted (encode.go), and the jumps, whose
+// length depends on where their labels land, at assemble.
+type assembler struct {
+	enc     encoder // the bytes of every iCode inst, in emission order
+	order   []*inst // the code's layout
+	last    *inst   // the instruction emitted last
+	pending []*label
+	marks   []*inst // by mark: the instruction it is bound to
+	// pendMarks are the marks bound to the next instruction.
+	pendMarks []int
+	// blocks hold the insts, instBlock to a block; the first used of
+	// them are handed out (newInst). release clears those for the next
+	// fragment.
+	blocks [][]inst
+	used   int
+	size   int // bytes, once assembled
+}
 
-// assemblers are idle assemblers that release returned: their obj.Link
-// context (whose making reads the working directory and builds tables:
-// about 5% of a fragment's compile time) and their Progs (allocating
-// and collecting them was another tenth) serve the next fragment.
+// instBlock is how many insts the assembler allocates at once.
+const instBlock = 64
+
+// assemblers are idle assemblers that release returned, with their
+// buffers and insts, for the next fragment.
 var assemblers sync.Pool
 
 // newAssembler returns an empty assembler, reused when one is idle.
@@ -320,66 +324,42 @@ func newAssembler() *assembler {
 	if a, ok := assemblers.Get().(*assembler); ok {
 		return a
 	}
-	ctxt := obj.Linknew(amd64Arch().LinkArch)
-	ctxt.Headtype = objabi.Hlinux
-	// Treat the code as hand-written assembly: this turns off the padding
-	// the Go toolchain inserts before jumps against an Intel erratum, which
-	// bloats exit-heavy fragments with NOPs.
-	ctxt.IsAsm = true
-	a := &assembler{ctxt: ctxt}
-	ctxt.DiagFunc = func(format string, args ...any) {
-		if a.err == nil {
-			a.err = fmt.Errorf("assembler: "+format, args...)
-		}
-	}
-	amd64Arch().Init(ctxt)
-	return a
+	return &assembler{}
 }
 
-// newProg hands out the next Prog, allocating them in blocks.
-func (a *assembler) newProg() *obj.Prog {
-	b := a.used / progBlock
-	if b == len(a.blocks) {
-		a.blocks = append(a.blocks, make([]obj.Prog, progBlock))
-	}
-	p := &a.blocks[b][a.used%progBlock]
-	a.used++
-	p.Ctxt = a.ctxt
-	return p
-}
-
-// release makes a idle for the next fragment (newAssembler): its Progs
-// cleared, its lists emptied. Nothing may use a, its labels or its
-// marks afterwards; the code assemble returned is the caller's.
+// release makes a idle for the next fragment (newAssembler). Nothing may
+// use a, its labels or its marks afterwards; the code assemble returned
+// is the caller's.
 func (a *assembler) release() {
-	for b := 0; b*progBlock < a.used; b++ {
-		clear(a.blocks[b][:min(progBlock, a.used-b*progBlock)])
+	for b := 0; b*instBlock < a.used; b++ {
+		clear(a.blocks[b][:min(instBlock, a.used-b*instBlock)])
 	}
 	a.used = 0
-	a.first, a.last = nil, nil
+	a.enc.buf, a.enc.err = a.enc.buf[:0], nil
+	clear(a.order)
+	a.order = a.order[:0]
+	a.last = nil
 	clear(a.pending)
 	a.pending = a.pending[:0]
 	a.marks, a.pendMarks = nil, nil
-	a.size, a.err = 0, nil
+	a.size = 0
 	assemblers.Put(a)
 }
 
-// emit appends one instruction and binds the pending labels to it.
-func (a *assembler) emit(as obj.As, from, to obj.Addr) *obj.Prog {
-	p := a.newProg()
-	p.As, p.From, p.To = as, from, to
-	if a.first == nil {
-		a.first = p
-	} else {
-		a.last.Link = p
+// newInst appends a new instruction to the layout and binds the pending
+// labels and marks to it.
+func (a *assembler) newInst(kind instKind) *inst {
+	b := a.used / instBlock
+	if b == len(a.blocks) {
+		a.blocks = append(a.blocks, make([]inst, instBlock))
 	}
+	p := &a.blocks[b][a.used%instBlock]
+	a.used++
+	p.kind = kind
+	a.order = append(a.order, p)
 	a.last = p
 	for _, l := range a.pending {
 		l.at = p
-		for _, j := range l.waiting {
-			j.To.SetTarget(p)
-		}
-		l.waiting = nil
 	}
 	a.pending = a.pending[:0]
 	for _, m := range a.pendMarks {
@@ -389,38 +369,46 @@ func (a *assembler) emit(as obj.As, from, to obj.Addr) *obj.Prog {
 	return p
 }
 
+// code starts an iCode instruction whose bytes the encoder appends next;
+// done ends it.
+func (a *assembler) code() *inst {
+	p := a.newInst(iCode)
+	p.start = int32(len(a.enc.buf))
+	return p
+}
+
+func (a *assembler) done(p *inst) { p.n = int32(len(a.enc.buf)) - p.start }
+
 // op emits one instruction (Go assembler operand order: from, to).
-func (a *assembler) op(i mnemonic, from, to operand) { a.emit(asOf[i], from.addr(), to.addr()) }
+func (a *assembler) op(i mnemonic, from, to operand) {
+	p := a.code()
+	a.enc.encode(i, from, none, to)
+	a.done(p)
+}
 
 // op3 emits a three-operand instruction (Go assembler order: from, mid,
 // to), e.g. ROUNDSD $mode, src, dst or VFMADD231SD c, b, a.
 func (a *assembler) op3(i mnemonic, from, mid, to operand) {
-	p := a.emit(asOf[i], from.addr(), to.addr())
-	p.RestArgs = []obj.Addr{mid.addr()}
-}
-
-// branch emits a jump instruction as to l.
-func (a *assembler) branch(as obj.As, l *label) {
-	p := a.emit(as, obj.Addr{}, obj.Addr{Type: obj.TYPE_BRANCH})
-	if l.at != nil {
-		p.To.SetTarget(l.at)
-	} else {
-		l.waiting = append(l.waiting, p)
-	}
+	p := a.code()
+	a.enc.encode(i, from, mid, to)
+	a.done(p)
 }
 
 // jcc emits a conditional jump to l.
-func (a *assembler) jcc(c cond, l *label) { a.branch(jccOf[c], l) }
+func (a *assembler) jcc(c cond, l *label) {
+	p := a.newInst(iJump)
+	p.cond, p.target = c, l
+}
 
 // jmp emits an unconditional jump to l.
-func (a *assembler) jmp(l *label) { a.branch(obj.AJMP, l) }
+func (a *assembler) jmp(l *label) { a.jcc(condAlways, l) }
 
 // bind binds l to the next instruction emitted.
 func (a *assembler) bind(l *label) { a.pending = append(a.pending, l) }
 
 // reserveMarks makes room for n marks.
 func (a *assembler) reserveMarks(n int) {
-	a.marks = make([]*obj.Prog, 0, n)
+	a.marks = make([]*inst, 0, n)
 	a.pendMarks = make([]int, 0, 4)
 }
 
@@ -439,35 +427,36 @@ func (a *assembler) mark() int {
 // fragment's prologue, see LoopAlign). Nothing may be pending (bound to
 // the next instruction) when it is called. If last is the end already,
 // nothing moves.
-func (a *assembler) moveToEnd(m int, last *obj.Prog) {
+func (a *assembler) moveToEnd(m int, last *inst) {
 	if last == a.last {
 		return
 	}
 	first := a.marks[m]
-	var before *obj.Prog
-	for p := a.first; p != first; p = p.Link {
-		before = p
-	}
-	if before == nil {
-		a.first = last.Link
-	} else {
-		before.Link = last.Link
-	}
-	a.last.Link = first
-	last.Link = nil
-	a.last = last
-}
-
-// raw emits bytes verbatim and returns the first one's instruction.
-func (a *assembler) raw(bs ...byte) *obj.Prog {
-	var first *obj.Prog
-	for _, c := range bs {
-		p := a.emit(x86.ABYTE, obj.Addr{Type: obj.TYPE_CONST, Offset: int64(c)}, obj.Addr{})
-		if first == nil {
-			first = p
+	i, j := -1, -1
+	for k, p := range a.order {
+		if p == first {
+			i = k
+		}
+		if p == last {
+			j = k
+			break
 		}
 	}
-	return first
+	if i < 0 || j < i {
+		a.enc.fail("moveToEnd: mark after the last instruction moved")
+		return
+	}
+	moved := append([]*inst(nil), a.order[i:j+1]...)
+	n := copy(a.order[i:], a.order[j+1:])
+	copy(a.order[i+n:], moved)
+}
+
+// raw emits bytes verbatim and returns their instruction.
+func (a *assembler) raw(bs ...byte) *inst {
+	p := a.code()
+	a.enc.put(bs...)
+	a.done(p)
+	return p
 }
 
 // nopSeqs are the recommended multi-byte NOPs (Intel SDM vol. 2B, NOP), by
@@ -495,7 +484,9 @@ func (a *assembler) nops(n int) {
 
 // raw32 emits a little-endian 32-bit word verbatim.
 func (a *assembler) raw32(v uint32) {
-	a.emit(x86.ALONG, obj.Addr{Type: obj.TYPE_CONST, Offset: int64(v)}, obj.Addr{})
+	p := a.code()
+	a.enc.put32(int32(v))
+	a.done(p)
 }
 
 // jmpPatchable emits "JMP rel32" with rel32 = 0 (it falls through to the
@@ -516,14 +507,77 @@ func (a *assembler) movExitID(disp int32) patchField {
 	return patchField{p, exitIDField}
 }
 
-// assemble encodes everything emitted; labels and patch fields then know
-// their offsets.
-func (a *assembler) assemble() ([]byte, error) {
-	s := &obj.LSym{Func: &obj.FuncInfo{Text: a.first}}
-	amd64Arch().Assemble(a.ctxt, s, a.newProg)
-	a.size = len(s.P)
-	return s.P, a.err
+// jumpLen is a jump's length: 2 bytes short, 5 (JMP) or 6 (Jcc) long.
+func jumpLen(p *inst) int {
+	switch {
+	case !p.long:
+		return 2
+	case p.cond == condAlways:
+		return 5
+	}
+	return 6
 }
+
+// assemble lays the code out and returns it; labels and patch fields
+// then know their offsets. Jumps start short (rel8) and become long
+// (rel32) where their target is out of reach, until none changes: the
+// lengths only grow, so this ends, with every jump as short as the
+// layout lets it be.
+func (a *assembler) assemble() ([]byte, error) {
+	if a.enc.err != nil {
+		return nil, a.enc.err
+	}
+	for _, p := range a.order {
+		if p.kind == iJump && (p.target == nil || p.target.at == nil) {
+			return nil, errUnboundLabel
+		}
+	}
+	for {
+		pc := 0
+		for _, p := range a.order {
+			p.pc = pc
+			if p.kind == iJump {
+				pc += jumpLen(p)
+			} else {
+				pc += int(p.n)
+			}
+		}
+		a.size = pc
+		grew := false
+		for _, p := range a.order {
+			if p.kind == iJump && !p.long && !fits8(int64(p.target.at.pc-(p.pc+2))) {
+				p.long, grew = true, true
+			}
+		}
+		if !grew {
+			break
+		}
+	}
+	out := make([]byte, 0, a.size)
+	for _, p := range a.order {
+		if p.kind == iCode {
+			out = append(out, a.enc.buf[p.start:p.start+p.n]...)
+			continue
+		}
+		n := jumpLen(p)
+		rel := int32(p.target.at.pc - (p.pc + n))
+		switch {
+		case !p.long && p.cond == condAlways:
+			out = append(out, 0xeb, byte(rel))
+		case !p.long:
+			out = append(out, 0x70|ccOf[p.cond], byte(rel))
+		case p.cond == condAlways:
+			out = append(out, 0xe9, byte(rel), byte(rel>>8), byte(rel>>16), byte(rel>>24))
+		default:
+			out = append(out, 0x0f, 0x80|ccOf[p.cond], byte(rel), byte(rel>>8), byte(rel>>16), byte(rel>>24))
+		}
+	}
+	return out, nil
+}
+
+// errUnboundLabel is assemble's error for a jump to a label no
+// instruction was bound to (a bug in the lowering).
+var errUnboundLabel = errors.New("assembler: a jump's label is bound to no instruction")
 
 // markOffset returns the offset of mark m in the assembled code: the end
 // of the code if no instruction followed it.
@@ -531,8 +585,8 @@ func (a *assembler) markOffset(m int) int {
 	if a.marks[m] == nil {
 		return a.size
 	}
-	return int(a.marks[m].Pc)
+	return a.marks[m].pc
 }
 
 // offset returns the offset of the field in the assembled code.
-func (f patchField) offset() int { return int(f.p.Pc) + f.field }
+func (f patchField) offset() int { return f.p.pc + f.field }

@@ -113,3 +113,66 @@ func TestFlagNibbles(t *testing.T) {
 		}
 	}
 }
+
+// TestJumpsReachTheirLabels assembles jumps, conditional and not,
+// forward and backward, over distances around the reach of a rel8
+// (NOP padding of 0 to 300 bytes), some of them moved to the end with
+// moveToEnd, and decodes the code: every jump must land on its label's
+// instruction; all are short when the gaps are small, none when they
+// are far beyond a byte's reach.
+func TestJumpsReachTheirLabels(t *testing.T) {
+	for _, gap := range []int{0, 1, 60, 120, 121, 122, 123, 124, 125, 126, 127, 128, 129, 130, 200, 300} {
+		a := newAssembler()
+		a.reserveMarks(8)
+		back, fwd, end := &label{}, &label{}, &label{}
+		a.bind(back)
+		backMark := a.mark()
+		a.op(xMOVQ, reg(rAX), reg(rCX))
+		a.nops(gap)
+		a.jcc(condNE, back)
+		a.jmp(fwd)
+		a.nops(gap)
+		a.jcc(condPS, end)
+		moved := a.mark()
+		a.jcc(condLT, back) // moved to the end: its reach changes
+		a.nops(gap / 2)
+		last := a.last
+		a.bind(fwd)
+		fwdMark := a.mark()
+		a.op(xADDQ, imm(1), reg(rAX))
+		a.moveToEnd(moved, last)
+		a.bind(end)
+		endMark := a.mark()
+		a.op(xRET, none, none)
+		code, err := a.assemble()
+		if err != nil {
+			t.Fatal(err)
+		}
+		targets := map[int]bool{a.markOffset(backMark): true, a.markOffset(fwdMark): true, a.markOffset(endMark): true}
+		jumps, shorts := 0, 0
+		for pc := 0; pc < len(code); {
+			in, err := x86asm.Decode(code[pc:], 64)
+			if err != nil {
+				t.Fatalf("gap %d: decoding at %d: %v", gap, pc, err)
+			}
+			if rel, ok := in.Args[0].(x86asm.Rel); ok {
+				jumps++
+				to := pc + in.Len + int(rel)
+				if !targets[to] {
+					t.Errorf("gap %d: %v at %d goes to %d, no label there (labels %v)", gap, in, pc, to, targets)
+				}
+				if in.Len == 2 {
+					shorts++
+				}
+			}
+			pc += in.Len
+		}
+		if jumps != 4 {
+			t.Errorf("gap %d: %d jumps decoded, want 4", gap, jumps)
+		}
+		if gap < 30 && shorts != 4 || gap > 260 && shorts != 0 {
+			t.Errorf("gap %d: %d of the jumps are short", gap, shorts)
+		}
+		a.release()
+	}
+}

@@ -5,8 +5,6 @@ package amd64
 import (
 	"encoding/binary"
 
-	"github.com/twitchyliquid64/golang-asm/obj"
-
 	"rvdyn/fragment/ir"
 )
 
@@ -244,7 +242,7 @@ func compile(f *ir.Func, opts Options) (*Code, error) {
 			c.lowerBulk(bulk)
 		}
 	}
-	var prologueEnd *obj.Prog
+	var prologueEnd *inst
 	if align {
 		a.jmp(c.body)
 		prologueEnd = a.last

@@ -396,7 +396,11 @@ type Sampler func(pc uint64, in interp.Inst) (countdown int, native *rpa.Native,
 // sampled. A nil sample gives Lower's IR.
 func LowerSampled(t *interp.Trace, env Env, sample Sampler) *Func {
 	env = env.Norm()
-	f := &Func{Head: t.Head, Guest: len(t.Steps), env: env}
+	// Room for about one IR instruction per guest instruction (and an
+	// exit each for branches and accesses): growing the slices by
+	// appending was a third of what compiling a fragment allocates.
+	n := len(t.Steps)
+	f := &Func{Head: t.Head, Guest: n, env: env, Insts: make([]Inst, 0, n+n/4+2), Exits: make([]Exit, 0, n/2+2)}
 	frmGuarded := false // an OpFrm precedes the first dynamic rounding
 	emit := func(in Inst) { f.Insts = append(f.Insts, in) }
 	for i, s := range t.Steps {

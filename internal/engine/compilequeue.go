@@ -5,7 +5,6 @@ package engine
 import (
 	"errors"
 	"fmt"
-	"sync"
 	"time"
 
 	"rvdyn/codecache"
@@ -105,22 +104,8 @@ type compileHooks struct {
 	service func() // service thread, before each compile
 }
 
-// compilerReady runs the assembler's one-time setup (golang-asm fills
-// package-level tables on its first use, unsynchronized) under a
-// sync.Once, whose completion happens before every later Do returns.
-var compilerReady sync.Once
-
-// warmCompiler compiles a one-instruction trace, which fills the
-// assembler's tables (about 0.7 ms); New starts it on another goroutine
-// so that the first hot trace need not wait for it.
-func warmCompiler() {
-	t := &interp.Trace{Head: 0x1000, Steps: []interp.TraceStep{{PC: 0x1000, Inst: interp.Decode(0x00100093), Next: 0x1004}}, End: 0x1004} // addi ra, zero, 1
-	fragment.Compile(t, fragment.Env{MemSize: 1 << 20}, fragment.Options{})
-}
-
 // compileTrace compiles a trace; it may run on any goroutine.
 func compileTrace(t *interp.Trace, env fragment.Env, opts fragment.Options, sample fragment.Sampler) (*fragment.Code, error) {
-	compilerReady.Do(warmCompiler)
 	return fragment.CompileSampled(t, env, opts, sample)
 }
 

@@ -380,7 +380,6 @@ func New(image []byte, opts Options) (*VM, error) {
 			return nil, err
 		}
 		vm.cache = c
-		go compilerReady.Do(warmCompiler) // the assembler's tables, on the second core while the guest starts
 		// Without linking there is no indirect linking either: fragments
 		// must not read the lookup table the cache leaves empty.
 		vm.opts.Optimize.NoIBL = opts.Optimize.NoIBL || opts.Cache.NoIBL || opts.Cache.NoLink
