@@ -449,6 +449,7 @@ func (a *assembler) moveToEnd(m int, last *inst) {
 	moved := append([]*inst(nil), a.order[i:j+1]...)
 	n := copy(a.order[i:], a.order[j+1:])
 	copy(a.order[i+n:], moved)
+	a.last = last
 }
 
 // raw emits bytes verbatim and returns their instruction.
