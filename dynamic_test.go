@@ -155,7 +155,12 @@ func TestDynamicPrograms(t *testing.T) {
 				t.Fatal(err)
 			}
 			cmd := exec.Command("qemu-riscv64", slices.Concat([]string{"-L", sysroot, abs}, r.args)...)
-			cmd.Dir, cmd.Env = t.TempDir(), []string{}
+			cmd.Dir = t.TempDir()
+			// Its own $TMPDIR too: without one, mmap.c's file is
+			// /tmp/rvdyn-mmap-shared for every qemu run, and a parallel
+			// run of the static and the dynamic build truncates it under
+			// the other's mapping (SIGBUS, exit 135).
+			cmd.Env = []string{"TMPDIR=" + cmd.Dir}
 			out, _ := cmd.Output()
 			if got := fmt.Sprintf("%sexit %d\n", out, shellStatus(cmd.ProcessState)); got != string(want) {
 				t.Errorf("qemu-riscv64 now differs from %s (rebuild with make -C testdata/dynamic):\n%s", r.out, outputDiff(r.out, string(want), "qemu", got))
