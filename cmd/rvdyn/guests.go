@@ -3,6 +3,7 @@
 package main
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -119,32 +120,16 @@ func readRegularFile(f *os.File, path string, max int64, limit string) ([]byte, 
 	}
 	// Read into a buffer of the size the stat gave (one allocation, no
 	// copies as io.ReadAll's growth makes: a glibc program's half
-	// megabyte took a millisecond of start-up that way), and on into a
-	// larger one only if the file grew since.
-	b := make([]byte, 0, fi.Size()+1)
-	b, err = readAllInto(b, io.LimitReader(f, max+1))
+	// megabyte took a millisecond of start-up that way); it grows only
+	// if the file grew since.
+	var buf bytes.Buffer
+	buf.Grow(int(fi.Size()) + bytes.MinRead)
+	_, err = buf.ReadFrom(io.LimitReader(f, max+1))
+	b := buf.Bytes()
 	if err == nil && int64(len(b)) > max { // it grew since the stat
 		return nil, &tooLarge{path, int64(len(b)), limit}
 	}
 	return b, err
-}
-
-// readAllInto appends everything r holds to b, as io.ReadAll does into
-// a buffer of b's capacity.
-func readAllInto(b []byte, r io.Reader) ([]byte, error) {
-	for {
-		n, err := r.Read(b[len(b):cap(b)])
-		b = b[:len(b)+n]
-		if err == io.EOF {
-			return b, nil
-		}
-		if err != nil {
-			return b, err
-		}
-		if len(b) == cap(b) {
-			b = append(b, 0)[:len(b)] // grow
-		}
-	}
 }
 
 // tooLarge is readRegular's refusal of a file larger than it may read.

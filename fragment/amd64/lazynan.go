@@ -82,9 +82,9 @@ func (c *compiler) nanBefore(in ir.Inst) {
 		bit := uint32(1) << r
 		switch {
 		case c.fn.dbl&bit != 0 && !(ok && !single):
-			c.canonicalizeReg(r, false, rAX, in.PC)
+			c.canonicalizeReg(r, false, in.PC)
 		case c.fn.sgl&bit != 0 && !(ok && single):
-			c.canonicalizeReg(r, true, rAX, in.PC)
+			c.canonicalizeReg(r, true, in.PC)
 		}
 	}, func(uint8) {})
 }
@@ -108,10 +108,9 @@ func (c *compiler) nanAfter(in ir.Inst) {
 }
 
 // canonicalizeReg makes f register r's XMM register canonical (a dirty
-// single or double, as single says) through scratch register tmp, and
-// marks it so.
-func (c *compiler) canonicalizeReg(r uint8, single bool, tmp register, pc uint64) {
-	c.canonicalizeWith(c.fr.host[r], single, tmp, pc)
+// single or double, as single says), and marks it so.
+func (c *compiler) canonicalizeReg(r uint8, single bool, pc uint64) {
+	c.canonicalize(c.fr.host[r], single, pc)
 	c.fn.dbl &^= 1 << r
 	c.fn.sgl &^= 1 << r
 }
