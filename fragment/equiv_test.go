@@ -144,7 +144,7 @@ func idiom(rng *rand.Rand) []interp.Inst {
 		lo := v << 52 >> 52
 		return []I{{Op: interp.OpLUI, Rd: rd, Imm: int64(int32(v - lo))}, {Op: interp.OpADDI, Rd: rd, Rs1: rd, Imm: lo}}
 	}
-	switch rng.IntN(12) {
+	switch rng.IntN(13) {
 	case 0: // a constant, then used
 		return append(lui(d, int64(int32(rng.Uint32()))), I{Op: interp.OpADD, Rd: s, Rs1: d, Rs2: t})
 	case 1: // a constant address, in or out of bounds
@@ -193,6 +193,31 @@ func idiom(rng *rand.Rand) []interp.Inst {
 			seq = append(seq, I{Op: stores[rng.IntN(4)], Rs1: d, Rs2: s, Imm: off()})
 		}
 		return append(seq, I{Op: loads[rng.IntN(7)], Rd: s, Rs1: d, Imm: off()})
+	case 11: // a rotation by two shifts and an or (xor, add, addw), the
+		// source maybe copied and overwritten by the first shift, the
+		// amounts now and then not adding up
+		w := rng.IntN(2) == 0
+		n := int64(64)
+		right, left := interp.OpSRLI, interp.OpSLLI
+		if w {
+			n, right, left = 32, interp.OpSRLIW, interp.OpSLLIW
+		}
+		k := int64(1 + rng.IntN(int(n)-1))
+		k2 := n - k
+		if rng.IntN(6) == 0 {
+			k2 = int64(rng.IntN(int(n)))
+		}
+		c := r()
+		seq := []I{{Op: interp.OpADDI, Rd: c, Rs1: s, Imm: 0}}
+		lo, hi := I{Op: right, Rd: t, Rs1: s, Imm: k}, I{Op: left, Rd: d, Rs1: s, Imm: k2}
+		if rng.IntN(2) == 0 {
+			lo.Rd = s // the source overwritten: only its copy is left
+			seq = append(seq, hi, lo)
+		} else {
+			seq = append(seq, lo, hi)
+		}
+		comb := []interp.Op{interp.OpOR, interp.OpXOR, interp.OpADD, interp.OpADDW}[rng.IntN(4)]
+		return append(seq, I{Op: comb, Rd: []uint8{d, t, c}[rng.IntN(3)], Rs1: lo.Rd, Rs2: hi.Rd})
 	default: // a copy, then a use and an overwrite
 		return []I{{Op: interp.OpADDI, Rd: d, Rs1: s, Imm: 0}, {Op: interp.OpSUB, Rd: t, Rs1: d, Rs2: s}, {Op: interp.OpXOR, Rd: d, Rs1: t, Rs2: s}}
 	}

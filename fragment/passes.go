@@ -84,6 +84,9 @@ type Options struct {
 	// NoStrength turns off strength reduction of gcc's idioms
 	// (ir/strength.go).
 	NoStrength bool
+	// NoRotate leaves gcc's shift-shift-or rotations as three
+	// instructions instead of one rotate (ir/rotate.go).
+	NoRotate bool
 	// NoIBL emits indirect jump stubs without the lookup in the indirect
 	// branch lookup table: a jalr to a target other than the recorded one
 	// always returns to the dispatcher, and native code never reads the
@@ -126,6 +129,7 @@ type pass struct {
 var passes = []pass{
 	{"constfold", ir.ConstFold, func(o *Options) *bool { return &o.NoConstFold }, "no constant propagation or folding: known branch outcomes, constant addresses checked at compile time and algebraic identities are left to run"},
 	{"strength", ir.Strength, func(o *Options) *bool { return &o.NoStrength }, "no strength reduction of gcc's idioms"},
+	{"rotate", ir.Rotate, func(o *Options) *bool { return &o.NoRotate }, "gcc's shift-shift-or rotations stay three instructions (and their two shifted halves two live registers) instead of one rotate"},
 	{"loadelim", ir.LoadElim, func(o *Options) *bool { return &o.NoLoadElim }, "redundant loads stay and stores are not forwarded to the loads after them"},
 	{"copyprop", ir.CopyProp, func(o *Options) *bool { return &o.NoCopyProp }, "no copy propagation"},
 	{"checkrange", ir.CheckRange, func(o *Options) *bool { return &o.NoCheckRange }, "each table lookup (a base plus a bounded index) keeps its own bounds check instead of one per base value covering every index"},
@@ -144,6 +148,8 @@ var passOrder = []struct{ a, b, why string }{
 	{"constfold", "loadelim", "the others see constants"},
 	{"constfold", "checkrange", "the others see constants"},
 	{"strength", "loadelim", "address arithmetic is folded into offsets"},
+	{"constfold", "rotate", "the others see constants"},
+	{"rotate", "dce", "dead code elimination removes the shifts a rotation no longer reads"},
 	{"loadelim", "copyprop", "load elimination leaves copies behind"},
 	{"loadelim", "checkrange", "the checks see only the loads that remain"},
 	{"copyprop", "checkrange", "the checks see the base registers copies were propagated to"},

@@ -207,6 +207,7 @@ var unaryOps = [numInsts]groupOp{
 var shiftOps = [numInsts]groupOp{
 	xSHLQ: {4, true, true}, xSHRQ: {5, true, true}, xSARQ: {7, true, true},
 	xSHLL: {4, false, true}, xSHRL: {5, false, true}, xSARL: {7, false, true},
+	xRORQ: {1, true, true}, xRORL: {1, false, true},
 }
 
 // setOps are the SETcc instructions' second opcode bytes (0F 9x).

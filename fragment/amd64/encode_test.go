@@ -55,6 +55,8 @@ xSARQ: i8 - r, r - r
 xSHLL: i8 - r, r - r
 xSHRL: i8 - r, r - r
 xSARL: i8 - r, r - r
+xRORQ: i8 - r
+xRORL: i8 - r
 xCMPQ: m - i32, m - r, r - i32, r - i8, r - m, r - r
 xCMPL: m - i8, r - i32, r - i8, r - r
 xTESTQ: i8 - r, r - r
@@ -228,7 +230,7 @@ var goAsOf = [numInsts]obj.As{
 	xIDIVQ: x86.AIDIVQ, xIDIVL: x86.AIDIVL, xDIVQ: x86.ADIVQ, xDIVL: x86.ADIVL,
 	xNEGQ: x86.ANEGQ, xNEGL: x86.ANEGL, xCQO: x86.ACQO, xCDQ: x86.ACDQ,
 	xSHLQ: x86.ASHLQ, xSHRQ: x86.ASHRQ, xSARQ: x86.ASARQ,
-	xSHLL: x86.ASHLL, xSHRL: x86.ASHRL, xSARL: x86.ASARL,
+	xSHLL: x86.ASHLL, xSHRL: x86.ASHRL, xSARL: x86.ASARL, xRORQ: x86.ARORQ, xRORL: x86.ARORL,
 	xCMPQ: x86.ACMPQ, xCMPL: x86.ACMPL, xTESTQ: x86.ATESTQ, xTESTL: x86.ATESTL, xTESTB: x86.ATESTB,
 	xSETLT: x86.ASETLT, xSETCS: x86.ASETCS,
 	xREP: x86.AREP, xSTOSB: x86.ASTOSB, xMOVSB: x86.AMOVSB,

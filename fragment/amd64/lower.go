@@ -117,7 +117,7 @@ func isW(op interp.Op) bool {
 	switch op {
 	case interp.OpADDW, interp.OpSUBW, interp.OpMULW,
 		interp.OpSLLW, interp.OpSRLW, interp.OpSRAW,
-		interp.OpDIVW, interp.OpDIVUW, interp.OpREMW, interp.OpREMUW:
+		interp.OpDIVW, interp.OpDIVUW, interp.OpREMW, interp.OpREMUW, ir.OpRorW:
 		return true
 	}
 	return false
@@ -161,6 +161,18 @@ func (c *compiler) lowerInst(i int, in ir.Inst) {
 		c.store(w, in.Dst)
 	case ir.IsALU(op):
 		c.arith(in)
+	case ir.IsRot(op):
+		// RORL writes the rotated word zero-extended: rorw's result is
+		// then finished like a W op's (left stale, or extended).
+		w := c.work(in, ir.Val{})
+		c.load(in.A, w)
+		if op == ir.OpRorW {
+			a.op(xRORL, imm(int64(in.B.Const&31)), reg(w))
+			c.finish32(in, w)
+		} else {
+			a.op(xRORQ, imm(int64(in.B.Const&63)), reg(w))
+		}
+		c.store(w, in.Dst)
 	case ir.IsLoad(op):
 		m := c.access(i, in, interp.AccR)
 		if in.Dst == 0 {

@@ -38,6 +38,10 @@ func ConstFold(f *Func) {
 			if in.A.IsConst {
 				in.Op, in.A = OpMov, C(Extend(op, in.A.Const))
 			}
+		case IsRot(op):
+			if in.A.IsConst {
+				in.Op, in.A, in.B = OpMov, C(Rotated(op, in.A.Const, in.B.Const)), Val{}
+			}
 		case IsGuard(op):
 			if exits, ok := GuardOutcome(in); ok && !exits {
 				continue

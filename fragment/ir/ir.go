@@ -4,6 +4,7 @@ package ir
 
 import (
 	"fmt"
+	"math/bits"
 	"strings"
 
 	"rvdyn/fragment/exit"
@@ -46,7 +47,14 @@ const (
 	OpSext8                         // Dst = int8(A)
 	OpSext16                        // Dst = int16(A)
 	OpSext32                        // Dst = int32(A)
-	OpExit                          // leave through Exit, unconditionally
+	// OpRor is Dst = A rotated right by the constant B (1..63 bits);
+	// OpRorW is Dst = int32(uint32(A) rotated right by the constant B
+	// (1..31 bits)), sign-extended as RV64's W ops are. RV64 without Zbb
+	// has no rotation: gcc builds one from two shifts and an or, and the
+	// Rotate pass finds them (ir/rotate.go).
+	OpRor
+	OpRorW
+	OpExit // leave through Exit, unconditionally
 	// OpSample is the relational profiler's sampling decision for the
 	// instruction at PC (RPA sec. 3.4.2): countdown Off (an index into
 	// State.Countdown) says how many more selected executions until the
@@ -82,7 +90,7 @@ const (
 	numIROps
 )
 
-var pseudoNames = [...]string{"mov", "zext.b", "zext.h", "zext.w", "sext.b", "sext.h", "sext.w", "exit", "sample", "loopcheck", "check", "frm"}
+var pseudoNames = [...]string{"mov", "zext.b", "zext.h", "zext.w", "sext.b", "sext.h", "sext.w", "ror", "rorw", "exit", "sample", "loopcheck", "check", "frm"}
 
 func opName(op interp.Op) string {
 	if op >= interp.NumOps && op < numIROps {
@@ -180,6 +188,18 @@ func IsALU(op interp.Op) bool { return op >= interp.OpADD && op <= interp.OpREMU
 // IsExt reports whether op is a zero- or sign-extension pseudo op.
 func IsExt(op interp.Op) bool { return op >= OpZext8 && op <= OpSext32 }
 
+// IsRot reports whether op is a rotation pseudo op (OpRor, OpRorW).
+func IsRot(op interp.Op) bool { return op == OpRor || op == OpRorW }
+
+// Rotated returns what rotation op (OpRor or OpRorW) computes from a and
+// the rotation amount k.
+func Rotated(op interp.Op, a, k uint64) uint64 {
+	if op == OpRorW {
+		return uint64(int64(int32(bits.RotateLeft32(uint32(a), -int(k&31)))))
+	}
+	return bits.RotateLeft64(a, -int(k&63))
+}
+
 // IsLoad reports whether op is a load.
 func IsLoad(op interp.Op) bool { return op >= interp.OpLB && op <= interp.OpLWU }
 
@@ -201,7 +221,7 @@ func IsGuard(op interp.Op) bool { return op >= interp.OpBEQ && op <= interp.OpBG
 // pure reports whether the instruction only computes Dst: removing it
 // changes nothing but Dst.
 func (in *Inst) pure() bool {
-	return in.Exit < 0 && (in.Op == OpMov || IsExt(in.Op) || IsALU(in.Op) || IsLoad(in.Op))
+	return in.Exit < 0 && (in.Op == OpMov || IsExt(in.Op) || IsRot(in.Op) || IsALU(in.Op) || IsLoad(in.Op))
 }
 
 // Width returns the size in bytes of a load or store.
@@ -277,6 +297,8 @@ func (in Inst) String() string {
 		return b.String()
 	case op == OpMov || IsExt(op):
 		fmt.Fprintf(&b, "%s %v", opName(op), in.A)
+	case IsRot(op):
+		fmt.Fprintf(&b, "%s %v, %v", opName(op), in.A, in.B)
 	default:
 		fmt.Fprintf(&b, "%v %v, %v", op, in.A, in.B)
 	}

@@ -73,7 +73,7 @@ const (
 // classOf returns op's class.
 func classOf(op interp.Op) opClass {
 	switch {
-	case op == OpMov || IsExt(op) || IsALU(op):
+	case op == OpMov || IsExt(op) || IsRot(op) || IsALU(op):
 		return classALU
 	case IsAccess(op):
 		return classMem
@@ -135,6 +135,9 @@ func verifyOperands(f *Func) error {
 		case classALU:
 			if in.Exit >= 0 {
 				return badInst(i, in, "an ALU op takes no exit")
+			}
+			if IsRot(in.Op) && (!in.B.IsConst || in.B.Const == 0 || in.Op == OpRor && in.B.Const > 63 || in.Op == OpRorW && in.B.Const > 31) {
+				return badInst(i, in, "rotation amount is not a constant in range")
 			}
 		case classCheck:
 			if in.A.IsConst || in.A.Reg == 0 || in.B != (Val{}) || in.Off != 0 {
