@@ -144,7 +144,7 @@ func idiom(rng *rand.Rand) []interp.Inst {
 		lo := v << 52 >> 52
 		return []I{{Op: interp.OpLUI, Rd: rd, Imm: int64(int32(v - lo))}, {Op: interp.OpADDI, Rd: rd, Rs1: rd, Imm: lo}}
 	}
-	switch rng.IntN(13) {
+	switch rng.IntN(14) {
 	case 0: // a constant, then used
 		return append(lui(d, int64(int32(rng.Uint32()))), I{Op: interp.OpADD, Rd: s, Rs1: d, Rs2: t})
 	case 1: // a constant address, in or out of bounds
@@ -218,6 +218,35 @@ func idiom(rng *rand.Rand) []interp.Inst {
 		}
 		comb := []interp.Op{interp.OpOR, interp.OpXOR, interp.OpADD, interp.OpADDW}[rng.IntN(4)]
 		return append(seq, I{Op: comb, Rd: []uint8{d, t, c}[rng.IntN(3)], Rs1: lo.Rd, Rs2: hi.Rd})
+	case 12: // a word copied a byte at a time (gcc's memcpy of a word it
+		// cannot prove aligned), the bytes stored in any order, some
+		// constant, then read back wider (or not quite the same bytes)
+		n := []int{2, 4, 8}[rng.IntN(3)]
+		o := []int64{0, 8, 3, 13, -8}[rng.IntN(5)]
+		src := uint8(regBase + rng.IntN(2))
+		regs := []uint8{d, s, t, r()}
+		var seq []I
+		for k := range min(n, 4) {
+			seq = append(seq, I{Op: interp.OpLBU, Rd: regs[k], Rs1: src, Imm: 24 + int64(k)})
+			if k == 3 && rng.IntN(2) == 0 { // a constant byte (folded into the word)
+				seq[k] = I{Op: interp.OpADDI, Rd: regs[k], Imm: int64(rng.IntN(4096) - 2048)}
+			}
+		}
+		for _, k := range rng.Perm(n) {
+			st := I{Op: interp.OpSB, Rs1: base, Rs2: regs[k%4], Imm: o + int64(k)}
+			if rng.IntN(5) == 0 {
+				st.Rs2 = 0
+			}
+			if rng.IntN(12) == 0 {
+				st.Imm++ // now and then not a permutation
+			}
+			seq = append(seq, st)
+		}
+		back := map[int]interp.Op{2: interp.OpLHU, 4: interp.OpLW, 8: interp.OpLD}[n]
+		if rng.IntN(4) == 0 {
+			back = loads[rng.IntN(7)]
+		}
+		return append(seq, I{Op: back, Rd: d, Rs1: base, Imm: o + int64(rng.IntN(2)*rng.IntN(3))})
 	default: // a copy, then a use and an overwrite
 		return []I{{Op: interp.OpADDI, Rd: d, Rs1: s, Imm: 0}, {Op: interp.OpSUB, Rd: t, Rs1: d, Rs2: s}, {Op: interp.OpXOR, Rd: d, Rs1: t, Rs2: s}}
 	}

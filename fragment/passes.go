@@ -53,6 +53,11 @@ type Options struct {
 	// floating-point arithmetic operation, instead of only where its
 	// bits can be seen (amd64.Options.NoLazyNaN).
 	NoLazyNaN bool
+	// NoStoreCombine lowers every byte store on its own instead of
+	// combining a run that fills 2, 4 or 8 contiguous bytes, and that
+	// the fragment may read back wider, into one store
+	// (amd64.Options.NoStoreCombine).
+	NoStoreCombine bool
 	// NoConstFold turns off constant propagation and folding
 	// (ir/constfold.go): known branch outcomes, constant addresses checked at
 	// compile time, algebraic identities.
@@ -234,6 +239,7 @@ var backendSwitches = []pass{
 	{"bulk", nil, func(o *Options) *bool { return &o.NoBulk }, "byte fill and copy loops run iteration by iteration instead of as REP STOSB and REP MOVSB"},
 	{"self-exits", nil, func(o *Options) *bool { return &o.NoSelfExits }, "a side exit to the fragment's own head links through the linked entry instead of jumping back to the body"},
 	{"lazy-nan", nil, func(o *Options) *bool { return &o.NoLazyNaN }, "every floating-point arithmetic result is tested for a NaN and made the canonical NaN where it is computed, instead of where its bits can be seen (stores, moves, sign injection, exits)"},
+	{"storecombine", nil, func(o *Options) *bool { return &o.NoStoreCombine }, "byte stores that fill a word (gcc's copy of a word it cannot prove aligned) stay byte stores, and a wider load of them waits for them to reach the cache instead of being forwarded one store"},
 	{"loop-align", nil, func(o *Options) *bool { return &o.NoLoopAlign }, "a looping fragment's head stays where it falls, after its entry code, instead of on a 32-byte boundary"},
 }
 

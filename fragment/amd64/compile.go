@@ -50,6 +50,10 @@ type Options struct {
 	// where it is computed. Otherwise a result in an XMM register keeps
 	// x86's NaN until its bits can be seen (lazynan.go).
 	NoLazyNaN bool
+	// NoStoreCombine lowers every byte store on its own instead of
+	// combining a run that fills 2, 4 or 8 contiguous bytes into one
+	// store (storecombine.go).
+	NoStoreCombine bool
 	// CountdownHome keeps sampling countdown CountdownIndex (an index
 	// into State.Countdown) in a host register across linked fragments,
 	// like a resident home register (regalloc.go): loaded at the
@@ -107,6 +111,7 @@ type compiler struct {
 	fredefined uint32
 	selfExits  bool // some side exit jumps back to the body (selfExit)
 	noIBL      bool // indirect stubs leave instead of looking up the table
+	combine    bool // byte stores are combined (storecombine.go)
 	exits      []*exitStub
 	body       *label
 	cold       []func() // out-of-line code, emitted after the exit stubs
@@ -178,6 +183,7 @@ func compile(f *ir.Func, opts Options) (*Code, error) {
 	c.fr = allocateFloat(f, !opts.NoRegAlloc && !opts.NoFloatRegs)
 	c.sx.on = !opts.NoLazySext
 	c.fn.on = !opts.NoLazyNaN
+	c.combine = !opts.NoStoreCombine
 	if c.loops {
 		c.redefined = redefinedAtHead(f)
 		c.fredefined = fredefinedAtHead(f)
@@ -253,8 +259,14 @@ func compile(f *ir.Func, opts Options) (*Code, error) {
 	}
 	a.bind(c.body)
 	last := len(f.Insts) - 1
-	for i, in := range f.Insts[:last] {
+	for i := 0; i < last; i++ {
+		in := f.Insts[i]
 		c.mark(in.PC)
+		if n, lo := c.storeGroup(i); n > 0 {
+			c.lowerStoreGroup(i, n, lo)
+			i += n - 1
+			continue
+		}
 		c.lowerSext(i, in)
 	}
 	// The end stub is emitted first, right here: the recorded path falls
