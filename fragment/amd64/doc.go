@@ -4,15 +4,20 @@
 // indirect branch lookup probe, and a map from host code offsets back to
 // guest pcs. One file per concern:
 //
-//   - asm.go: the assembler, typed instructions, labels and the fields
-//     the code cache patches, over an assembler library that no other
-//     file imports, so a faster encoder can replace it in one place;
+//   - asm.go, encode.go: the assembler (typed instructions, labels, jump
+//     relaxation, the fields the code cache patches) and its x86-64
+//     encoder, checked against golang-asm in encode_test.go;
 //   - abi.go: the registers and State offsets native code relies on;
 //   - compile.go: the driver (entry, body, stubs, slow paths);
-//   - regalloc.go: guest registers -> host registers, and the home
-//     registers linked fragments agree on;
+//   - regalloc.go, fregalloc.go: guest x and f registers -> host general
+//     and XMM registers, and the home registers linked fragments agree on;
 //   - sext.go: lazy sign extension of 32-bit (W) results;
-//   - lower.go, arith.go: IR instructions -> x86-64 instructions;
+//   - lazynan.go: NaNs made canonical where their bits can be seen;
+//   - lower.go, arith.go, float.go, atomic.go: IR instructions -> x86-64
+//     instructions;
+//   - storecombine.go: byte stores that fill a word -> one store;
+//   - bulk.go: byte fill and copy loops -> REP STOSB and REP MOVSB;
+//   - query.go: the relational profiler's sampled records, built natively;
 //   - stubs.go: exit stubs, linking and the poll point;
 //   - ibl.go: the indirect branch lookup table layout and probe;
 //   - pcmap.go: host code offset -> guest pc.
@@ -31,5 +36,6 @@
 // The package produces bytes and patch offsets; it does not own
 // executable memory (package codecache does) and must not import package
 // fragment (which imports it) or codecache. It imports only package ir,
-// package interp for its opcodes, and the assembler library in asm.go.
+// package interp for its opcodes, fragment/exit for exit records, and
+// profhw/rpa and profhw/mq for compiled queries and their queues.
 package amd64
