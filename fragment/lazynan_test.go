@@ -140,3 +140,52 @@ func TestLazyNaNLoop(t *testing.T) {
 		ref.Close()
 	}
 }
+
+// TestNaNBoxKnown checks the NaN boxes the backend knows without testing:
+// a single read after a single result skips the test, so a single read
+// after anything else (a double result, fld, fmv.d.x, fcvt.d.s, a double
+// sign injection) must still test, and read an unboxed value as the
+// canonical NaN, against the interpreter.
+func TestNaNBoxKnown(t *testing.T) {
+	type I = interp.Inst
+	const dyn = 7
+	prog := []I{
+		{Op: interp.OpFMVDX, Rd: 1, Rs1: 11},
+		{Op: interp.OpFADDS, Rd: 2, Rs1: 1, Rs2: 1, Imm: dyn},
+		{Op: interp.OpFSD, Rs1: 18, Rs2: 13},
+		{Op: interp.OpFLD, Rd: 3, Rs1: 18},
+		{Op: interp.OpFMULS, Rd: 4, Rs1: 3, Rs2: 3, Imm: dyn},
+		{Op: interp.OpFCVTDS, Rd: 5, Rs1: 12, Imm: dyn},
+		{Op: interp.OpFSQRTS, Rd: 6, Rs1: 5, Imm: dyn},
+		{Op: interp.OpFADDS, Rd: 7, Rs1: 11, Rs2: 12, Imm: dyn},
+		{Op: interp.OpFSUBS, Rd: 8, Rs1: 7, Rs2: 7, Imm: dyn},
+		{Op: interp.OpFSGNJD, Rd: 9, Rs1: 13, Rs2: 13},
+		{Op: interp.OpFADDS, Rd: 10, Rs1: 9, Rs2: 11, Imm: dyn},
+		{Op: interp.OpFADDD, Rd: 7, Rs1: 13, Rs2: 13, Imm: dyn},
+		{Op: interp.OpFMADDS, Rd: 14, Rs1: 7, Rs2: 8, Imm: dyn | 2<<8},
+		{Op: interp.OpFLW, Rd: 3, Rs1: 18},
+		{Op: interp.OpFMULS, Rd: 15, Rs1: 3, Rs2: 8, Imm: dyn},
+	}
+	for _, in := range prog {
+		if fragment.Refuses(in) {
+			t.Fatalf("%v is refused", in)
+		}
+	}
+	vals := []uint64{
+		0, 0x3ff0000000000000, 0x7ff8000000000000, 0x00000000_3f800000, 0x12345678_40000000, // unboxed
+		0xffffffff_3f800000, 0xffffffff_7fc00001, 0xffffffff_40490fdb, 0xffffffff_00000000, // boxed
+	}
+	rng := rand.New(rand.NewPCG(13, 14))
+	var operands [][]uint64
+	for range 1000 {
+		c := []uint64{0}
+		for range 3 {
+			c = append(c, vals[rng.IntN(len(vals))])
+		}
+		operands = append(operands, c)
+	}
+	data := func(cpu *interp.CPU) { cpu.X[18] = rvtest.MakeELFData }
+	for _, known := range []bool{true, false} {
+		checkProgramOpts(t, newCache(t), prog, operands, func(c []uint64) uint64 { return c[0] }, false, len(prog)+1, rng, data, fragment.Options{NoBoxKnown: !known})
+	}
+}

@@ -54,6 +54,10 @@ type Options struct {
 	// combining a run that fills 2, 4 or 8 contiguous bytes into one
 	// store (storecombine.go).
 	NoStoreCombine bool
+	// NoBoxKnown tests the NaN box of every single operand, also of an f
+	// register the fragment wrote a single to since its head
+	// (compiler.boxed).
+	NoBoxKnown bool
 	// CountdownHome keeps sampling countdown CountdownIndex (an index
 	// into State.Countdown) in a host register across linked fragments,
 	// like a resident home register (regalloc.go): loaded at the
@@ -112,10 +116,14 @@ type compiler struct {
 	selfExits  bool // some side exit jumps back to the body (selfExit)
 	noIBL      bool // indirect stubs leave instead of looking up the table
 	combine    bool // byte stores are combined (storecombine.go)
-	exits      []*exitStub
-	body       *label
-	cold       []func() // out-of-line code, emitted after the exit stubs
-	marks      []pcMark // where the code of each guest instruction starts
+	// boxed are the f registers known to hold a NaN-boxed single at
+	// this point of the body: loadSingle need not test them.
+	boxed    uint32
+	boxKnown bool // Options.NoBoxKnown is off
+	exits    []*exitStub
+	body     *label
+	cold     []func() // out-of-line code, emitted after the exit stubs
+	marks    []pcMark // where the code of each guest instruction starts
 }
 
 // A pcMark is a code position (known after assembly) and the guest pc
@@ -184,6 +192,7 @@ func compile(f *ir.Func, opts Options) (*Code, error) {
 	c.sx.on = !opts.NoLazySext
 	c.fn.on = !opts.NoLazyNaN
 	c.combine = !opts.NoStoreCombine
+	c.boxKnown = !opts.NoBoxKnown
 	if c.loops {
 		c.redefined = redefinedAtHead(f)
 		c.fredefined = fredefinedAtHead(f)

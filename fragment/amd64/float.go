@@ -137,6 +137,9 @@ func (c *compiler) loadConstXWith(v uint64, x, tmp register) {
 // (all 64 bits): the boxed canonical NaN if r is not properly boxed.
 func (c *compiler) loadSingle(r uint8, x register, pc uint64) {
 	c.fmov(r, x)
+	if c.boxed&(1<<r) != 0 {
+		return // a single this fragment wrote, boxed since
+	}
 	if c.fr.host[r] != 0 {
 		c.a.op(xMOVQ, reg(x), reg(rAX))
 		c.a.op(xSHRQ, imm(32), reg(rAX))
@@ -145,6 +148,37 @@ func (c *compiler) loadSingle(r uint8, x register, pc uint64) {
 		c.a.op(xCMPL, fhigh(r), imm(-1))
 	}
 	c.outOfLine(condNE, pc, func(*label) { c.loadConstX(canonNaN32, x) })
+}
+
+// boxAfter records which f registers in wrote: a single result is
+// NaN-boxed (every F instruction that writes an f register boxes its
+// result, as the ISA has it), anything else may not be. At the body's
+// head nothing is known (the entry and the back edge meet there), and
+// the straight line after it only adds what it writes.
+func (c *compiler) boxAfter(in ir.Inst) {
+	if !c.boxKnown {
+		return
+	}
+	floatUses(&in, func(uint8) {}, func(d uint8) {
+		if singleResult(in.Op) {
+			c.boxed |= 1 << d
+		} else {
+			c.boxed &^= 1 << d
+		}
+	})
+}
+
+// singleResult reports whether op writes a single to an f register.
+func singleResult(op interp.Op) bool {
+	switch {
+	case op == interp.OpFLW, op == interp.OpFCVTSD:
+		return true
+	case op >= interp.OpFMADDS && op <= interp.OpFMAXS:
+		return true
+	case op >= interp.OpFCVTSW && op <= interp.OpFMVWX:
+		return true
+	}
+	return false
 }
 
 // loadFloat puts f register r into x: a double as it is, a single

@@ -230,6 +230,7 @@ func (c *compiler) lowerInst(i int, in ir.Inst) {
 		c.nanBefore(in)
 		c.lowerFloat(i, in)
 		c.nanAfter(in)
+		c.boxAfter(in)
 	case ir.IsCSRRead(op) || ir.IsCSRWrite(op):
 		c.lowerCSR(in)
 	case ir.IsAtomic(op):
