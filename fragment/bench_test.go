@@ -46,8 +46,19 @@ func guestTraces(b testing.TB, name, size string, n int) ([]*interp.Trace, fragm
 }
 
 // BenchmarkCompile measures trace -> machine code, per fragment and per
-// guest instruction.
-func BenchmarkCompile(b *testing.B) {
+// guest instruction, with the IR verifier after every pass (as the tests
+// run, see TestMain).
+func BenchmarkCompile(b *testing.B) { benchmarkCompile(b) }
+
+// BenchmarkCompileUnverified is BenchmarkCompile without the verifier, as
+// rvdyn compiles.
+func BenchmarkCompileUnverified(b *testing.B) {
+	fragment.VerifyPasses(false)
+	defer fragment.VerifyPasses(true)
+	benchmarkCompile(b)
+}
+
+func benchmarkCompile(b *testing.B) {
 	traces, env := guestTraces(b, "strings", "4000", 100)
 	insts := 0
 	for _, t := range traces {
