@@ -284,9 +284,13 @@ func (c *compiler) lowerFloat(i int, in ir.Inst) {
 		c.finishFloat(in, w, false)
 	case interp.OpFADDS, interp.OpFSUBS, interp.OpFMULS, interp.OpFDIVS:
 		w := c.fwork(in.F.D, in.F.B)
-		c.loadSingle(in.F.B, rX1, pc)
+		src := c.fsrc(in.F.B) // read where it is when its box is known
+		if c.boxed&(1<<in.F.B) == 0 {
+			c.loadSingle(in.F.B, rX1, pc)
+			src = reg(rX1)
+		}
 		c.loadSingle(in.F.A, w, pc)
-		a.op(arith[op], reg(rX1), reg(w))
+		a.op(arith[op], src, reg(w))
 		c.finishFloat(in, w, true)
 	case interp.OpFSQRTD:
 		w := c.fwork(in.F.D)
@@ -300,10 +304,11 @@ func (c *compiler) lowerFloat(i int, in ir.Inst) {
 	case interp.OpFMADDD, interp.OpFMSUBD, interp.OpFNMSUBD, interp.OpFNMADDD,
 		interp.OpFMADDS, interp.OpFMSUBS, interp.OpFNMSUBS, interp.OpFNMADDS:
 		w := c.fwork(in.F.D, in.F.A, in.F.B)
-		// The factors: a double in an XMM register is read where it is
-		// (fwork keeps w off both); others are loaded into X1 and X2.
+		// The factors: a double, or a single whose box is known, in an
+		// XMM register is read where it is (fwork keeps w off both);
+		// others are loaded into X1 and X2.
 		factor := func(r uint8, scratch register) register {
-			if h := c.fr.host[r]; !single && h != 0 {
+			if h := c.fr.host[r]; h != 0 && (!single || c.boxed&(1<<r) != 0) {
 				return h
 			}
 			c.loadFloat(r, scratch, single, pc)
@@ -366,7 +371,7 @@ func (c *compiler) lowerFloat(i int, in ir.Inst) {
 		c.exactGuard(i, in)
 		c.lowerFromUnsigned(in)
 	case interp.OpFCVTSD:
-		c.loadConstX(nanBox, rX0)
+		c.boxOnes(rX0)
 		a.op(xCVTSD2SS, c.fsrc(in.F.A), reg(rX0))
 		c.finishFloat(in, rX0, true)
 	case interp.OpFCVTDS:
@@ -854,10 +859,11 @@ func (c *compiler) lowerClass(in ir.Inst, single bool) {
 func (c *compiler) lowerFromInt(in ir.Inst) {
 	a := c.a
 	single := in.Op == interp.OpFCVTSW || in.Op == interp.OpFCVTSWU || in.Op == interp.OpFCVTSL
+	w := c.fwork(in.F.D) // no f operand: d's own register if it has one
 	if single {
-		c.loadConstX(nanBox, rX0)
+		c.boxOnes(w)
 	} else {
-		a.op(xXORPS, reg(rX0), reg(rX0))
+		a.op(xXORPS, reg(w), reg(w))
 	}
 	var src operand
 	var cvt mnemonic
@@ -884,9 +890,14 @@ func (c *compiler) lowerFromInt(in ir.Inst) {
 	case single:
 		cvt = xCVTSQ2SS
 	}
-	a.op(cvt, src, reg(rX0))
-	c.fput(rX0, in.F.D)
+	a.op(cvt, src, reg(w))
+	c.fput(w, in.F.D)
 }
+
+// boxOnes sets every bit of XMM register x (PCMPEQL x, x): a single
+// converted or computed into its low 32 bits is then NaN-boxed, without
+// a constant moved in from a general register.
+func (c *compiler) boxOnes(x register) { c.a.op(xPCMPEQL, reg(x), reg(x)) }
 
 // exactGuard leaves through in's exit (step i) unless the integer
 // conversion in, under a static rounding mode, is exact
@@ -1139,7 +1150,7 @@ func (c *compiler) lowerFromUnsigned(in ir.Inst) {
 	cvt, add := xCVTSQ2SD, xADDSD
 	if single {
 		cvt, add = xCVTSQ2SS, xADDSS
-		c.loadConstX(nanBox, rX0)
+		c.boxOnes(rX0)
 	} else {
 		a.op(xXORPS, reg(rX0), reg(rX0))
 	}
