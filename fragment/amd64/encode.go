@@ -179,7 +179,7 @@ var sseOps = [numInsts]struct {
 	xDIVSS: {0xf3, false, 0x5e}, xMAXSS: {0xf3, false, 0x5f}, xSQRTSS: {0xf3, false, 0x51},
 	xUCOMISD: {0x66, false, 0x2e}, xCOMISD: {0x66, false, 0x2f}, xUCOMISS: {0, false, 0x2e}, xCOMISS: {0, false, 0x2f},
 	xANDPD: {0x66, false, 0x54}, xORPD: {0x66, false, 0x56}, xXORPS: {0, false, 0x57},
-	xPCMPEQL: {0x66, false, 0x76},
+	xPCMPEQL:  {0x66, false, 0x76},
 	xCVTSD2SS: {0xf2, false, 0x5a}, xCVTSS2SD: {0xf3, false, 0x5a},
 	// To an integer register: cvt(t)sx2si reg, xmm/m.
 	xCVTTSD2SL: {0xf2, false, 0x2c}, xCVTTSD2SQ: {0xf2, true, 0x2c}, xCVTSD2SL: {0xf2, false, 0x2d}, xCVTSD2SQ: {0xf2, true, 0x2d},
