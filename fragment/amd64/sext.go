@@ -64,6 +64,8 @@ func (c *compiler) lowReads(in ir.Inst) (a, b bool) {
 		return false, true // the shift amount is the low 6 bits
 	case ir.IsExt(op):
 		return true, false // MOVLQSX, MOVL and the narrower ones
+	case op == interp.OpFCVTDW, op == interp.OpFCVTSW, op == interp.OpFCVTDWU, op == interp.OpFCVTSWU, op == interp.OpFMVWX:
+		return true, false // conversions and the move of a word: 32-bit sources
 	case ir.IsStore(op):
 		return false, ir.Width(op) <= 4
 	case op == interp.OpAND || op == interp.OpOR || op == interp.OpXOR, ir.IsGuard(op):
