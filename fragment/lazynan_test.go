@@ -3,6 +3,7 @@ package fragment_test
 import (
 	"fmt"
 	"math/rand/v2"
+	"strings"
 	"testing"
 
 	"rvdyn/fragment"
@@ -187,5 +188,89 @@ func TestNaNBoxKnown(t *testing.T) {
 	data := func(cpu *interp.CPU) { cpu.X[18] = rvtest.MakeELFData }
 	for _, known := range []bool{true, false} {
 		checkProgramOpts(t, newCache(t), prog, operands, func(c []uint64) uint64 { return c[0] }, false, len(prog)+1, rng, data, fragment.Options{NoBoxKnown: !known})
+	}
+}
+
+// TestBoxCheckLoop runs a self-loop of singles that reads a loop
+// invariant (f11), an accumulator (f1) and a register it writes with a
+// double later in the body (f4, which the entry check must not cover)
+// before writing them, and loads singles through a pointer whose bounds
+// check is hoisted (so the box check's exit follows a loop check's), on
+// boxed and unboxed values, against the interpreter: with the entry check, an unboxed invariant or accumulator
+// leaves before the first instruction; without it, every iteration tests.
+// The code must carry the check only when asked for.
+func TestBoxCheckLoop(t *testing.T) {
+	type I = interp.Inst
+	body := []I{
+		{Op: interp.OpFMULS, Rd: 2, Rs1: 11, Rs2: 4, Imm: 7},
+		{Op: interp.OpFADDS, Rd: 1, Rs1: 1, Rs2: 2, Imm: 7},
+		{Op: interp.OpFLW, Rd: 3, Rs1: 18}, // a hoisted load check's exit comes first
+		{Op: interp.OpFADDS, Rd: 1, Rs1: 1, Rs2: 3, Imm: 7},
+		{Op: interp.OpADDI, Rd: 18, Rs1: 18, Imm: 4},
+		{Op: interp.OpFMVXD, Rd: 5, Rs1: 1},
+		{Op: interp.OpFCVTDS, Rd: 4, Rs1: 2, Imm: 7}, // f4 becomes a double
+		{Op: interp.OpFMVXD, Rd: 7, Rs1: 4},
+		{Op: interp.OpXOR, Rd: 6, Rs1: 6, Rs2: 7},
+		{Op: interp.OpXOR, Rd: 6, Rs1: 6, Rs2: 5},
+		{Op: interp.OpADDI, Rd: 10, Rs1: 10, Imm: -1},
+	}
+	words := rvtest.EncodeAll(body)
+	words = append(words, rvtest.Encode(I{Op: interp.OpBNE, Rs1: 10, Rs2: 0, Imm: -4 * int64(len(body))}),
+		rvtest.Encode(I{Op: interp.OpADDI, Rd: 17, Imm: 93}), rvtest.Encode(I{Op: interp.OpECALL}))
+	data := make([]byte, 256)
+	for i := range data {
+		data[i] = byte(i * 37)
+	}
+	img := rvtest.MakeELF(words, data, 256)
+	vals := []uint64{0xffffffff_3f800000, 0xffffffff_40490fdb, 0xffffffff_7fc00000, 0xffffffff_00000000, // boxed
+		0x3ff0000000000000, 0x00000000_3f800000, 0} // not
+	rng := rand.New(rand.NewPCG(15, 16))
+	set := func(cpu *interp.CPU, iters uint64, boxed bool) {
+		*cpu = interp.CPU{PC: rvtest.MakeELFText}
+		cpu.X[10], cpu.X[18] = iters, rvtest.MakeELFData
+		for _, r := range []int{1, 4, 11} {
+			cpu.F[r] = vals[rng.IntN(4)]
+			if !boxed && rng.IntN(3) == 0 {
+				cpu.F[r] = vals[4+rng.IntN(3)]
+			}
+		}
+	}
+	for _, check := range []bool{true, false} {
+		rec := loadSmall(t, img)
+		set(rec.CPU, 20, true)
+		trace, _, err := net.Record(rec, 1000, func(uint64) bool { return false })
+		rec.Close()
+		if err != nil || trace.Len() != len(body)+1 {
+			t.Fatalf("recorded %v, %v", trace, err)
+		}
+		code, err := fragment.Compile(trace, fragment.EnvOf(rec), fragment.Options{NoBoxCheck: !check})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var listing strings.Builder
+		if err := fragment.WriteListing(&listing, trace, code); err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(listing.String(), "loopcheck load") || strings.Contains(listing.String(), "boxcheck ft1 fa1 else exit 1") != check {
+			t.Fatalf("box check %v, listing:\n%s", check, listing.String())
+		}
+		cache := newCache(t)
+		f, err := cache.Insert(code)
+		if err != nil {
+			t.Fatal(err)
+		}
+		native, ref := loadSmall(t, img), loadSmall(t, img)
+		st := new(fragment.State)
+		native.UseCPU(&st.CPU)
+		for k := 0; k < 500; k++ {
+			set(&st.CPU, uint64(1+rng.IntN(40)), k%2 == 0)
+			*ref.CPU = st.CPU
+			budget := int64([]int{7, 30, 100, 4000}[rng.IntN(4)])
+			st.Budget = budget
+			e := cache.Enter(f, st, native.Mem.Base())
+			matchInterpreter(t, fmt.Sprintf("check %v, run %d", check, k), trace, ref, budget-st.Budget, e.Kind, e.Target, st)
+		}
+		native.Close()
+		ref.Close()
 	}
 }

@@ -86,6 +86,10 @@ type Options struct {
 	// a self-loop checks its induction and invariant bases in every
 	// iteration instead of once on entry.
 	NoCheckHoist bool
+	// NoBoxCheck leaves a self-loop without its entry check of the
+	// singles it reads before writing them (ir/boxcheck.go), so native
+	// code tests their NaN boxes in every iteration.
+	NoBoxCheck bool
 	// NoQuietCompare keeps the frflags / compare / fsflags idiom as it is
 	// (ir/quietcmp.go): the compares raise their flags and the write of
 	// fflags restores them.
@@ -144,6 +148,7 @@ var passes = []pass{
 	{"checkrange", ir.CheckRange, func(o *Options) *bool { return &o.NoCheckRange }, "each table lookup (a base plus a bounded index) keeps its own bounds check instead of one per base value covering every index"},
 	{"checkhoist", ir.CheckHoist, func(o *Options) *bool { return &o.NoCheckHoist }, "a self-loop checks its induction and invariant bases in every iteration instead of once on entry"},
 	{"checkwiden", ir.CheckWiden, func(o *Options) *bool { return &o.NoCheckWiden }, "each load and store keeps its own bounds check instead of one per base register value covering all its offsets"},
+	{"boxcheck", ir.BoxCheck, func(o *Options) *bool { return &o.NoBoxCheck }, "a self-loop tests the NaN box of a single it reads before writing it (a loop invariant, an accumulator) in every iteration instead of once on entry"},
 	{"quietcmp", ir.QuietCompare, func(o *Options) *bool { return &o.NoQuietCompare }, "the frflags / compare / fsflags idiom keeps its compares' flags and its write of fflags (an MXCSR load)"},
 	{"dce", ir.DCE, func(o *Options) *bool { return &o.NoDCE }, "no dead code elimination"},
 }
@@ -164,6 +169,7 @@ var passOrder = []struct{ a, b, why string }{
 	{"copyprop", "checkrange", "the checks see the base registers copies were propagated to"},
 	{"checkrange", "checkhoist", "hoisting moves a table base's check out of a loop"},
 	{"checkhoist", "checkwiden", "widening gets what hoisting left"},
+	{"checkhoist", "boxcheck", "the box check's exit follows the loop checks' exits"},
 	{"checkwiden", "dce", "dead code elimination sweeps up what the others made dead"},
 	{"copyprop", "dce", "dead code elimination sweeps up what the others made dead"},
 }

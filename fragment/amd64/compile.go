@@ -120,10 +120,13 @@ type compiler struct {
 	// this point of the body: loadSingle need not test them.
 	boxed    uint32
 	boxKnown bool // Options.NoBoxKnown is off
-	exits    []*exitStub
-	body     *label
-	cold     []func() // out-of-line code, emitted after the exit stubs
-	marks    []pcMark // where the code of each guest instruction starts
+	// headBoxed are the f registers an OpBoxCheck proved boxed on entry,
+	// which the body keeps boxed: known at its head.
+	headBoxed uint32
+	exits     []*exitStub
+	body      *label
+	cold      []func() // out-of-line code, emitted after the exit stubs
+	marks     []pcMark // where the code of each guest instruction starts
 }
 
 // A pcMark is a code position (known after assembly) and the guest pc
@@ -268,6 +271,7 @@ func compile(f *ir.Func, opts Options) (*Code, error) {
 	}
 	a.bind(c.body)
 	last := len(f.Insts) - 1
+	c.boxed = c.headBoxed
 	for i := 0; i < last; i++ {
 		in := f.Insts[i]
 		c.mark(in.PC)

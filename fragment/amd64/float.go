@@ -150,6 +150,28 @@ func (c *compiler) loadSingle(r uint8, x register, pc uint64) {
 	c.outOfLine(condNE, pc, func(*label) { c.loadConstX(canonNaN32, x) })
 }
 
+// boxCheck emits an OpBoxCheck (ir.BoxCheck): a jump to fail unless
+// every f register of mask holds a NaN-boxed single. The body then starts
+// with them known boxed.
+func (c *compiler) boxCheck(mask uint32, fail *label) {
+	for r := uint8(0); r < 32; r++ {
+		if mask&(1<<r) == 0 {
+			continue
+		}
+		if h := c.fr.host[r]; h != 0 {
+			c.a.op(xMOVQ, reg(h), reg(rAX))
+			c.a.op(xSHRQ, imm(32), reg(rAX))
+			c.a.op(xCMPL, reg(rAX), imm(-1))
+		} else {
+			c.a.op(xCMPL, fhigh(r), imm(-1))
+		}
+		c.a.jcc(condNE, fail)
+	}
+	if c.boxKnown {
+		c.headBoxed = mask
+	}
+}
+
 // boxAfter records which f registers in wrote: a single result is
 // NaN-boxed (every F instruction that writes an f register boxes its
 // result, as the ISA has it), anything else may not be. At the body's
@@ -160,25 +182,12 @@ func (c *compiler) boxAfter(in ir.Inst) {
 		return
 	}
 	floatUses(&in, func(uint8) {}, func(d uint8) {
-		if singleResult(in.Op) {
+		if ir.SingleResult(in.Op) {
 			c.boxed |= 1 << d
 		} else {
 			c.boxed &^= 1 << d
 		}
 	})
-}
-
-// singleResult reports whether op writes a single to an f register.
-func singleResult(op interp.Op) bool {
-	switch {
-	case op == interp.OpFLW, op == interp.OpFCVTSD:
-		return true
-	case op >= interp.OpFMADDS && op <= interp.OpFMAXS:
-		return true
-	case op >= interp.OpFCVTSW && op <= interp.OpFMVWX:
-		return true
-	}
-	return false
 }
 
 // loadFloat puts f register r into x: a double as it is, a single

@@ -550,6 +550,10 @@ func (c *compiler) lowerLoopChecks() {
 	rd, wr, st, _ := interp.SpanOffsets(env.MemSize)
 	stack := env.MemSize > env.GuardHi // there is a stack interval
 	for i, in := range f.Pre {
+		if in.Op == ir.OpBoxCheck {
+			c.boxCheck(uint32(in.Off), stubs[i].stub)
+			continue
+		}
 		lo, spanOff, need := env.ReadLo, rd, interp.AccR
 		if in.Cover.Store {
 			lo, spanOff, need = env.WriteLo, wr, interp.AccW

@@ -62,10 +62,22 @@ func (c *compiler) stubFor(e, at int) *exitStub {
 // as in the trace of a loop that recorded its last iteration, the common
 // iteration then leaving. It jumps to the body with every register in
 // place, like a self-loop's back edge, instead of a link through the
-// write back and the linked entry. A fragment with entry checks (Pre)
+// write back and the linked entry. A fragment with loop checks on entry
 // has none: they hold only for iterations along the recorded path.
 func selfExit(f *ir.Func, r ir.Exit) bool {
-	return r.Kind == exit.Branch && r.Target == f.Head && !r.Spec && r.Retired > 0 && len(f.Pre) == 0
+	return r.Kind == exit.Branch && r.Target == f.Head && !r.Spec && r.Retired > 0 && !loopChecked(f)
+}
+
+// loopChecked reports whether f has OpLoopChecks on entry. (An
+// OpBoxCheck holds for side exits to the head too: the body keeps the
+// registers it checks boxed.)
+func loopChecked(f *ir.Func) bool {
+	for _, in := range f.Pre {
+		if in.Op == ir.OpLoopCheck {
+			return true
+		}
+	}
+	return false
 }
 
 // writeBack stores the allocated guest registers that are dirty at exit

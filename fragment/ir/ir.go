@@ -87,10 +87,15 @@ const (
 	// equal to frm whenever frm holds rne, rtz, rdn or rup: a write of
 	// frm in native code installs it at once.
 	OpFrm
+	// OpBoxCheck, only in Func.Pre, checks on entry that the f
+	// registers of mask Off hold NaN-boxed singles (see BoxCheck); if
+	// one does not it leaves through Exit, before the first
+	// instruction, with nothing done.
+	OpBoxCheck
 	numIROps
 )
 
-var pseudoNames = [...]string{"mov", "zext.b", "zext.h", "zext.w", "sext.b", "sext.h", "sext.w", "ror", "rorw", "exit", "sample", "loopcheck", "check", "frm"}
+var pseudoNames = [...]string{"mov", "zext.b", "zext.h", "zext.w", "sext.b", "sext.h", "sext.w", "ror", "rorw", "exit", "sample", "loopcheck", "check", "frm", "boxcheck"}
 
 func opName(op interp.Op) string {
 	if op >= interp.NumOps && op < numIROps {
@@ -288,6 +293,15 @@ func (in Inst) String() string {
 		}
 		fmt.Fprintf(&b, "loopcheck %s %d..%d(%v) stepping %d else exit %d", kind, in.Cover.Lo, in.Cover.Hi, in.A, int64(in.B.Const), in.Exit)
 		return b.String()
+	case op == OpBoxCheck:
+		b.WriteString("boxcheck")
+		for r := 0; r < 32; r++ {
+			if in.Off&(1<<r) != 0 {
+				fmt.Fprintf(&b, " %s", interp.FRegName(uint8(r)))
+			}
+		}
+		fmt.Fprintf(&b, " else exit %d", in.Exit)
+		return b.String()
 	case op == OpCheck:
 		kind := "load"
 		if in.Cover.Store {
@@ -335,7 +349,8 @@ type Func struct {
 	Guest int    // guest instructions on the recorded path
 	Loops bool   // the final exit continues at Head: the emitter makes it a back edge
 	// Pre, in a Func that Loops, are the OpLoopChecks run once on entry,
-	// before the first iteration; the back edge jumps past them.
+	// before the first iteration, then at most one OpBoxCheck; the back
+	// edge jumps past them.
 	Pre []Inst
 	// Trip, in a Func that Loops, bounds the iterations run after an
 	// entry when its Step is not 0 (see Trip).

@@ -110,6 +110,12 @@ func badInst(i int, in *Inst, format string, args ...any) error {
 func verifyOperands(f *Func) error {
 	for i := range f.Pre {
 		in := &f.Pre[i]
+		if in.Op == OpBoxCheck {
+			if i != len(f.Pre)-1 || in.Off <= 0 || in.Off > 1<<32-1 || in.A != (Val{}) || in.B != (Val{}) {
+				return badInst(-1-i, in, "a box check must be the last entry check, of a nonempty set of f registers")
+			}
+			continue
+		}
 		if in.Op != OpLoopCheck || in.A.IsConst || in.A.Reg == 0 || in.A.Reg > 31 || !in.B.IsConst {
 			return badInst(-1-i, in, "not a loop check of a register")
 		}
@@ -284,6 +290,9 @@ func verifyBounds(f *Func) error {
 	checks := map[int][]covered{} // per base value: what checks proved, as offsets from it
 	for i := range f.Pre {
 		in := &f.Pre[i]
+		if in.Op == OpBoxCheck {
+			continue
+		}
 		if c := int64(in.B.Const); c != 0 && (f.Trip.Step == 0 || !pow2(c) || c <= -MaxHoistStep || c >= MaxHoistStep) || in.Cover.Lo <= -maxHoistOff || in.Cover.Hi >= maxHoistOff {
 			return badInst(-1-i, in, "a stepping base without a trip bound, or a step too large")
 		}
@@ -379,6 +388,12 @@ func verifyLoop(f *Func) error {
 		vals.write(in)
 	}
 	for _, in := range f.Pre {
+		if in.Op == OpBoxCheck {
+			if err := verifyBoxCheck(f, uint32(in.Off)); err != nil {
+				return err
+			}
+			continue
+		}
 		if id, delta := vals.of(in.A.Reg); id != int(in.A.Reg) || delta != int64(in.B.Const) {
 			return fmt.Errorf("loop check %v: %v does not step by %d per iteration", in, in.A, int64(in.B.Const))
 		}
@@ -392,6 +407,21 @@ func verifyLoop(f *Func) error {
 		}
 		if !tripFound || id != int(t.Reg) || delta != t.Step || !pow2(t.Step) || !end {
 			return fmt.Errorf("trip %+v: no exit beq at the bound, or registers that do not step as it says", t)
+		}
+	}
+	return nil
+}
+
+// verifyBoxCheck checks that the loop writes the f registers of a box
+// check's mask only with single results, which keep them boxed.
+func verifyBoxCheck(f *Func, mask uint32) error {
+	for i := range f.Insts {
+		in := &f.Insts[i]
+		if !IsFloat(in.Op) {
+			continue
+		}
+		if d, _, _, _ := FloatUses(in.Op); d && mask&(1<<in.F.D) != 0 && !SingleResult(in.Op) {
+			return badInst(i, in, "writes %s, which the box check covers, with no single", interp.FRegName(in.F.D))
 		}
 	}
 	return nil
