@@ -274,3 +274,44 @@ func TestBoxCheckLoop(t *testing.T) {
 		ref.Close()
 	}
 }
+
+// TestSignInjectOneOperand checks fmv, fneg and fabs (sign injection of
+// a register into itself, which compiles to a move, an xor or two
+// shifts) of both precisions, on NaNs with payloads, infinities, zeros
+// and unboxed singles, after arithmetic whose NaN may be x86's, against
+// the interpreter.
+func TestSignInjectOneOperand(t *testing.T) {
+	type I = interp.Inst
+	const dyn = 7
+	prog := []I{
+		{Op: interp.OpFSGNJD, Rd: 1, Rs1: 11, Rs2: 11},
+		{Op: interp.OpFSGNJND, Rd: 2, Rs1: 12, Rs2: 12},
+		{Op: interp.OpFSGNJXD, Rd: 3, Rs1: 13, Rs2: 13},
+		{Op: interp.OpFSGNJS, Rd: 4, Rs1: 11, Rs2: 11},
+		{Op: interp.OpFSGNJNS, Rd: 5, Rs1: 12, Rs2: 12},
+		{Op: interp.OpFSGNJXS, Rd: 6, Rs1: 13, Rs2: 13},
+		{Op: interp.OpFSUBD, Rd: 7, Rs1: 11, Rs2: 12, Imm: dyn},
+		{Op: interp.OpFSGNJD, Rd: 8, Rs1: 7, Rs2: 7},
+		{Op: interp.OpFSGNJND, Rd: 9, Rs1: 7, Rs2: 7},
+		{Op: interp.OpFADDS, Rd: 10, Rs1: 12, Rs2: 13, Imm: dyn},
+		{Op: interp.OpFSGNJS, Rd: 14, Rs1: 10, Rs2: 10},
+		{Op: interp.OpFSGNJD, Rd: 11, Rs1: 11, Rs2: 11},
+		{Op: interp.OpFSGNJXD, Rd: 12, Rs1: 12, Rs2: 12},
+	}
+	vals := []uint64{
+		0, 1 << 63, 0x7ff0000000000000, 0xfff0000000000000, 0x7ff8000000000123, 0xfff4000000000000,
+		0xffffffff_3f800000, 0xffffffff_ff800001, 0xffffffff_80000000, 0x00000000_3f800000, 0x3ff0000000000000,
+	}
+	rng := rand.New(rand.NewPCG(17, 18))
+	var operands [][]uint64
+	for range 1000 {
+		c := []uint64{0}
+		for range 3 {
+			c = append(c, vals[rng.IntN(len(vals))])
+		}
+		operands = append(operands, c)
+	}
+	for _, lazy := range []bool{true, false} {
+		checkProgramOpts(t, newCache(t), prog, operands, func(c []uint64) uint64 { return c[0] }, false, len(prog)+1, rng, nil, fragment.Options{NoLazyNaN: !lazy})
+	}
+}

@@ -483,6 +483,32 @@ func (c *compiler) invalidProduct(single bool, xa, xb register) {
 //	AX = a ; CX = a^b (fsgnjx: b) ; CX &= sign (fsgnjn: CX ^= sign) ; AX ^= CX
 func (c *compiler) lowerSignInject(in ir.Inst, single bool) {
 	a := c.a
+	if in.F.A == in.F.B {
+		// The pseudo-instructions fmv, fneg and fabs: one operand.
+		switch in.Op {
+		case interp.OpFSGNJD: // fmv.d: the bits as they are
+			w := c.fwork(in.F.D)
+			c.fmov(in.F.A, w)
+			c.fput(w, in.F.D)
+			return
+		case interp.OpFSGNJS: // fmv.s: the single it reads, boxed
+			w := c.fwork(in.F.D)
+			c.loadSingle(in.F.A, w, in.PC)
+			c.fput(w, in.F.D)
+			return
+		case interp.OpFSGNJND, interp.OpFSGNJXD: // fneg.d: the sign flipped; fabs.d: cleared
+			a.op(xMOVQ, c.fsrc(in.F.A), reg(rAX))
+			if in.Op == interp.OpFSGNJND {
+				c.load(ir.C(1<<63), rCX)
+				a.op(xXORQ, reg(rCX), reg(rAX))
+			} else {
+				a.op(xSHLQ, imm(1), reg(rAX))
+				a.op(xSHRQ, imm(1), reg(rAX))
+			}
+			a.op(xMOVQ, reg(rAX), c.fsrc(in.F.D))
+			return
+		}
+	}
 	if single {
 		c.loadSingle(in.F.A, rX0, in.PC)
 		c.loadSingle(in.F.B, rX1, in.PC)
