@@ -315,3 +315,84 @@ func TestSignInjectOneOperand(t *testing.T) {
 		checkProgramOpts(t, newCache(t), prog, operands, func(c []uint64) uint64 { return c[0] }, false, len(prog)+1, rng, nil, fragment.Options{NoLazyNaN: !lazy})
 	}
 }
+
+// TestFrmHoistLoop runs a self-loop that rounds by frm under every value
+// frm can hold (the four modes the host has, rmm and the reserved ones,
+// which leave), with its test of frm hoisted to the entry and in the body,
+// against the interpreter; a loop that writes frm keeps the test in its
+// body.
+func TestFrmHoistLoop(t *testing.T) {
+	type I = interp.Inst
+	const dyn = 7
+	body := []I{
+		{Op: interp.OpFDIVD, Rd: 1, Rs1: 11, Rs2: 12, Imm: dyn},
+		{Op: interp.OpFADDD, Rd: 2, Rs1: 2, Rs2: 1, Imm: dyn},
+		{Op: interp.OpFCVTWD, Rd: 5, Rs1: 2, Imm: dyn},
+		{Op: interp.OpFMULS, Rd: 3, Rs1: 13, Rs2: 13, Imm: dyn},
+		{Op: interp.OpFMVXD, Rd: 7, Rs1: 3},
+		{Op: interp.OpXOR, Rd: 6, Rs1: 6, Rs2: 7},
+		{Op: interp.OpADD, Rd: 6, Rs1: 6, Rs2: 5},
+		{Op: interp.OpADDI, Rd: 10, Rs1: 10, Imm: -1},
+	}
+	writesFrm := append([]I{{Op: interp.OpCSRRW, Rd: 0, Rs1: 8, Imm: interp.CSRFrm}}, body...)
+	for _, tc := range []struct {
+		name   string
+		body   []I
+		hoists bool
+	}{{"hoisted", body, true}, {"writes frm", writesFrm, false}} {
+		words := rvtest.EncodeAll(tc.body)
+		words = append(words, rvtest.Encode(I{Op: interp.OpBNE, Rs1: 10, Rs2: 0, Imm: -4 * int64(len(tc.body))}),
+			rvtest.Encode(I{Op: interp.OpADDI, Rd: 17, Imm: 93}), rvtest.Encode(I{Op: interp.OpECALL}))
+		img := rvtest.MakeELF(words, make([]byte, 64), 64)
+		vals := []uint64{0x3ff0000000000000, 0x4008000000000000, 0xbfd5555555555555, 0x7ff0000000000000, 0x4330000000000001,
+			0xffffffff_3f800001, 0xffffffff_40490fdb}
+		rng := rand.New(rand.NewPCG(19, 20))
+		set := func(cpu *interp.CPU, iters uint64, frm uint64) {
+			*cpu = interp.CPU{PC: rvtest.MakeELFText}
+			cpu.X[10], cpu.X[8] = iters, uint64(rng.IntN(5))
+			cpu.FCSR = frm<<5 | uint64(rng.IntN(32))
+			for _, r := range []int{2, 11, 12, 13} {
+				cpu.F[r] = vals[rng.IntN(len(vals))]
+			}
+		}
+		for _, hoist := range []bool{true, false} {
+			rec := loadSmall(t, img)
+			set(rec.CPU, 20, 0)
+			trace, _, err := net.Record(rec, 1000, func(uint64) bool { return false })
+			rec.Close()
+			if err != nil || trace.Len() != len(tc.body)+1 {
+				t.Fatalf("%s: recorded %v, %v", tc.name, trace, err)
+			}
+			code, err := fragment.Compile(trace, fragment.EnvOf(rec), fragment.Options{NoFrmHoist: !hoist})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var listing strings.Builder
+			if err := fragment.WriteListing(&listing, trace, code); err != nil {
+				t.Fatal(err)
+			}
+			entry := strings.Contains(listing.String(), "entry      round by frm")
+			if entry != (hoist && tc.hoists) {
+				t.Fatalf("%s, hoist %v: the test of frm on entry is %v:\n%s", tc.name, hoist, entry, listing.String())
+			}
+			cache := newCache(t)
+			f, err := cache.Insert(code)
+			if err != nil {
+				t.Fatal(err)
+			}
+			native, ref := loadSmall(t, img), loadSmall(t, img)
+			st := new(fragment.State)
+			native.UseCPU(&st.CPU)
+			for k := 0; k < 400; k++ {
+				set(&st.CPU, uint64(1+rng.IntN(30)), uint64(rng.IntN(8)))
+				*ref.CPU = st.CPU
+				budget := int64([]int{7, 30, 100, 4000}[rng.IntN(4)])
+				st.Budget = budget
+				e := cache.Enter(f, st, native.Mem.Base())
+				matchInterpreter(t, fmt.Sprintf("%s, hoist %v, run %d", tc.name, hoist, k), trace, ref, budget-st.Budget, e.Kind, e.Target, st)
+			}
+			native.Close()
+			ref.Close()
+		}
+	}
+}

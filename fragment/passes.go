@@ -90,6 +90,9 @@ type Options struct {
 	// singles it reads before writing them (ir/boxcheck.go), so native
 	// code tests their NaN boxes in every iteration.
 	NoBoxCheck bool
+	// NoFrmHoist leaves a self-loop's test of frm (OpFrm) in its body,
+	// run every iteration, instead of once on entry (ir/frmhoist.go).
+	NoFrmHoist bool
 	// NoQuietCompare keeps the frflags / compare / fsflags idiom as it is
 	// (ir/quietcmp.go): the compares raise their flags and the write of
 	// fflags restores them.
@@ -149,6 +152,7 @@ var passes = []pass{
 	{"checkhoist", ir.CheckHoist, func(o *Options) *bool { return &o.NoCheckHoist }, "a self-loop checks its induction and invariant bases in every iteration instead of once on entry"},
 	{"checkwiden", ir.CheckWiden, func(o *Options) *bool { return &o.NoCheckWiden }, "each load and store keeps its own bounds check instead of one per base register value covering all its offsets"},
 	{"boxcheck", ir.BoxCheck, func(o *Options) *bool { return &o.NoBoxCheck }, "a self-loop tests the NaN box of a single it reads before writing it (a loop invariant, an accumulator) in every iteration instead of once on entry"},
+	{"frmhoist", ir.FrmHoist, func(o *Options) *bool { return &o.NoFrmHoist }, "a self-loop that rounds by frm tests frm (and a loop under rtz, rdn or rup reloads MXCSR) in every iteration instead of once on entry"},
 	{"quietcmp", ir.QuietCompare, func(o *Options) *bool { return &o.NoQuietCompare }, "the frflags / compare / fsflags idiom keeps its compares' flags and its write of fflags (an MXCSR load)"},
 	{"dce", ir.DCE, func(o *Options) *bool { return &o.NoDCE }, "no dead code elimination"},
 }
@@ -170,6 +174,7 @@ var passOrder = []struct{ a, b, why string }{
 	{"checkrange", "checkhoist", "hoisting moves a table base's check out of a loop"},
 	{"checkhoist", "checkwiden", "widening gets what hoisting left"},
 	{"checkhoist", "boxcheck", "the box check's exit follows the loop checks' exits"},
+	{"boxcheck", "frmhoist", "the rounding-mode check's exit follows the other entry checks' exits"},
 	{"checkwiden", "dce", "dead code elimination sweeps up what the others made dead"},
 	{"copyprop", "dce", "dead code elimination sweeps up what the others made dead"},
 }

@@ -592,11 +592,16 @@ func (c *compiler) lowerMinMax(in ir.Inst, single bool) {
 // code); otherwise, out of line, MXCSR's rounding control gets frm's
 // mode, or the instruction leaves if the host has none (rmm, reserved).
 func (c *compiler) lowerFrm(i int, in ir.Inst) {
+	c.frmCheck(c.stubFor(in.Exit, i).stub, in.PC)
+}
+
+// frmCheck emits an OpFrm's test at pc, leaving through exit if frm
+// holds a mode the host lacks (in the body, or on entry: ir.FrmHoist).
+func (c *compiler) frmCheck(exit *label, pc uint64) {
 	a := c.a
-	exit := c.stubFor(in.Exit, i).stub
 	fcsr := mem(rSt, StateFCSR)
 	a.op(xTESTL, imm(0xe0), fcsr)
-	c.outOfLine(condNE, in.PC, func(*label) {
+	c.outOfLine(condNE, pc, func(*label) {
 		a.op(xMOVL, fcsr, reg(rAX))
 		a.op(xSHRL, imm(5), reg(rAX))
 		a.op(xANDL, imm(7), reg(rAX))

@@ -550,8 +550,12 @@ func (c *compiler) lowerLoopChecks() {
 	rd, wr, st, _ := interp.SpanOffsets(env.MemSize)
 	stack := env.MemSize > env.GuardHi // there is a stack interval
 	for i, in := range f.Pre {
-		if in.Op == ir.OpBoxCheck {
+		switch in.Op {
+		case ir.OpBoxCheck:
 			c.boxCheck(uint32(in.Off), stubs[i].stub)
+			continue
+		case ir.OpFrm:
+			c.frmCheck(stubs[i].stub, in.PC)
 			continue
 		}
 		lo, spanOff, need := env.ReadLo, rd, interp.AccR

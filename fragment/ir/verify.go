@@ -110,9 +110,18 @@ func badInst(i int, in *Inst, format string, args ...any) error {
 func verifyOperands(f *Func) error {
 	for i := range f.Pre {
 		in := &f.Pre[i]
-		if in.Op == OpBoxCheck {
-			if i != len(f.Pre)-1 || in.Off <= 0 || in.Off > 1<<32-1 || in.A != (Val{}) || in.B != (Val{}) {
-				return badInst(-1-i, in, "a box check must be the last entry check, of a nonempty set of f registers")
+		if i > 0 && in.Op == OpLoopCheck && f.Pre[i-1].Op != OpLoopCheck {
+			return badInst(-1-i, in, "a loop check after a box or rounding-mode check")
+		}
+		switch in.Op {
+		case OpBoxCheck:
+			if in.Off <= 0 || in.Off > 1<<32-1 || in.A != (Val{}) || in.B != (Val{}) {
+				return badInst(-1-i, in, "a box check of no f register")
+			}
+			continue
+		case OpFrm:
+			if in.Off != 0 || in.A != (Val{}) || in.B != (Val{}) {
+				return badInst(-1-i, in, "a rounding-mode check with operands")
 			}
 			continue
 		}
@@ -290,7 +299,7 @@ func verifyBounds(f *Func) error {
 	checks := map[int][]covered{} // per base value: what checks proved, as offsets from it
 	for i := range f.Pre {
 		in := &f.Pre[i]
-		if in.Op == OpBoxCheck {
+		if in.Op != OpLoopCheck {
 			continue
 		}
 		if c := int64(in.B.Const); c != 0 && (f.Trip.Step == 0 || !pow2(c) || c <= -MaxHoistStep || c >= MaxHoistStep) || in.Cover.Lo <= -maxHoistOff || in.Cover.Hi >= maxHoistOff {
@@ -388,8 +397,14 @@ func verifyLoop(f *Func) error {
 		vals.write(in)
 	}
 	for _, in := range f.Pre {
-		if in.Op == OpBoxCheck {
+		switch in.Op {
+		case OpBoxCheck:
 			if err := verifyBoxCheck(f, uint32(in.Off)); err != nil {
+				return err
+			}
+			continue
+		case OpFrm:
+			if err := verifyFrmHoisted(f); err != nil {
 				return err
 			}
 			continue
@@ -422,6 +437,18 @@ func verifyBoxCheck(f *Func, mask uint32) error {
 		}
 		if d, _, _, _ := FloatUses(in.Op); d && mask&(1<<in.F.D) != 0 && !SingleResult(in.Op) {
 			return badInst(i, in, "writes %s, which the box check covers, with no single", interp.FRegName(in.F.D))
+		}
+	}
+	return nil
+}
+
+// verifyFrmHoisted checks that a loop whose OpFrm runs on entry writes
+// neither frm nor fcsr, and has no other OpFrm.
+func verifyFrmHoisted(f *Func) error {
+	for i := range f.Insts {
+		in := &f.Insts[i]
+		if in.Op == OpFrm || IsCSRWrite(in.Op) && (in.Off == interp.CSRFrm || in.Off == interp.CSRFcsr) {
+			return badInst(i, in, "the rounding mode is checked on entry, but this changes or checks it again")
 		}
 	}
 	return nil
