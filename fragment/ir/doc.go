@@ -2,11 +2,10 @@
 // trace recorded by the interpreter (interp.Trace) is lowered to a Func, a
 // straight list of instructions over guest registers and constants with
 // explicit exits (ir.go, exit.go), rewritten by the optimizer passes (one
-// file each: constfold.go, strength.go, rotate.go, loadelim.go, copyprop.go,
-// checkrange.go, checkhoist.go, checkwiden.go, boxcheck.go, frmhoist.go,
-// quietcmp.go,
-// dce.go)
-// and checked by the verifier (verify.go). Package fragment holds the table
+// file each: constfold.go, strength.go, rotate.go, loadelim.go,
+// copyprop.go, checkrange.go, checkhoist.go, checkwiden.go, boxcheck.go,
+// frmhoist.go, quietcmp.go, dce.go) and checked by the verifier
+// (verify.go). Package fragment holds the table
 // that runs the passes in order, and package fragment/amd64 lowers the
 // result to machine code.
 //
