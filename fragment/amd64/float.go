@@ -175,8 +175,9 @@ func (c *compiler) boxCheck(mask uint32, fail *label) {
 // boxAfter records which f registers in wrote: a single result is
 // NaN-boxed (every F instruction that writes an f register boxes its
 // result, as the ISA has it), anything else may not be. At the body's
-// head nothing is known (the entry and the back edge meet there), and
-// the straight line after it only adds what it writes.
+// head (where the entry and the back edge meet) only what an OpBoxCheck
+// proved on entry is known (headBoxed), and the straight line after it
+// adds what it writes.
 func (c *compiler) boxAfter(in ir.Inst) {
 	if !c.boxKnown {
 		return
