@@ -92,10 +92,7 @@ func TestLazyNaNLoop(t *testing.T) {
 		{Op: interp.OpXOR, Rd: 6, Rs1: 6, Rs2: 5},
 		{Op: interp.OpADDI, Rd: 10, Rs1: 10, Imm: -1},
 	}
-	words := rvtest.EncodeAll(body)
-	words = append(words, rvtest.Encode(I{Op: interp.OpBNE, Rs1: 10, Rs2: 0, Imm: -4 * int64(len(body))}),
-		rvtest.Encode(I{Op: interp.OpADDI, Rd: 17, Imm: 93}), rvtest.Encode(I{Op: interp.OpECALL}))
-	img := rvtest.MakeELF(words, make([]byte, 64), 64)
+	img := loopImage(body, make([]byte, 64), 64)
 	vals := []uint64{0, 0x7ff0000000000000, 0xfff0000000000000, 0x7ff8000000000123, 0xfff8000000000456,
 		0x7ff4000000000000, 0xffffffff_3f800000, 0x3ff0000000000000, 0x8000000000000000}
 	rng := rand.New(rand.NewPCG(13, 14))
@@ -107,38 +104,63 @@ func TestLazyNaNLoop(t *testing.T) {
 		}
 	}
 	for _, lazy := range []bool{true, false} {
-		rec := loadSmall(t, img)
-		set(rec.CPU, 20)
-		trace, _, err := net.Record(rec, 1000, func(uint64) bool { return false })
-		rec.Close()
-		if err != nil || trace.Len() != len(body)+1 {
-			t.Fatalf("recorded %v, %v", trace, err)
-		}
-		code, err := fragment.Compile(trace, fragment.EnvOf(rec), fragment.Options{NoLazyNaN: !lazy})
-		if err != nil {
-			t.Fatal(err)
-		}
+		trace, code := compileLoop(t, img, len(body), func(cpu *interp.CPU) { set(cpu, 20) }, fragment.Options{NoLazyNaN: !lazy})
 		if !code.SelfLoop {
 			t.Fatalf("the trace does not loop:\n%s", dump(trace))
 		}
-		cache := newCache(t)
-		f, err := cache.Insert(code)
-		if err != nil {
-			t.Fatal(err)
-		}
-		native, ref := loadSmall(t, img), loadSmall(t, img)
-		st := new(fragment.State)
-		native.UseCPU(&st.CPU)
-		for k := 0; k < 500; k++ {
-			set(&st.CPU, uint64(1+rng.IntN(40)))
-			*ref.CPU = st.CPU
-			budget := int64([]int{7, 30, 100, 4000}[rng.IntN(4)])
-			st.Budget = budget
-			e := cache.Enter(f, st, native.Mem.Base())
-			matchInterpreter(t, fmt.Sprintf("lazy %v, run %d", lazy, k), trace, ref, budget-st.Budget, e.Kind, e.Target, st)
-		}
-		native.Close()
-		ref.Close()
+		runLoop(t, fmt.Sprintf("lazy %v", lazy), img, trace, code, 500, rng, func(cpu *interp.CPU, _ int) { set(cpu, uint64(1+rng.IntN(40))) })
+	}
+}
+
+// loopImage is body followed by "bne a0, zero, body" and an exit ecall,
+// with data (and bss bytes of it) in the data segment.
+func loopImage(body []interp.Inst, data []byte, bss int) []byte {
+	words := rvtest.EncodeAll(body)
+	words = append(words, rvtest.Encode(interp.Inst{Op: interp.OpBNE, Rs1: 10, Rs2: 0, Imm: -4 * int64(len(body))}),
+		rvtest.Encode(interp.Inst{Op: interp.OpADDI, Rd: 17, Imm: 93}), rvtest.Encode(interp.Inst{Op: interp.OpECALL}))
+	return rvtest.MakeELF(words, data, bss)
+}
+
+// compileLoop records the loop of img (a body of n instructions, from
+// the state init leaves) and compiles it with opts.
+func compileLoop(t *testing.T, img []byte, n int, init func(*interp.CPU), opts fragment.Options) (*interp.Trace, *fragment.Code) {
+	t.Helper()
+	rec := loadSmall(t, img)
+	init(rec.CPU)
+	trace, _, err := net.Record(rec, 1000, func(uint64) bool { return false })
+	rec.Close()
+	if err != nil || trace.Len() != n+1 {
+		t.Fatalf("recorded %v, %v", trace, err)
+	}
+	code, err := fragment.Compile(trace, fragment.EnvOf(rec), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return trace, code
+}
+
+// runLoop enters the loop's code runs times, from the states set leaves
+// (run k) with a budget of 7 to 4000 instructions, and matches each
+// against the interpreter.
+func runLoop(t *testing.T, what string, img []byte, trace *interp.Trace, code *fragment.Code, runs int, rng *rand.Rand, set func(cpu *interp.CPU, k int)) {
+	t.Helper()
+	cache := newCache(t)
+	f, err := cache.Insert(code)
+	if err != nil {
+		t.Fatal(err)
+	}
+	native, ref := loadSmall(t, img), loadSmall(t, img)
+	defer native.Close()
+	defer ref.Close()
+	st := new(fragment.State)
+	native.UseCPU(&st.CPU)
+	for k := 0; k < runs; k++ {
+		set(&st.CPU, k)
+		*ref.CPU = st.CPU
+		budget := int64([]int{7, 30, 100, 4000}[rng.IntN(4)])
+		st.Budget = budget
+		e := cache.Enter(f, st, native.Mem.Base())
+		matchInterpreter(t, fmt.Sprintf("%s, run %d", what, k), trace, ref, budget-st.Budget, e.Kind, e.Target, st)
 	}
 }
 
@@ -214,14 +236,11 @@ func TestBoxCheckLoop(t *testing.T) {
 		{Op: interp.OpXOR, Rd: 6, Rs1: 6, Rs2: 5},
 		{Op: interp.OpADDI, Rd: 10, Rs1: 10, Imm: -1},
 	}
-	words := rvtest.EncodeAll(body)
-	words = append(words, rvtest.Encode(I{Op: interp.OpBNE, Rs1: 10, Rs2: 0, Imm: -4 * int64(len(body))}),
-		rvtest.Encode(I{Op: interp.OpADDI, Rd: 17, Imm: 93}), rvtest.Encode(I{Op: interp.OpECALL}))
 	data := make([]byte, 256)
 	for i := range data {
 		data[i] = byte(i * 37)
 	}
-	img := rvtest.MakeELF(words, data, 256)
+	img := loopImage(body, data, 256)
 	vals := []uint64{0xffffffff_3f800000, 0xffffffff_40490fdb, 0xffffffff_7fc00000, 0xffffffff_00000000, // boxed
 		0x3ff0000000000000, 0x00000000_3f800000, 0} // not
 	rng := rand.New(rand.NewPCG(15, 16))
@@ -236,17 +255,7 @@ func TestBoxCheckLoop(t *testing.T) {
 		}
 	}
 	for _, check := range []bool{true, false} {
-		rec := loadSmall(t, img)
-		set(rec.CPU, 20, true)
-		trace, _, err := net.Record(rec, 1000, func(uint64) bool { return false })
-		rec.Close()
-		if err != nil || trace.Len() != len(body)+1 {
-			t.Fatalf("recorded %v, %v", trace, err)
-		}
-		code, err := fragment.Compile(trace, fragment.EnvOf(rec), fragment.Options{NoBoxCheck: !check})
-		if err != nil {
-			t.Fatal(err)
-		}
+		trace, code := compileLoop(t, img, len(body), func(cpu *interp.CPU) { set(cpu, 20, true) }, fragment.Options{NoBoxCheck: !check})
 		var listing strings.Builder
 		if err := fragment.WriteListing(&listing, trace, code); err != nil {
 			t.Fatal(err)
@@ -254,24 +263,7 @@ func TestBoxCheckLoop(t *testing.T) {
 		if !strings.Contains(listing.String(), "loopcheck load") || strings.Contains(listing.String(), "boxcheck ft1 fa1 else exit 1") != check {
 			t.Fatalf("box check %v, listing:\n%s", check, listing.String())
 		}
-		cache := newCache(t)
-		f, err := cache.Insert(code)
-		if err != nil {
-			t.Fatal(err)
-		}
-		native, ref := loadSmall(t, img), loadSmall(t, img)
-		st := new(fragment.State)
-		native.UseCPU(&st.CPU)
-		for k := 0; k < 500; k++ {
-			set(&st.CPU, uint64(1+rng.IntN(40)), k%2 == 0)
-			*ref.CPU = st.CPU
-			budget := int64([]int{7, 30, 100, 4000}[rng.IntN(4)])
-			st.Budget = budget
-			e := cache.Enter(f, st, native.Mem.Base())
-			matchInterpreter(t, fmt.Sprintf("check %v, run %d", check, k), trace, ref, budget-st.Budget, e.Kind, e.Target, st)
-		}
-		native.Close()
-		ref.Close()
+		runLoop(t, fmt.Sprintf("check %v", check), img, trace, code, 500, rng, func(cpu *interp.CPU, k int) { set(cpu, uint64(1+rng.IntN(40)), k%2 == 0) })
 	}
 }
 
@@ -340,10 +332,7 @@ func TestFrmHoistLoop(t *testing.T) {
 		body   []I
 		hoists bool
 	}{{"hoisted", body, true}, {"writes frm", writesFrm, false}} {
-		words := rvtest.EncodeAll(tc.body)
-		words = append(words, rvtest.Encode(I{Op: interp.OpBNE, Rs1: 10, Rs2: 0, Imm: -4 * int64(len(tc.body))}),
-			rvtest.Encode(I{Op: interp.OpADDI, Rd: 17, Imm: 93}), rvtest.Encode(I{Op: interp.OpECALL}))
-		img := rvtest.MakeELF(words, make([]byte, 64), 64)
+		img := loopImage(tc.body, make([]byte, 64), 64)
 		vals := []uint64{0x3ff0000000000000, 0x4008000000000000, 0xbfd5555555555555, 0x7ff0000000000000, 0x4330000000000001,
 			0xffffffff_3f800001, 0xffffffff_40490fdb}
 		rng := rand.New(rand.NewPCG(19, 20))
@@ -356,17 +345,7 @@ func TestFrmHoistLoop(t *testing.T) {
 			}
 		}
 		for _, hoist := range []bool{true, false} {
-			rec := loadSmall(t, img)
-			set(rec.CPU, 20, 0)
-			trace, _, err := net.Record(rec, 1000, func(uint64) bool { return false })
-			rec.Close()
-			if err != nil || trace.Len() != len(tc.body)+1 {
-				t.Fatalf("%s: recorded %v, %v", tc.name, trace, err)
-			}
-			code, err := fragment.Compile(trace, fragment.EnvOf(rec), fragment.Options{NoFrmHoist: !hoist})
-			if err != nil {
-				t.Fatal(err)
-			}
+			trace, code := compileLoop(t, img, len(tc.body), func(cpu *interp.CPU) { set(cpu, 20, 0) }, fragment.Options{NoFrmHoist: !hoist})
 			var listing strings.Builder
 			if err := fragment.WriteListing(&listing, trace, code); err != nil {
 				t.Fatal(err)
@@ -375,24 +354,9 @@ func TestFrmHoistLoop(t *testing.T) {
 			if entry != (hoist && tc.hoists) {
 				t.Fatalf("%s, hoist %v: the test of frm on entry is %v:\n%s", tc.name, hoist, entry, listing.String())
 			}
-			cache := newCache(t)
-			f, err := cache.Insert(code)
-			if err != nil {
-				t.Fatal(err)
-			}
-			native, ref := loadSmall(t, img), loadSmall(t, img)
-			st := new(fragment.State)
-			native.UseCPU(&st.CPU)
-			for k := 0; k < 400; k++ {
-				set(&st.CPU, uint64(1+rng.IntN(30)), uint64(rng.IntN(8)))
-				*ref.CPU = st.CPU
-				budget := int64([]int{7, 30, 100, 4000}[rng.IntN(4)])
-				st.Budget = budget
-				e := cache.Enter(f, st, native.Mem.Base())
-				matchInterpreter(t, fmt.Sprintf("%s, hoist %v, run %d", tc.name, hoist, k), trace, ref, budget-st.Budget, e.Kind, e.Target, st)
-			}
-			native.Close()
-			ref.Close()
+			runLoop(t, fmt.Sprintf("%s, hoist %v", tc.name, hoist), img, trace, code, 400, rng, func(cpu *interp.CPU, _ int) {
+				set(cpu, uint64(1+rng.IntN(30)), uint64(rng.IntN(8)))
+			})
 		}
 	}
 }

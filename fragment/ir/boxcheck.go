@@ -52,14 +52,24 @@ func BoxCheck(f *Func) {
 	if mask == 0 {
 		return
 	}
-	k := len(f.Pre) // the loop checks' exits are 0 .. k-1
+	f.addEntryCheck(Inst{Op: OpBoxCheck, Off: int64(mask)})
+}
+
+// addEntryCheck appends check to Pre with an exit of its own, which
+// leaves to the interpreter before the first instruction. Pre's exits
+// come first in trace order (CheckHoist numbers its loop checks' 0 ..
+// len(Pre)-1), so the new one takes the next number and the body's exits
+// move up one.
+func (f *Func) addEntryCheck(check Inst) {
+	k := len(f.Pre)
 	f.Exits = append(f.Exits[:k], append([]Exit{{Record: exit.Record{Kind: exit.Interp, Target: f.Head, From: f.Head}}}, f.Exits[k:]...)...)
 	for i := range f.Insts {
 		if f.Insts[i].Exit >= k {
 			f.Insts[i].Exit++
 		}
 	}
-	f.Pre = append(f.Pre, Inst{Op: OpBoxCheck, Off: int64(mask), PC: f.Head, Exit: k})
+	check.PC, check.Exit = f.Head, k
+	f.Pre = append(f.Pre, check)
 }
 
 // readsSingles reports whether op reads its f operands as NaN-boxed

@@ -2,10 +2,7 @@
 
 package ir
 
-import (
-	"rvdyn/fragment/exit"
-	"rvdyn/interp"
-)
+import "rvdyn/interp"
 
 // FrmHoist moves a self-loop's OpFrm into Func.Pre when nothing in the
 // loop writes frm or fcsr: the host's rounding mode it installs then
@@ -37,12 +34,5 @@ func FrmHoist(f *Func) {
 		return
 	}
 	f.Insts = append(f.Insts[:at], f.Insts[at+1:]...)
-	k := len(f.Pre) // the entry checks' exits are 0 .. k-1
-	f.Exits = append(f.Exits[:k], append([]Exit{{Record: exit.Record{Kind: exit.Interp, Target: f.Head, From: f.Head}}}, f.Exits[k:]...)...)
-	for i := range f.Insts {
-		if f.Insts[i].Exit >= k {
-			f.Insts[i].Exit++
-		}
-	}
-	f.Pre = append(f.Pre, Inst{Op: OpFrm, PC: f.Head, Exit: k})
+	f.addEntryCheck(Inst{Op: OpFrm})
 }

@@ -8,6 +8,7 @@ import (
 )
 
 func TestRotate(t *testing.T) {
+	unchanged := func(name, ir string) passCase { return passCase{name, ir, ir} }
 	runPassCases(t, Rotate, []passCase{
 		{"64-bit, or, in either order", `
 			a0 = srl a1, 13
@@ -44,14 +45,11 @@ func TestRotate(t *testing.T) {
 			t3 = sllw a0, 26
 			a0 = srlw a0, 6
 			a0 = rorw a3, 6`},
-		{"no copy of the source left", `
+		unchanged("no copy of the source left", `
 			t3 = sllw a0, 26
 			a0 = srlw a0, 6
-			a0 = or a0, t3`, `
-			t3 = sllw a0, 26
-			a0 = srlw a0, 6
-			a0 = or a0, t3`},
-		{"not rotations: amounts, ops, sources, widths", `
+			a0 = or a0, t3`),
+		unchanged("not rotations: amounts, ops, sources, widths", `
 			a0 = srl a1, 13
 			a2 = sll a1, 50
 			a3 = or a0, a2
@@ -69,43 +67,17 @@ func TestRotate(t *testing.T) {
 			a3 = or a0, a2
 			a0 = srl a1, 13
 			a2 = sll a1, 51
-			a3 = addw a0, a2`, `
-			a0 = srl a1, 13
-			a2 = sll a1, 50
-			a3 = or a0, a2
-			a0 = srlw a1, 6
-			a2 = sllw a1, 26
-			a3 = and a0, a2
-			a3 = sub a0, a2
-			a0 = srl a1, 6
-			a3 = or a0, a2
-			a0 = srlw a1, 6
-			a2 = sllw a4, 26
-			a3 = or a0, a2
-			a0 = sra a1, 13
-			a2 = sll a1, 51
-			a3 = or a0, a2
-			a0 = srl a1, 13
-			a2 = sll a1, 51
-			a3 = addw a0, a2`},
-		{"a half recomputed after the source changed", `
+			a3 = addw a0, a2`),
+		unchanged("a half recomputed after the source changed", `
 			a0 = srl a1, 13
 			a1 = add a1, 1
 			a2 = sll a1, 51
-			a3 = or a0, a2`, `
-			a0 = srl a1, 13
-			a1 = add a1, 1
-			a2 = sll a1, 51
-			a3 = or a0, a2`},
-		{"a load gives a new value", `
+			a3 = or a0, a2`),
+		unchanged("a load gives a new value", `
 			a0 = srl a1, 13
 			a2 = sll a1, 51
 			a2 = ld 0(sp)
-			a3 = or a0, a2`, `
-			a0 = srl a1, 13
-			a2 = sll a1, 51
-			a2 = ld 0(sp)
-			a3 = or a0, a2`},
+			a3 = or a0, a2`),
 	})
 }
 
