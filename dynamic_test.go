@@ -292,3 +292,43 @@ func TestCutFlush(t *testing.T) {
 		t.Errorf("traces recorded: %d compiling again after the cut, %d without a flush: want the same", got[0].stats.Traces, got[2].stats.Traces)
 	}
 }
+
+// TestArrayBetweenHoles runs RV64GC phases, which maps two arrays and a
+// larger block below them, unmaps the block and then the upper array:
+// the lower array, between two holes, must keep a fast interval (the
+// mappings' interval follows the memory mapped, not the guard gap), so
+// its accesses walk no access table. With an interval that ends at the
+// guard gap they walked it 33 million times. The same run without
+// protection (--disable=protection) must retire the same instructions
+// with no interval cut.
+func TestArrayBetweenHoles(t *testing.T) {
+	image, err := corpus.ELFOf("phases", corpus.GC)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := corpus.ExpectedOf("phases", corpus.Full, corpus.GC)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got [2]outcome
+	for i, off := range []string{"", "protection"} {
+		opts := rvdyn.Options{Mode: rvdyn.ModeDynamo, Config: interp.Config{Args: corpus.Args("phases", corpus.Full)}}
+		if err := opts.Disable(off); err != nil {
+			t.Fatal(err)
+		}
+		o := run(t, image, opts)
+		if o.err != nil || corpus.Outcome(o.stdout, o.code) != string(want) {
+			t.Fatalf("--disable=%q: exit %d (%v), output %q", off, o.code, o.err, o.stdout)
+		}
+		got[i] = o
+	}
+	if s := got[0].stats; s.CutFlushes == 0 || s.TableWalks > 1000 {
+		t.Errorf("protected: %d cut flushes (want some), %d table walks (want next to none)", s.CutFlushes, s.TableWalks)
+	}
+	if s := got[1].stats; s.CutFlushes != 0 || s.TableWalks != 0 {
+		t.Errorf("unprotected: %d cut flushes, %d table walks: want none", s.CutFlushes, s.TableWalks)
+	}
+	if got[0].insts != got[1].insts {
+		t.Errorf("instructions: %d protected, %d unprotected", got[0].insts, got[1].insts)
+	}
+}

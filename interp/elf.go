@@ -141,6 +141,7 @@ func (m *Machine) load(f *elf.File, image []byte, interpPath string) error {
 	m.markReserve(m.brkStart, m.Mem.guardLo, AccR|AccW)
 	m.lowLostR, m.lowLostW, m.lowLostStack = ^uint64(0), ^uint64(0), ^uint64(0)
 	m.fixSpans()
+	m.unprotected = m.cfg.Unprotected
 	return nil
 }
 
@@ -228,7 +229,7 @@ func (m *Machine) loadSegments(f *elf.File, image []byte, bias uint64) error {
 	}
 	mem.setLimits(lo, wlo, guardLo, stackLo)
 	m.readHi, m.writeHi, m.stackHi = lo, wlo, stackLo
-	m.mapReadLo, m.mapWriteLo = guardLo, guardLo
+	m.mapRead, m.mapWrite = run{guardLo, guardLo}, run{guardLo, guardLo}
 
 	// The text is decoded lazily (text.go): a huge memsz costs address
 	// space, not memory or time.

@@ -76,10 +76,22 @@ type Config struct {
 	RandSeed uint64
 	// LdPrefix is the sysroot in which a dynamically linked program's
 	// interpreter (PT_INTERP) and libraries are looked up, qemu-riscv64's
-	// -L / QEMU_LD_PREFIX. It is recorded for the dynamic linking that is
-	// not built yet: such a program is refused at load, and a static one
-	// ignores it, as under qemu.
+	// -L / QEMU_LD_PREFIX: the loader is looked up there first, then as
+	// named; the loader itself then opens the libraries, and every
+	// absolute path the guest opens is tried under it first (qemu's path
+	// rule). A static program ignores it, as under qemu.
 	LdPrefix string
+	// Unprotected keeps memory protection from taking access away once
+	// the program is loaded: pages unmapped or re-protected by the guest
+	// (munmap, mprotect, a break moved down) stay as accessible as they
+	// were, so no access faults there and no fast interval is ever cut,
+	// as before per-page protection was built. It is not exact (a guest
+	// that touches such a page runs on where Linux gives SIGSEGV) and
+	// exists to measure what protection costs (`--disable=protection`).
+	// Executable permission, and the code cache's consistency with it,
+	// are kept; a file view's pages past the end of its file still give
+	// SIGBUS.
+	Unprotected bool
 }
 
 // ExecPath returns the program's file name: Path, or else Args[0], or
@@ -130,13 +142,13 @@ type Machine struct {
 	lowLostStack      uint64  // ... lost either, in the stack interval
 	highLostR         uint64  // the end of the highest page that lost AccR since fixSpans
 	highLostW         uint64
-	mapReadLo         uint64 // the mappings' runs [mapReadLo, guard gap) (fixSpans)
-	mapWriteLo        uint64
+	mapRead, mapWrite run    // the mappings' runs (fixSpans, mapRun)
 	readHi, writeHi   uint64 // the ends of the fast intervals (fixSpans)
 	stackHi           uint64
 	staticHi          uint64 // see StaticHi
 	envEpoch          uint64
 	intervalCuts      uint64 // see IntervalCuts
+	unprotected       bool   // Config.Unprotected, from the end of loading on
 
 	brkStart, brk, brkLimit uint64
 	brkTop                  uint64 // the end of the pages the break has ever reached: see sysBrk

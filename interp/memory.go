@@ -74,6 +74,8 @@ const (
 	hdrScratch = iota
 	hdrMapReadLo
 	hdrMapWriteLo
+	hdrMisses
+	hdrWalks
 	hdrClassed // see ClassSpanOffset
 	hdrWords   = hdrClassed + numIntervals*len(spanClasses)
 )
@@ -150,12 +152,31 @@ func SpanOffsets(memSize uint64) (read, write, stack, scratch int64) {
 // MapSpanOffsets returns the offsets from Base() of the header words of
 // the mappings' intervals, for loads and for stores: each a low and a
 // span, both moving. Native code tries them after the heap's and the
-// stack's and before the access table: the run of accessible pages that
-// ends at the guard gap, where mappings go first (see Machine.fixSpans).
+// stack's and before the access table: a run of accessible pages above
+// the heap's interval, the one that ends at the guard gap (where
+// mappings go first) until a munmap or mprotect takes access from it,
+// then the one that holds the most mapped pages (see Machine.mapRun).
 func MapSpanOffsets(memSize uint64) (readLo, readSpan, writeLo, writeSpan int64) {
 	h := AccessTableOffset(memSize) - pageSize
 	return h + 8*hdrMapReadLo, ClassSpanOffset(memSize, IntervalMapRead, 0), h + 8*hdrMapWriteLo, ClassSpanOffset(memSize, IntervalMapWrite, 0)
 }
+
+// CheckCountOffsets returns the offsets from Base() of the header's two
+// counters native code increments in its cold checks (see NativeChecks),
+// for an address space of memSize bytes.
+func CheckCountOffsets(memSize uint64) (misses, walks int64) {
+	h := AccessTableOffset(memSize) - pageSize
+	return h + 8*hdrMisses, h + 8*hdrWalks
+}
+
+// NativeChecks returns what native code's checks counted so far: misses,
+// the accesses and loop checks whose first interval test failed (they
+// took the cold path to the other intervals), and walks, those of them
+// that no fast interval held, so that the access table was walked. Both
+// are what per-page protection costs compiled code beyond one compare:
+// an address the recording saw in another interval, or memory between
+// two holes.
+func (m *Memory) NativeChecks() (misses, walks uint64) { return m.hdr[hdrMisses], m.hdr[hdrWalks] }
 
 // setMapSpans sets the mappings' intervals for native code: loads in
 // [readLo, readLo+read), stores in [writeLo, writeLo+write).

@@ -69,6 +69,9 @@ func (m *Machine) putPerm(p uint64, v uint8) {
 	case v&permBus != 0 || v&permMap == 0:
 		acc = 0
 	}
+	if m.unprotected && v&permBus == 0 {
+		acc |= m.Mem.acc[p] // see Config.Unprotected
+	}
 	if lost := m.Mem.acc[p] &^ acc; lost != 0 {
 		if a := p * pageSize; a >= m.Mem.guardHi {
 			m.lowLostStack = min(m.lowLostStack, a)
@@ -156,15 +159,17 @@ func protBits(prot uint64) uint8 { return permMap | uint8(prot&7) }
 // access (lowLostR, lowLostW, lowLostStack), then grown over the accessible pages above its
 // end. The heap's intervals run from ReadLo and WriteLo up to at most
 // the guard gap, counting the reserve (never-mapped pages above the
-// program) as accessible; the stack's from the stack limit to the top. A
+// program) as accessible; the stack's from the stack limit to the top;
+// the mappings' are runs above the heap's (mapRun). A
 // page below staticHi that loses access changes what compiled code may
 // assume of constant addresses (EnvEpoch); a heap or stack interval cut
 // short counts in IntervalCuts.
 func (m *Machine) fixSpans() {
 	mem := m.Mem
 	readHi, writeHi, stackHi := m.readHi, m.writeHi, m.stackHi
+	lr, lw, hr, hw := m.lowLostR, m.lowLostW, m.highLostR, m.highLostW
 	m.stackHi = min(m.stackHi, m.lowLostStack)
-	if lr, lw := m.lowLostR, m.lowLostW; min(lr, lw) != ^uint64(0) {
+	if min(lr, lw) != ^uint64(0) {
 		m.lowLostR, m.lowLostW, m.lowLostStack = ^uint64(0), ^uint64(0), ^uint64(0)
 		// A load at a constant address is proven from ReadLo, a store
 		// from WriteLo (RELRO, below it, turning read-only changes
@@ -182,20 +187,64 @@ func (m *Machine) fixSpans() {
 	if m.stackHi < stackHi || m.stranded(m.readHi, readHi) || m.stranded(m.writeHi, writeHi) {
 		m.intervalCuts++
 	}
-	// The mappings' runs end at the guard gap (native code's third
-	// intervals): cut above the highest page that lost access, grown
-	// down over accessible pages.
-	m.mapReadLo = max(m.mapReadLo, min(m.highLostR, mem.guardLo))
-	m.mapWriteLo = max(m.mapWriteLo, min(m.highLostW, mem.guardLo))
 	m.highLostR, m.highLostW = 0, 0
-	m.mapReadLo = m.growDown(m.mapReadLo, m.readHi, AccR)
-	m.mapWriteLo = m.growDown(m.mapWriteLo, m.writeHi, AccW)
-	mem.setMapSpans(m.mapReadLo, span(m.mapReadLo, mem.guardLo), m.mapWriteLo, span(m.mapWriteLo, mem.guardLo))
+	m.mapRead = m.mapRun(m.mapRead, lr, hr, m.readHi, AccR)
+	m.mapWrite = m.mapRun(m.mapWrite, lw, hw, m.writeHi, AccW)
+	mem.setMapSpans(m.mapRead.lo, span(m.mapRead.lo, m.mapRead.hi), m.mapWrite.lo, span(m.mapWrite.lo, m.mapWrite.hi))
 	stack := m.stackHi - mem.guardHi
 	if m.stackHi < mem.size {
 		stack = span(mem.guardHi, m.stackHi)
 	} // at the top the slack page past the address space takes a straddling access
 	mem.setSpans(span(mem.readLo, m.readHi), span(mem.writeLo, m.writeHi), stack)
+}
+
+// A run is a range [lo, hi) of guest pages that all have an access:
+// the mappings' fast intervals (native code's third; MapSpanOffsets).
+type run struct{ lo, hi uint64 }
+
+// mapRun returns the mappings' run for accesses that need need, after
+// pages in [lostLo, lostHi) lost access: the run r as it was when none
+// of them lies in it, else the run above the heap's interval (which ends
+// at heapHi) that holds the most mapped pages (bestRun); grown both ways
+// over accessible pages, down to heapHi and up to the guard gap. The run
+// starts as the empty one at the guard gap, where mmap places mappings
+// first, so that until a munmap it is the run that ends there; after one
+// it follows the memory the program maps, not the guard gap: an array
+// between two holes (a block unmapped below it and one above) keeps a
+// fast interval.
+func (m *Machine) mapRun(r run, lostLo, lostHi, heapHi uint64, need uint8) run {
+	if lostLo < r.hi && lostHi > r.lo {
+		r = m.bestRun(heapHi, m.Mem.guardLo, need)
+	}
+	r.lo = m.growDown(max(r.lo, heapHi), heapHi, need)
+	r.hi = m.grow(max(r.hi, r.lo), m.Mem.guardLo, need)
+	return r
+}
+
+// bestRun returns the run of pages with access need in [lo, hi) that
+// holds the most mapped pages (the highest of equals), or the empty run
+// at hi when none holds any. It walks the access table from hi down: a
+// page a byte, at most the address space's pages (a quarter million in a
+// 1 GiB one), and only when a munmap or mprotect took access from the
+// run in use.
+func (m *Machine) bestRun(lo, hi uint64, need uint8) run {
+	best, bestN := run{hi, hi}, 0
+	cur, n := run{hi, hi}, 0
+	for a := hi; a > lo; a -= pageSize {
+		p := a/pageSize - 1
+		if m.Mem.acc[p]&need != need {
+			cur, n = run{a - pageSize, a - pageSize}, 0
+			continue
+		}
+		cur.lo = a - pageSize
+		if m.perm[p]&permMap != 0 {
+			n++
+		}
+		if n > bestN {
+			best, bestN = cur, n
+		}
+	}
+	return best
 }
 
 // stranded reports whether a cut of the heap's interval from hi down to
@@ -332,6 +381,8 @@ func (m *Machine) accessFault(kind FaultKind, pc, addr uint64, raw uint32) error
 	return &Fault{Kind: kind, PC: pc, Addr: addr, Raw: raw}
 }
 
-// MapRuns returns where the mappings' fast intervals for loads and for
-// stores begin now (they end at the guard gap; see MapSpanOffsets).
-func (m *Machine) MapRuns() (read, write uint64) { return m.mapReadLo, m.mapWriteLo }
+// MapRuns returns the mappings' fast intervals for loads and for stores
+// as they are now, each [lo, hi) (see MapSpanOffsets and mapRun).
+func (m *Machine) MapRuns() (readLo, readHi, writeLo, writeHi uint64) {
+	return m.mapRead.lo, m.mapRead.hi, m.mapWrite.lo, m.mapWrite.hi
+}

@@ -24,27 +24,29 @@ type Env struct {
 	GuardLo  uint64 // lowest address of the guard gap (the heap's limit)
 	GuardHi  uint64 // end of the guard gap: the lowest stack address
 	StaticHi uint64 // end of the pages from ReadLo and WriteLo that stay accessible (0: GuardLo)
-	// MapReadLo and MapWriteLo are where the mappings' intervals began
-	// when the code was compiled (interp.MapSpanOffsets; 0: unknown): a
-	// hint only, for which interval an access tries first.
-	MapReadLo, MapWriteLo uint64
+	// [MapReadLo, MapReadHi) and [MapWriteLo, MapWriteHi) are the
+	// mappings' intervals when the code was compiled
+	// (interp.MapSpanOffsets; Lo 0: unknown): a hint only, for which
+	// interval an access tries first.
+	MapReadLo, MapReadHi, MapWriteLo, MapWriteHi uint64
 }
 
 // InMapped reports whether an access recorded at guest address a (a store
 // if store) hit the mappings' interval (by the hint).
 func (e Env) InMapped(a uint64, store bool) bool {
-	lo := e.MapReadLo
+	lo, hi := e.MapReadLo, e.MapReadHi
 	if store {
-		lo = e.MapWriteLo
+		lo, hi = e.MapWriteLo, e.MapWriteHi
 	}
-	return lo != 0 && a >= lo && a < e.GuardLo
+	return lo != 0 && a >= lo && a < hi
 }
 
 // EnvOf returns the Env of a loaded machine.
 func EnvOf(m *interp.Machine) Env {
 	lo, hi := m.Mem.Guard()
-	r, w := m.MapRuns()
-	return Env{ReadLo: m.Mem.ReadLo(), WriteLo: m.Mem.WriteLo(), MemSize: m.Mem.Size(), GuardLo: lo, GuardHi: hi, StaticHi: m.StaticHi(), MapReadLo: r, MapWriteLo: w}
+	rl, rh, wl, wh := m.MapRuns()
+	return Env{ReadLo: m.Mem.ReadLo(), WriteLo: m.Mem.WriteLo(), MemSize: m.Mem.Size(), GuardLo: lo, GuardHi: hi, StaticHi: m.StaticHi(),
+		MapReadLo: rl, MapReadHi: rh, MapWriteLo: wl, MapWriteHi: wh}
 }
 
 // Norm returns e with an absent guard gap placed at MemSize, where it is

@@ -31,6 +31,7 @@ var mechanisms = func() []Mechanism {
 		{"bailout", "no bail-out to the interpreter when the cache thrashes", func(o *Options) { o.Policy.NoBailout = true }},
 		{"cut-flush", "no flush after a `munmap` or `mprotect` cut a fast interval of guest memory short", func(o *Options) { o.Policy.NoCutFlush = true }},
 		{"cut-retranslate", "the flush after a cut records traces afresh instead of compiling the cache's traces again against the new layout", func(o *Options) { o.Policy.CutRecord = true }},
+		{"protection", "pages the guest unmaps or re-protects keep their access (no fault there, no fast interval cut): not exact, for measuring what per-page protection costs", func(o *Options) { o.Config.Unprotected = true }},
 		{"hugepages", "guest memory in 4 KiB pages instead of transparent huge pages", func(o *Options) { o.Config.SmallPages = true }},
 	}
 	// The fragment compiler's switches (regalloc, constfold, ...).

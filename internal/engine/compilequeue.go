@@ -158,7 +158,7 @@ func (vm *VM) build(trace *interp.Trace, t0 time.Time) error {
 // heap's interval short (codecache.Policy.Cut).
 func (vm *VM) compileEnv() fragment.Env {
 	env := vm.env
-	env.MapReadLo, env.MapWriteLo = vm.m.MapRuns()
+	env.MapReadLo, env.MapReadHi, env.MapWriteLo, env.MapWriteHi = vm.m.MapRuns()
 	return env
 }
 
