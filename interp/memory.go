@@ -74,7 +74,6 @@ const (
 	hdrScratch = iota
 	hdrMapReadLo
 	hdrMapWriteLo
-	hdrMisses
 	hdrWalks
 	hdrClassed // see ClassSpanOffset
 	hdrWords   = hdrClassed + numIntervals*len(spanClasses)
@@ -161,22 +160,19 @@ func MapSpanOffsets(memSize uint64) (readLo, readSpan, writeLo, writeSpan int64)
 	return h + 8*hdrMapReadLo, ClassSpanOffset(memSize, IntervalMapRead, 0), h + 8*hdrMapWriteLo, ClassSpanOffset(memSize, IntervalMapWrite, 0)
 }
 
-// CheckCountOffsets returns the offsets from Base() of the header's two
-// counters native code increments in its cold checks (see NativeChecks),
-// for an address space of memSize bytes.
-func CheckCountOffsets(memSize uint64) (misses, walks int64) {
-	h := AccessTableOffset(memSize) - pageSize
-	return h + 8*hdrMisses, h + 8*hdrWalks
+// TableWalksOffset returns the offset from Base() of the header's count
+// of native checks that no fast interval held (see TableWalks), for an
+// address space of memSize bytes.
+func TableWalksOffset(memSize uint64) int64 {
+	return AccessTableOffset(memSize) - pageSize + 8*hdrWalks
 }
 
-// NativeChecks returns what native code's checks counted so far: misses,
-// the accesses and loop checks whose first interval test failed (they
-// took the cold path to the other intervals), and walks, those of them
-// that no fast interval held, so that the access table was walked. Both
-// are what per-page protection costs compiled code beyond one compare:
-// an address the recording saw in another interval, or memory between
-// two holes.
-func (m *Memory) NativeChecks() (misses, walks uint64) { return m.hdr[hdrMisses], m.hdr[hdrWalks] }
+// TableWalks returns how many of native code's accesses and loop checks
+// so far found their addresses in no fast interval and walked the
+// access table: what per-page protection costs compiled code beyond
+// its compares when memory the program uses lies outside every
+// interval.
+func (m *Memory) TableWalks() uint64 { return m.hdr[hdrWalks] }
 
 // setMapSpans sets the mappings' intervals for native code: loads in
 // [readLo, readLo+read), stores in [writeLo, writeLo+write).

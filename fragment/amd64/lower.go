@@ -408,9 +408,8 @@ func (c *compiler) access(i int, in ir.Inst, need uint8) operand {
 	c.cold = append(c.cold, func() {
 		c.mark(in.PC)
 		a.bind(slow)
-		c.count(false)
 		c.tryEach(tests[1:], back)
-		c.count(true)
+		c.countWalk()
 		c.pageTest(base, first, first+span+7, need, e.stub)
 		a.jmp(back)
 	})
@@ -427,15 +426,12 @@ func checkOrder(in ir.Inst, fixed []func(*label), mapped func(*label)) []func(*l
 	return append(fixed, mapped)
 }
 
-// count adds one to the header's count of checks that missed their
-// first interval, or (walk) of those that missed every fast interval
-// (interp.Memory.NativeChecks). It is on cold paths only.
-func (c *compiler) count(walk bool) {
-	misses, walks := interp.CheckCountOffsets(c.env.MemSize)
-	if walk {
-		misses = walks
-	}
-	c.a.op(xADDQ, imm(1), mem(rMem, misses))
+// countWalk adds one to the header's count of checks that no fast
+// interval held (interp.Memory.TableWalks), on the cold path to the
+// access table's walk. Checks that miss only their first interval are
+// not counted: in some guests that path runs tens of millions of times.
+func (c *compiler) countWalk() {
+	c.a.op(xADDQ, imm(1), mem(rMem, interp.TableWalksOffset(c.env.MemSize)))
 }
 
 // tryEach emits tests one after the other, each jumping to ok when it
@@ -594,9 +590,8 @@ func (c *compiler) lowerLoopChecks() {
 		fail := stubs[i].stub
 		c.cold = append(c.cold, func() {
 			a.bind(other)
-			c.count(false)
 			c.tryEach(tests[1:], ok)
-			c.count(true)
+			c.countWalk()
 			c.loopPages(in, need, fail)
 			a.jmp(ok)
 		})

@@ -80,8 +80,7 @@ type Stats struct {
 	StaleRemoved      uint64                    // fragments removed because the code they were built from changed (rewritten and fence.i, unmapped, re-protected): per page, no flush
 	CutFlushes        uint64                    // flushes after a munmap or mprotect cut a fast interval of guest memory short (codecache.Policy.Cut)
 	CutRetranslated   uint64                    // fragments those flushes compiled again from their traces (0 with codecache.PolicyOptions.CutRecord)
-	CheckMisses       uint64                    // native accesses and loop checks whose first interval test failed (interp.Memory.NativeChecks)
-	TableWalks        uint64                    // ... of which no fast interval held the address: the access table was walked
+	TableWalks        uint64                    // native accesses and loop checks that no fast interval held, so that the access table was walked (interp.Memory.TableWalks)
 	BailedOutAt       uint64                    // guest instructions retired when rvdyn gave up optimizing (0: never)
 	Syscalls          uint64                    // system calls made
 	UnknownSyscalls   map[uint64]uint64         // calls answered -ENOSYS, by number
@@ -133,7 +132,7 @@ func (vm *VM) Stats() Stats {
 		Select: vm.opts.Select.Kind(vm.opts.NET),
 	}
 	s.Compiler.Mode = vm.opts.Compiler.Mode
-	s.CheckMisses, s.TableWalks = vm.m.Mem.NativeChecks()
+	s.TableWalks = vm.m.Mem.TableWalks()
 	s.InterpretedInstructions = s.GuestInstructions - s.CacheInstructions
 	sc := vm.m.Syscalls()
 	s.Syscalls = sc.Calls
