@@ -58,6 +58,11 @@ type Options struct {
 	// the fragment may read back wider, into one store
 	// (amd64.Options.NoStoreCombine).
 	NoStoreCombine bool
+	// NoAVX computes double-precision arithmetic with SSE2's
+	// two-operand forms (the destination a copy of the first operand)
+	// even where the host has AVX's three-operand ones
+	// (amd64.Options.NoAVX).
+	NoAVX bool
 	// NoBoxKnown tests the NaN box of every single-precision operand,
 	// also where the fragment itself wrote a single to that f register
 	// since its head (amd64.Options.NoBoxKnown).
@@ -255,6 +260,7 @@ var backendSwitches = []pass{
 	{"self-exits", nil, func(o *Options) *bool { return &o.NoSelfExits }, "a side exit to the fragment's own head links through the linked entry instead of jumping back to the body"},
 	{"lazy-nan", nil, func(o *Options) *bool { return &o.NoLazyNaN }, "every floating-point arithmetic result is tested for a NaN and made the canonical NaN where it is computed, instead of where its bits can be seen (stores, moves, sign injection, exits)"},
 	{"storecombine", nil, func(o *Options) *bool { return &o.NoStoreCombine }, "byte stores that fill a word (gcc's copy of a word it cannot prove aligned) stay byte stores, and a wider load of them waits for them to reach the cache instead of being forwarded one store"},
+	{"avx", nil, func(o *Options) *bool { return &o.NoAVX }, "double-precision add, subtract, multiply and divide use SSE2's two-operand forms, with a copy of the first operand where the result goes, even where the host has AVX's three-operand ones"},
 	{"box-known", nil, func(o *Options) *bool { return &o.NoBoxKnown }, "every single-precision operand's NaN box is tested (five instructions), also where the fragment wrote a single to that register since its head"},
 	{"loop-align", nil, func(o *Options) *bool { return &o.NoLoopAlign }, "a looping fragment's head stays where it falls, after its entry code, instead of on a 32-byte boundary"},
 }

@@ -54,6 +54,10 @@ type Options struct {
 	// combining a run that fills 2, 4 or 8 contiguous bytes into one
 	// store (storecombine.go).
 	NoStoreCombine bool
+	// NoAVX lowers double-precision arithmetic to SSE2's two-operand
+	// forms, copying the first operand to where the result goes, also
+	// where the host has AVX (hostAVX) and its three-operand forms.
+	NoAVX bool
 	// NoBoxKnown tests the NaN box of every single operand, also of an f
 	// register the fragment wrote a single to since its head
 	// (compiler.boxed).
@@ -116,6 +120,7 @@ type compiler struct {
 	selfExits  bool // some side exit jumps back to the body (selfExit)
 	noIBL      bool // indirect stubs leave instead of looking up the table
 	combine    bool // byte stores are combined (storecombine.go)
+	avx        bool // AVX's three-operand arithmetic (hostAVX and not Options.NoAVX)
 	// boxed are the f registers known to hold a NaN-boxed single at
 	// this point of the body: loadSingle need not test them.
 	boxed    uint32
@@ -195,6 +200,7 @@ func compile(f *ir.Func, opts Options) (*Code, error) {
 	c.sx.on = !opts.NoLazySext
 	c.fn.on = !opts.NoLazyNaN
 	c.combine = !opts.NoStoreCombine
+	c.avx = hostAVX && !opts.NoAVX
 	c.boxKnown = !opts.NoBoxKnown
 	if c.loops {
 		c.redefined = redefinedAtHead(f)

@@ -198,6 +198,11 @@ var fmaOps = [numInsts]struct {
 	xVFMADD231SS: {false, 0xb9}, xVFMSUB231SS: {false, 0xbb}, xVFNMADD231SS: {false, 0xbd}, xVFNMSUB231SS: {false, 0xbf},
 }
 
+// avxOps are the AVX scalar double arithmetic's opcodes after 0F
+// (VEX.LIG.F2.0F.WIG): three operands, the destination apart from both
+// sources.
+var avxOps = [numInsts]byte{xVADDSD: 0x58, xVMULSD: 0x59, xVSUBSD: 0x5c, xVDIVSD: 0x5e}
+
 // unaryOps are the F7 group's one-operand instructions: /digit and W.
 var unaryOps = [numInsts]groupOp{
 	xMULQ: {4, true, true}, xNEGQ: {3, true, true}, xNEGL: {3, false, true},
@@ -246,7 +251,11 @@ func (e *encoder) encode(i mnemonic, from, mid, to operand) {
 		return
 	}
 	if f := fmaOps[i]; f.op != 0 {
-		e.vex(f.w, f.op, to.reg.xmm(), mid.reg.xmm(), from)
+		e.vex(vexMap0F38, vexPP66, f.w, f.op, to.reg.xmm(), mid.reg.xmm(), from)
+		return
+	}
+	if op := avxOps[i]; op != 0 {
+		e.vex(vexMap0F, vexPPF2, false, op, to.reg.xmm(), mid.reg.xmm(), from)
 		return
 	}
 	if u := unaryOps[i]; u.ok {
@@ -480,10 +489,20 @@ func (e *encoder) mov(i mnemonic, from, to operand) {
 	}
 }
 
-// vex encodes an FMA3 instruction: VEX.LIG.66.0F38.W op /r with reg,
-// vvvv and r/m operand rm.
-func (e *encoder) vex(w bool, op, reg, vvvv byte, rm operand) {
-	b1 := byte(0x02) // map 0F38
+// The VEX prefix's opcode maps (mmmmm) and implied prefixes (pp).
+const (
+	vexMap0F   = 1
+	vexMap0F38 = 2
+	vexPP66    = 1
+	vexPPF2    = 3
+)
+
+// vex encodes a VEX instruction (VEX.LIG.pp.map.W op /r): the FMA3
+// instructions and AVX's scalar arithmetic, with reg, vvvv and r/m
+// operand rm; the two-byte prefix where it can say everything, as
+// golang-asm encodes it.
+func (e *encoder) vex(mmmmm, pp byte, w bool, op, reg, vvvv byte, rm operand) {
+	b1 := mmmmm
 	if reg&8 == 0 {
 		b1 |= 0x80
 	}
@@ -501,9 +520,14 @@ func (e *encoder) vex(w bool, op, reg, vvvv byte, rm operand) {
 			b1 |= 0x20
 		}
 	}
-	b2 := (^vvvv&15)<<3 | 1 // pp = 66
+	b2 := (^vvvv&15)<<3 | pp
 	if w {
 		b2 |= 0x80
+	}
+	if mmmmm == vexMap0F && !w && b1&0x60 == 0x60 { // no X, B or W: the two-byte form
+		e.put(0xc5, b1&0x80|b2, op)
+		e.modrm(reg, rm)
+		return
 	}
 	e.put(0xc4, b1, b2, op)
 	e.modrm(reg, rm)

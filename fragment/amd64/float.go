@@ -3,6 +3,7 @@
 package amd64
 
 import (
+	"golang.org/x/sys/cpu"
 	"rvdyn/fragment/ir"
 	"rvdyn/interp"
 )
@@ -241,6 +242,13 @@ var (
 		interp.OpFADDD: xADDSD, interp.OpFSUBD: xSUBSD, interp.OpFMULD: xMULSD, interp.OpFDIVD: xDIVSD,
 		interp.OpFADDS: xADDSS, interp.OpFSUBS: xSUBSS, interp.OpFMULS: xMULSS, interp.OpFDIVS: xDIVSS,
 	}
+	// avxArith is arith's doubles in AVX's three-operand forms.
+	avxArith = map[interp.Op]mnemonic{
+		interp.OpFADDD: xVADDSD, interp.OpFSUBD: xVSUBSD, interp.OpFMULD: xVMULSD, interp.OpFDIVD: xVDIVSD,
+	}
+	// hostAVX reports whether the host has AVX, whose three-operand
+	// scalar arithmetic writes a register apart from both operands.
+	hostAVX = cpu.X86.HasAVX
 	// fused maps RISC-V's fused multiply-adds to FMA3: fnmsub is
 	// -(a*b)+c, x86's fnmadd, and fnmadd is -(a*b)-c, x86's fnmsub.
 	fused = map[interp.Op]mnemonic{
@@ -288,6 +296,16 @@ func (c *compiler) lowerFloat(i int, in ir.Inst) {
 			a.op(xMOVL, reg(rDX), m)
 		}
 	case interp.OpFADDD, interp.OpFSUBD, interp.OpFMULD, interp.OpFDIVD:
+		if c.avx { // d = a op b in one instruction, whichever registers alias
+			w, xa := c.fwork(in.F.D), c.fr.host[in.F.A]
+			if xa == 0 {
+				xa = rX1
+				c.fmov(in.F.A, xa)
+			}
+			a.op3(avxArith[op], c.fsrc(in.F.B), reg(xa), reg(w))
+			c.finishFloat(in, w, false)
+			break
+		}
 		w := c.fwork(in.F.D, in.F.B)
 		c.fmov(in.F.A, w)
 		a.op(arith[op], c.fsrc(in.F.B), reg(w))
@@ -341,12 +359,11 @@ func (c *compiler) lowerFloat(i int, in ir.Inst) {
 		c.lowerMinMax(in, single)
 	case interp.OpFEQD, interp.OpFEQS:
 		// feq is quiet: UCOMISx raises invalid for signalling NaNs only.
-		c.loadFloat(in.F.A, rX0, single, pc)
-		c.loadFloat(in.F.B, rX1, single, pc)
-		nan := c.quietTest(in, single)
+		xa, xb := c.compared(in.F.A, rX0, single, pc), c.compared(in.F.B, rX1, single, pc)
+		nan := c.quietTest(in, single, xa, xb)
 		a.op(xXORL, reg(rDX), reg(rDX))
 		a.op(xXORL, reg(rCX), reg(rCX))
-		a.op(ucomis, reg(rX1), reg(rX0))
+		a.op(ucomis, reg(xb), reg(xa))
 		a.op(xSETEQ, none, reg(rDX))
 		a.op(xSETPC, none, reg(rCX))
 		a.op(xANDL, reg(rCX), reg(rDX))
@@ -356,11 +373,10 @@ func (c *compiler) lowerFloat(i int, in ir.Inst) {
 		// flt and fle signal: COMISx raises invalid for any NaN. a < b
 		// is b above a, a <= b is b above or equal (neither when
 		// unordered: carry and zero set).
-		c.loadFloat(in.F.B, rX0, single, pc)
-		c.loadFloat(in.F.A, rX1, single, pc)
-		nan := c.quietTest(in, single)
+		xb, xa := c.compared(in.F.B, rX0, single, pc), c.compared(in.F.A, rX1, single, pc)
+		nan := c.quietTest(in, single, xb, xa)
 		a.op(xXORL, reg(rDX), reg(rDX))
-		a.op(comis, reg(rX1), reg(rX0))
+		a.op(comis, reg(xa), reg(xb))
 		set := xSETHI
 		if op == interp.OpFLED || op == interp.OpFLES {
 			set = xSETCC
@@ -723,17 +739,30 @@ func (c *compiler) lowerToInt(in ir.Inst, single bool) {
 	c.store(rDX, in.Dst)
 }
 
-// quietTest emits, for a quiet compare (ir.FloatArgs.Quiet) of X0 and
-// X1, a test of both operands' bits for a NaN, before the host compare
-// could raise a flag: the magnitude's bits above the largest infinity's.
-// A NaN jumps to the returned label, which quietJoin binds out of line,
-// with 0 for the answer; nil for a compare that is not quiet.
+// compared returns the XMM register that holds f register r for a
+// compare: a double's own register where it has one (compares write
+// none of their operands), else scratch, which r is loaded into (a
+// single always is: loadSingle tests its box).
+func (c *compiler) compared(r uint8, scratch register, single bool, pc uint64) register {
+	if h := c.fr.host[r]; h != 0 && !single {
+		return h
+	}
+	c.loadFloat(r, scratch, single, pc)
+	return scratch
+}
+
+// quietTest emits, for a quiet compare (ir.FloatArgs.Quiet) of XMM
+// registers x and y, a test of both operands' bits for a NaN, before
+// the host compare could raise a flag: the magnitude's bits above the
+// largest infinity's. A NaN jumps to the returned label, which
+// quietJoin binds out of line, with 0 for the answer; nil for a compare
+// that is not quiet.
 //
-//	MOVQ X0, AX ; ADDQ AX, AX ; MOVQ $inf<<1, CX ; CMPQ AX, CX ; JA nan
-//	MOVQ X1, AX ; ADDQ AX, AX ; CMPQ AX, CX ; JA nan
+//	MOVQ x, AX ; ADDQ AX, AX ; MOVQ $inf<<1, CX ; CMPQ AX, CX ; JA nan
+//	MOVQ y, AX ; ADDQ AX, AX ; CMPQ AX, CX ; JA nan
 //
 // (32-bit forms for a single, whose NaN box loadSingle has checked.)
-func (c *compiler) quietTest(in ir.Inst, single bool) *label {
+func (c *compiler) quietTest(in ir.Inst, single bool, x, y register) *label {
 	if !in.F.Quiet {
 		return nil
 	}
@@ -745,7 +774,7 @@ func (c *compiler) quietTest(in ir.Inst, single bool) *label {
 	} else {
 		a.op(xMOVQ, imm(-0x20000000000000), reg(rCX)) // 0xffe0000000000000: an infinity shifted left
 	}
-	for _, x := range []register{rX0, rX1} {
+	for _, x := range []register{x, y} {
 		a.op(xMOVQ, reg(x), reg(rAX))
 		a.op(add, reg(rAX), reg(rAX))
 		if single {
