@@ -71,11 +71,21 @@ func (c *compiler) arith(in ir.Inst) {
 		if op == interp.OpSLTU {
 			set = xSETCS
 		}
-		c.load(x, rAX)
-		a.op(xCMPQ, reg(rAX), c.opnd(y, rCX))
+		// The first operand compared where it is, the flag zero-extended
+		// straight into the destination's register.
+		xr := c.hostOf(x)
+		if xr == 0 {
+			c.load(x, rAX)
+			xr = rAX
+		}
+		a.op(xCMPQ, reg(xr), c.opnd(y, rCX))
 		a.op(set, none, reg(rAX))
-		a.op(xMOVBQZX, reg(rAX), reg(rAX))
-		c.store(rAX, in.Dst)
+		d := c.host(in.Dst)
+		if d == 0 {
+			d = rAX
+		}
+		a.op(xMOVBQZX, reg(rAX), reg(d))
+		c.store(d, in.Dst)
 	default:
 		c.load(y, rCX)
 		c.load(x, rAX)
