@@ -256,34 +256,15 @@ func TestInvalidationPerPage(t *testing.T) {
 // default, and then no trace recorded that the run without a flush does
 // not record too.
 func TestCutFlush(t *testing.T) {
-	image, err := corpus.ELFOf("qsort", corpus.GC)
-	if err != nil {
-		t.Fatal(err)
-	}
-	want, err := corpus.ExpectedOf("qsort", corpus.Full, corpus.GC)
-	if err != nil {
-		t.Fatal(err)
-	}
-	args := corpus.Args("qsort", corpus.Full)
-	var got [3]outcome
-	for i, off := range []string{"", "cut-retranslate", "cut-flush"} {
-		opts := rvdyn.Options{Mode: rvdyn.ModeDynamo, Config: interp.Config{Args: args}}
-		if off != "" {
-			if err := opts.Disable(off); err != nil {
-				t.Fatal(err)
-			}
-		}
-		o := run(t, image, opts)
-		if o.err != nil || corpus.Outcome(o.stdout, o.code) != string(want) {
-			t.Fatalf("--disable=%q: exit %d (%v), output %q", off, o.code, o.err, o.stdout)
-		}
-		if n := o.stats.CutFlushes; (off == "cut-flush") != (n == 0) {
+	offs := []string{"", "cut-retranslate", "cut-flush"}
+	got := runFullGC(t, "qsort", offs)
+	for i, off := range offs {
+		if n := got[i].stats.CutFlushes; (off == "cut-flush") != (n == 0) {
 			t.Errorf("--disable=%q: %d cut flushes", off, n)
 		}
-		if n := o.stats.CutRetranslated; (off == "") != (n > 0) {
+		if n := got[i].stats.CutRetranslated; (off == "") != (n > 0) {
 			t.Errorf("--disable=%q: %d fragments compiled again after a cut", off, n)
 		}
-		got[i] = o
 	}
 	if got[0].insts != got[1].insts || got[0].insts != got[2].insts {
 		t.Errorf("instructions: %d compiling again, %d recording again, %d without the flush", got[0].insts, got[1].insts, got[2].insts)
@@ -291,6 +272,34 @@ func TestCutFlush(t *testing.T) {
 	if got[0].stats.Traces != got[2].stats.Traces {
 		t.Errorf("traces recorded: %d compiling again after the cut, %d without a flush: want the same", got[0].stats.Traces, got[2].stats.Traces)
 	}
+}
+
+// runFullGC runs the RV64GC build of corpus guest name at its benchmark
+// size in dynamo mode once per entry of offs (a --disable list, "" for
+// none) and fails unless each gives the corpus's expected output.
+func runFullGC(t *testing.T, name string, offs []string) []outcome {
+	t.Helper()
+	image, err := corpus.ELFOf(name, corpus.GC)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := corpus.ExpectedOf(name, corpus.Full, corpus.GC)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := make([]outcome, len(offs))
+	for i, off := range offs {
+		opts := rvdyn.Options{Mode: rvdyn.ModeDynamo, Config: interp.Config{Args: corpus.Args(name, corpus.Full)}}
+		if err := opts.Disable(off); err != nil {
+			t.Fatal(err)
+		}
+		o := run(t, image, opts)
+		if o.err != nil || corpus.Outcome(o.stdout, o.code) != string(want) {
+			t.Fatalf("%s --disable=%q: exit %d (%v), output %q", name, off, o.code, o.err, o.stdout)
+		}
+		got[i] = o
+	}
+	return got
 }
 
 // TestArrayBetweenHoles runs RV64GC phases, which maps two arrays and a
@@ -302,26 +311,7 @@ func TestCutFlush(t *testing.T) {
 // protection (--disable=protection) must retire the same instructions
 // with no interval cut.
 func TestArrayBetweenHoles(t *testing.T) {
-	image, err := corpus.ELFOf("phases", corpus.GC)
-	if err != nil {
-		t.Fatal(err)
-	}
-	want, err := corpus.ExpectedOf("phases", corpus.Full, corpus.GC)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var got [2]outcome
-	for i, off := range []string{"", "protection"} {
-		opts := rvdyn.Options{Mode: rvdyn.ModeDynamo, Config: interp.Config{Args: corpus.Args("phases", corpus.Full)}}
-		if err := opts.Disable(off); err != nil {
-			t.Fatal(err)
-		}
-		o := run(t, image, opts)
-		if o.err != nil || corpus.Outcome(o.stdout, o.code) != string(want) {
-			t.Fatalf("--disable=%q: exit %d (%v), output %q", off, o.code, o.err, o.stdout)
-		}
-		got[i] = o
-	}
+	got := runFullGC(t, "phases", []string{"", "protection"})
 	if s := got[0].stats; s.CutFlushes == 0 || s.TableWalks > 1000 {
 		t.Errorf("protected: %d cut flushes (want some), %d table walks (want next to none)", s.CutFlushes, s.TableWalks)
 	}

@@ -297,11 +297,7 @@ func (c *compiler) lowerFloat(i int, in ir.Inst) {
 		}
 	case interp.OpFADDD, interp.OpFSUBD, interp.OpFMULD, interp.OpFDIVD:
 		if c.avx { // d = a op b in one instruction, whichever registers alias
-			w, xa := c.fwork(in.F.D), c.fr.host[in.F.A]
-			if xa == 0 {
-				xa = rX1
-				c.fmov(in.F.A, xa)
-			}
+			w, xa := c.fwork(in.F.D), c.readable(in.F.A, rX1, false, pc)
 			a.op3(avxArith[op], c.fsrc(in.F.B), reg(xa), reg(w))
 			c.finishFloat(in, w, false)
 			break
@@ -332,17 +328,9 @@ func (c *compiler) lowerFloat(i int, in ir.Inst) {
 	case interp.OpFMADDD, interp.OpFMSUBD, interp.OpFNMSUBD, interp.OpFNMADDD,
 		interp.OpFMADDS, interp.OpFMSUBS, interp.OpFNMSUBS, interp.OpFNMADDS:
 		w := c.fwork(in.F.D, in.F.A, in.F.B)
-		// The factors: a double, or a single whose box is known, in an
-		// XMM register is read where it is (fwork keeps w off both);
-		// others are loaded into X1 and X2.
-		factor := func(r uint8, scratch register) register {
-			if h := c.fr.host[r]; h != 0 && (!single || c.boxed&(1<<r) != 0) {
-				return h
-			}
-			c.loadFloat(r, scratch, single, pc)
-			return scratch
-		}
-		xa, xb := factor(in.F.A, rX1), factor(in.F.B, rX2)
+		// The factors are read where they are when they can be (fwork
+		// keeps w off both), else from X1 and X2.
+		xa, xb := c.readable(in.F.A, rX1, single, pc), c.readable(in.F.B, rX2, single, pc)
 		c.loadFloat(in.F.C, w, single, pc)
 		a.op3(fused[op], reg(xb), reg(xa), reg(w))
 		// RISC-V's fused multiply-add is invalid for 0 * inf even when
@@ -359,7 +347,7 @@ func (c *compiler) lowerFloat(i int, in ir.Inst) {
 		c.lowerMinMax(in, single)
 	case interp.OpFEQD, interp.OpFEQS:
 		// feq is quiet: UCOMISx raises invalid for signalling NaNs only.
-		xa, xb := c.compared(in.F.A, rX0, single, pc), c.compared(in.F.B, rX1, single, pc)
+		xa, xb := c.readable(in.F.A, rX0, single, pc), c.readable(in.F.B, rX1, single, pc)
 		nan := c.quietTest(in, single, xa, xb)
 		a.op(xXORL, reg(rDX), reg(rDX))
 		a.op(xXORL, reg(rCX), reg(rCX))
@@ -373,7 +361,7 @@ func (c *compiler) lowerFloat(i int, in ir.Inst) {
 		// flt and fle signal: COMISx raises invalid for any NaN. a < b
 		// is b above a, a <= b is b above or equal (neither when
 		// unordered: carry and zero set).
-		xb, xa := c.compared(in.F.B, rX0, single, pc), c.compared(in.F.A, rX1, single, pc)
+		xb, xa := c.readable(in.F.B, rX0, single, pc), c.readable(in.F.A, rX1, single, pc)
 		nan := c.quietTest(in, single, xb, xa)
 		a.op(xXORL, reg(rDX), reg(rDX))
 		a.op(comis, reg(xa), reg(xb))
@@ -739,12 +727,13 @@ func (c *compiler) lowerToInt(in ir.Inst, single bool) {
 	c.store(rDX, in.Dst)
 }
 
-// compared returns the XMM register that holds f register r for a
-// compare: a double's own register where it has one (compares write
-// none of their operands), else scratch, which r is loaded into (a
-// single always is: loadSingle tests its box).
-func (c *compiler) compared(r uint8, scratch register, single bool, pc uint64) register {
-	if h := c.fr.host[r]; h != 0 && !single {
+// readable returns the XMM register to read f register r from, as an
+// operand of an instruction that writes none of its operands: r's own
+// register for a double, or for a single whose box is known (boxed),
+// else scratch, which r is loaded into (a single unboxed and its box
+// tested, as loadSingle does).
+func (c *compiler) readable(r uint8, scratch register, single bool, pc uint64) register {
+	if h := c.fr.host[r]; h != 0 && (!single || c.boxed&(1<<r) != 0) {
 		return h
 	}
 	c.loadFloat(r, scratch, single, pc)
@@ -761,7 +750,7 @@ func (c *compiler) compared(r uint8, scratch register, single bool, pc uint64) r
 //	MOVQ x, AX ; ADDQ AX, AX ; MOVQ $inf<<1, CX ; CMPQ AX, CX ; JA nan
 //	MOVQ y, AX ; ADDQ AX, AX ; CMPQ AX, CX ; JA nan
 //
-// (32-bit forms for a single, whose NaN box loadSingle has checked.)
+// (32-bit forms for a single, whose NaN box is known or was tested.)
 func (c *compiler) quietTest(in ir.Inst, single bool, x, y register) *label {
 	if !in.F.Quiet {
 		return nil
