@@ -388,25 +388,26 @@ func (m *Machine) sysFlushIcache(start, end, flags uint64) uint64 {
 	return 0
 }
 
-// sysMprotect changes the protection of mapped pages, as Linux does:
-// -ENOMEM if any page of the range is unmapped. PROT_GROWSDOWN and
-// PROT_GROWSUP are accepted and have no effect.
+// sysMprotect changes the protection of mapped pages as Linux does
+// (do_mprotect_pkey), in address order: it stops at the first page that
+// is unmapped (-ENOMEM) or is a shared view of a file not open for
+// writing when PROT_WRITE is asked (-EACCES), and the pages before it keep
+// their new protection. PROT_GROWSDOWN and PROT_GROWSUP are accepted and
+// have no effect.
 func (m *Machine) sysMprotect(addr, length, prot uint64) uint64 {
 	n := pageUp(length)
-	switch {
-	case addr%pageSize != 0 || n < length || addr+n < addr || prot&^(7|protGrowsdown|protGrowsup) != 0:
+	if addr%pageSize != 0 || n < length || addr+n < addr || prot&^(7|protGrowsdown|protGrowsup) != 0 {
 		return neg(eINVAL)
-	case addr+n > m.Mem.size || !m.mappedRange(addr, addr+n):
-		return neg(eNOMEM)
 	}
 	for a := addr; a < addr+n; a += pageSize {
+		if a >= m.Mem.size || m.pageOf(a)&permMap == 0 {
+			return neg(eNOMEM)
+		}
 		if i := m.vmaOf(a, a+pageSize); i >= 0 && prot&unix.PROT_WRITE != 0 {
 			if f := m.mm.vmas[i].file; f != nil && f.shared && !writable(f.fd) {
 				return neg(eACCES) // a shared view of a file not open for writing
 			}
 		}
-	}
-	for a := addr; a < addr+n; a += pageSize {
 		m.setPages(a, a+pageSize, protBits(prot)|m.pageOf(a)&permBus, false)
 	}
 	return 0
@@ -418,10 +419,16 @@ func writable(h int) bool {
 	return err == nil && fl&unix.O_ACCMODE == unix.O_RDWR
 }
 
-// sysMremap resizes or moves a mapping, which must hold all of the old
-// range (else -EFAULT). A file view grows by viewing more of its file;
-// it moves by the host's mremap, so that private pages written so far
-// move with it.
+// sysMremap resizes or moves a mapping, in the order of Linux's checks
+// (mm/mremap.c): the first page must be mapped (else -EFAULT); shrinking
+// in place, or keeping the size, then always succeeds (the old range's
+// tail is unmapped, whatever it holds); growing or moving needs all of
+// the old range (what remains of it after a move's shrink) in one Linux
+// vma: one of ours, and one protection throughout (else -EFAULT). A move
+// to a fixed address unmaps the destination first, and a shrinking one
+// its tail, even when the move then fails. A file view grows by viewing
+// more of its file; it moves by the host's mremap, so that private pages
+// written so far move with it.
 func (m *Machine) sysMremap(old, oldLen, newLen, flags, newAddr uint64) uint64 {
 	on, nn := pageUp(oldLen), pageUp(newLen)
 	switch {
@@ -434,21 +441,31 @@ func (m *Machine) sysMremap(old, oldLen, newLen, flags, newAddr uint64) uint64 {
 	case flags&mremapFixed != 0 && (newAddr%pageSize != 0 || newAddr < old+on && old < newAddr+nn):
 		return neg(eINVAL)
 	}
-	i := m.vmaOf(old, old+max(on, pageSize))
-	if on == 0 || i < 0 {
+	if m.vmaOf(old, old+pageSize) < 0 {
 		return neg(eFAULT)
 	}
-	v := m.mm.vmas[i]
-	switch {
-	case flags&mremapFixed != 0:
+	fixed := flags&mremapFixed != 0
+	if fixed {
 		if newAddr < m.mmapLow() || newAddr+nn > m.mm.top || newAddr+nn < newAddr {
 			return neg(eNOMEM)
 		}
 		m.mapRemove(newAddr, newAddr+nn)
-		return m.moveMapping(v, old, on, nn, newAddr)
-	case nn <= on:
+	}
+	if nn <= on {
 		m.mapRemove(old+nn, old+on)
-		return old
+		if !fixed {
+			return old
+		}
+		on = nn
+	}
+	i := m.vmaOf(old, old+on)
+	if on == 0 || i < 0 || !m.samePerm(old, old+on) {
+		return neg(eFAULT)
+	}
+	v := m.mm.vmas[i]
+	switch {
+	case fixed:
+		return m.moveMapping(v, old, on, nn, newAddr)
 	case m.mapFree(old+on, old+nn):
 		if e := m.extend(v, old, on, nn); e != 0 {
 			return e
@@ -462,6 +479,18 @@ func (m *Machine) sysMremap(old, oldLen, newLen, flags, newAddr uint64) uint64 {
 		return neg(eNOMEM)
 	}
 	return m.moveMapping(v, old, on, nn, at)
+}
+
+// samePerm reports whether the pages of [lo, hi) all have lo's
+// protection: within one of our vmas, a range Linux keeps in one vma.
+func (m *Machine) samePerm(lo, hi uint64) bool {
+	p := m.pageOf(lo) &^ permBus
+	for a := lo + pageSize; a < hi; a += pageSize {
+		if m.pageOf(a)&^permBus != p {
+			return false
+		}
+	}
+	return true
 }
 
 // extend grows the mapping [old, old+on) of vma v in place to nn bytes:
