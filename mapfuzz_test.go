@@ -26,7 +26,9 @@ const mapfuzzELF = "testdata/mapfuzz/mapfuzz.elf"
 // the memory programs run under. Each program's access loops are
 // compiled while one layout holds and run on under the next: a fragment
 // whose checks were hoisted or widened for pages now unmapped or
-// read-only must fault where the interpreter faults.
+// read-only must fault where the interpreter faults. So are the
+// functions the programs write and call: one rewritten, moved, unmapped
+// or made non-executable must not run from the code cache as it was.
 //   - delay 0 and 10: the loops are fragments from their first runs;
 //   - delay 50: the default;
 //   - no checkhoist, no checkwiden: the checks of every access, not one
@@ -46,26 +48,38 @@ const (
 	mapStore
 	mapLoad
 	mapMemset
+	mapWriteFunc
+	mapCall
+	mapFile
+	mapTruncate
+	mapReadFile
 )
 
 // randomMapProgram returns a program for mapfuzz of 8 to 40 operations:
-// as many accesses as calls, so that most programs run a while before
-// an access faults, and protections that are mostly readable.
+// for every two memory system calls, two accesses, one function written
+// or called and one operation on the file, so that most programs run a
+// while before an access faults; and protections that are mostly
+// readable.
 func randomMapProgram(rng *rand.Rand) []byte {
 	n := 8 + rng.IntN(33)
 	prog := make([]byte, 0, 4*n)
 	for range n {
 		var kind int
-		if rng.IntN(2) == 0 {
+		switch k := rng.IntN(6); {
+		case k < 2:
 			kind = mapStore + rng.IntN(3)
-		} else {
+		case k == 2:
+			kind = mapWriteFunc + rng.IntN(2)
+		case k == 3:
+			kind = mapFile + rng.IntN(3)
+		default:
 			kind = rng.IntN(mapStore)
 		}
 		c := byte(rng.IntN(256))
-		if kind == mapMmap || kind == mapMprotect {
+		if kind == mapMmap || kind == mapMprotect || kind == mapFile {
 			// PROT_READ, PROT_WRITE, PROT_EXEC: readable three times in
 			// four, write-only too (which RISC-V and x86 cannot map).
-			c = []byte{1, 3, 3, 5, 7, 0, 2, 3}[rng.IntN(8)]
+			c = c&^7 | []byte{1, 3, 3, 5, 7, 0, 2, 3}[rng.IntN(8)]
 		}
 		prog = append(prog, byte(kind), byte(rng.IntN(256)), byte(rng.IntN(256)), c)
 	}
@@ -141,7 +155,11 @@ func checkMapProgram(t *testing.T, image, prog []byte, configs []string) {
 	all := dynamoConfigs(t)
 	program := hex.EncodeToString(prog)
 	args := []string{mapfuzzELF, program}
-	ref := run(t, image, rvdyn.Options{Mode: rvdyn.ModeInterp, Config: interp.Config{Args: args}})
+	// Each run its own $TMPDIR for the program's file: parallel runs
+	// with the same random seed draw the same names, and a collision
+	// costs mkstemp another try (and the run instructions).
+	env := func() []string { return []string{"TMPDIR=" + t.TempDir()} }
+	ref := run(t, image, rvdyn.Options{Mode: rvdyn.ModeInterp, Config: interp.Config{Args: args, Env: env()}})
 	if ref.code == 2 {
 		t.Fatalf("mapfuzz refused its program: %s", ref.stderr)
 	}
@@ -150,7 +168,7 @@ func checkMapProgram(t *testing.T, image, prog []byte, configs []string) {
 		if !ok {
 			t.Fatalf("dynamoConfigs has no configuration %q", cname)
 		}
-		opts.Mode, opts.Args = rvdyn.ModeDynamo, args
+		opts.Mode, opts.Args, opts.Env = rvdyn.ModeDynamo, args, env()
 		got := run(t, image, opts)
 		if got.code != ref.code || got.stdout != ref.stdout || fmt.Sprint(got.err) != fmt.Sprint(ref.err) {
 			t.Errorf("program %s, dynamo %s: exit %d (%v); interp: exit %d (%v)\n%s", program, cname, got.code, got.err, ref.code, ref.err, outputDiff("interp", ref.stdout, "dynamo", got.stdout))
@@ -167,13 +185,14 @@ func checkMapProgram(t *testing.T, image, prog []byte, configs []string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	safe := run(t, image, rvdyn.Options{Mode: rvdyn.ModeInterp, Config: interp.Config{Args: []string{mapfuzzELF, "-q", program}}})
+	safe := run(t, image, rvdyn.Options{Mode: rvdyn.ModeInterp, Config: interp.Config{Args: []string{mapfuzzELF, "-q", program}, Env: env()}})
 	// A minute, in case a qemu bug mapfuzz -q does not yet avoid makes it
 	// spin (it has: see mapfuzz.c's list).
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, "qemu-riscv64", abs, "-q", program)
-	cmd.Dir, cmd.Env = t.TempDir(), []string{} // a core file lands there
+	cmd.Dir = t.TempDir() // a core file lands there
+	cmd.Env = []string{"TMPDIR=" + cmd.Dir}
 	out, _ := cmd.Output()
 	if ctx.Err() != nil {
 		t.Fatalf("program %s: qemu-riscv64 -q did not finish in a minute (interp: exit %d)", program, safe.code)

@@ -26,3 +26,8 @@ func SyscallNumbers() []uint64 {
 	}
 	return n
 }
+
+// AccessFault is accessFault for a load or store (kind) at addr.
+func (m *Machine) AccessFault(kind FaultKind, addr uint64) *Fault {
+	return m.accessFault(kind, 0, addr, 0).(*Fault)
+}

@@ -373,9 +373,20 @@ func MemWidth(op Op) uint64 {
 
 // accessFault is the fault of a load or store (kind) at addr that the
 // access table refused: SIGBUS on a file view's page past the end of its
-// file, as Linux gives, else kind (SIGSEGV).
+// file whose protection allows the access, as Linux gives (its fault
+// handler checks the vma's protection before it asks the file for the
+// page), else kind (SIGSEGV). The page is addr's, or the next one's when
+// addr's allows the access (one that crosses into it).
 func (m *Machine) accessFault(kind FaultKind, pc, addr uint64, raw uint32) error {
-	if m.pageOf(addr)&permBus != 0 {
+	need := permR | permW // a load: RISC-V has no write-only pages
+	if kind == FaultStore {
+		need = permW
+	}
+	p := m.pageOf(addr)
+	if p&permMap != 0 && p&permBus == 0 && p&need != 0 {
+		p = m.pageOf(addr + 7) // the refusal is the next page's
+	}
+	if p&permBus != 0 && p&need != 0 {
 		kind = FaultBus
 	}
 	return &Fault{Kind: kind, PC: pc, Addr: addr, Raw: raw}

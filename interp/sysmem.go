@@ -4,6 +4,7 @@ package interp
 
 import (
 	"sort"
+	"unsafe"
 
 	"golang.org/x/sys/unix"
 )
@@ -44,6 +45,9 @@ type mapFile struct {
 type mmapState struct {
 	vmas []vma
 	top  uint64 // the highest address a mapping may reach (the heap's original limit)
+	// pastEnd: some file view may have pages wholly past its file's end
+	// (resized).
+	pastEnd bool
 }
 
 const (
@@ -293,38 +297,51 @@ func (m *Machine) sysMmap(addr, length, prot, flags, fd, off uint64) uint64 {
 }
 
 // mapFile maps n bytes of host file fd (size bytes long) from offset off
-// at guest address at: the pages the file reaches are a host view of it;
-// those wholly past its end stay anonymous, and an access there is
-// SIGBUS, as under Linux (permBus).
+// at guest address at, one vma: the pages the file reaches are a host
+// view of it; those wholly past its end stay anonymous in the host, and
+// an access there is SIGBUS, as under Linux (permBus), until the file
+// grows to reach them (resized).
 func (m *Machine) mapFile(at, n uint64, fd int, off, size uint64, shared bool, p uint8) uint64 {
-	in := uint64(0) // bytes of the view the file reaches
-	if size > off {
-		in = min(n, pageUp(size-off))
+	dup, err := unix.FcntlInt(uintptr(fd), unix.F_DUPFD_CLOEXEC, 0)
+	if err != nil {
+		return errno(err)
 	}
-	f := &mapFile{fd: -1, shared: shared}
+	f := &mapFile{fd: dup, shared: shared}
+	in := reach(off, n, size)
 	if in > 0 {
-		dup, err := unix.FcntlInt(uintptr(fd), unix.F_DUPFD_CLOEXEC, 0)
-		if err != nil {
-			return errno(err)
-		}
-		f.fd = dup
-		kind := unix.MAP_PRIVATE
-		if shared {
-			kind = unix.MAP_SHARED
-		}
-		if _, err := unix.MmapPtr(fd, int64(off), m.Mem.ptr(at), uintptr(in), unix.PROT_READ|unix.PROT_WRITE, unix.MAP_FIXED|kind); err != nil {
+		if err := f.view(m.Mem.ptr(at), off, in); err != nil {
 			unix.Close(dup)
 			return errno(err)
 		}
-		m.vmaInsert(vma{lo: at, hi: at + in, file: f, off: off})
-		m.setPages(at, at+in, p, true)
 	}
+	m.vmaInsert(vma{lo: at, hi: at + n, file: f, off: off})
+	m.setPages(at, at+in, p, true)
 	if in < n {
 		m.zeroPages(at+in, at+n)
-		m.vmaInsert(vma{lo: at + in, hi: at + n})
 		m.setPages(at+in, at+n, p|permBus, true)
+		m.mm.pastEnd = true
 	}
 	return 0
+}
+
+// reach returns the bytes of a view of n bytes from file offset off that
+// a file of size bytes reaches: whole pages, at most n.
+func reach(off, n, size uint64) uint64 {
+	if size <= off {
+		return 0
+	}
+	return min(n, pageUp(size-off))
+}
+
+// view maps n bytes of f from offset off at host address at, over what
+// is there.
+func (f *mapFile) view(at unsafe.Pointer, off, n uint64) error {
+	kind := unix.MAP_PRIVATE
+	if f.shared {
+		kind = unix.MAP_SHARED
+	}
+	_, err := unix.MmapPtr(f.fd, int64(off), at, uintptr(n), unix.PROT_READ|unix.PROT_WRITE, unix.MAP_FIXED|kind)
+	return err
 }
 
 // mappable says what a mapping of file f is: a view of a host regular
@@ -579,47 +596,52 @@ func (m *Machine) sysMsync(addr, length, flags uint64) uint64 {
 	return 0
 }
 
-// shrunk is the last step of the system calls that may cut a file short
-// (ftruncate, openat with O_TRUNC): the pages of file views that now lie
-// wholly past the end of their file become anonymous and SIGBUS to the
-// guest, as under Linux, where the host's view of them would fault in
-// rvdyn itself. (A file another process truncates is not seen.) It
+// resized is the last step of the system calls that may change a file's
+// size (ftruncate, openat with O_TRUNC, the writes): it makes the pages of
+// every file view agree with its file's size as Linux's page faults do.
+// Pages that now lie wholly past the end of their file become anonymous
+// in the host and SIGBUS to the guest (where the host's view would fault
+// in rvdyn itself); pages a grown file reaches again view it again, with
+// their protection. (A file another process resizes is not seen.) The
+// writes look only when some view has pages past its file's end. It
 // returns r.
-func (m *Machine) shrunk(r uint64) uint64 {
-	var out []vma
-	cut := false
+func (m *Machine) resized(r uint64, shrinks bool) uint64 {
+	if !shrinks && !m.mm.pastEnd {
+		return r
+	}
+	past, cut := false, false
 	for _, x := range m.mm.vmas {
-		if x.file == nil {
-			out = append(out, x)
-			continue
+		if x.file == nil || !shrinks && m.pageOf(x.hi-pageSize)&permBus == 0 {
+			continue // a view has pages past the end only at its end
 		}
 		var st unix.Stat_t
-		end := x.hi // the end of the pages the file still reaches
-		if unix.Fstat(x.file.fd, &st) == nil {
-			if size := uint64(st.Size); size <= x.off {
-				end = x.lo
-			} else {
-				end = min(x.hi, x.lo+pageUp(size-x.off))
-			}
-		}
-		if end == x.hi {
-			out = append(out, x)
+		if unix.Fstat(x.file.fd, &st) != nil {
 			continue
 		}
-		cut = true
-		m.hostAnon(end, x.hi)
-		for a := end; a < x.hi; a += pageSize {
-			m.setPages(a, a+pageSize, m.pageOf(a)|permBus, false)
+		// The pages past the end are a suffix of the view, from bus on.
+		end, bus := x.lo+reach(x.off, x.hi-x.lo, uint64(st.Size)), x.hi
+		for bus > x.lo && m.pageOf(bus-pageSize)&permBus != 0 {
+			bus -= pageSize
 		}
-		if end > x.lo {
-			out = append(out, vma{lo: x.lo, hi: end, file: x.file, off: x.off})
-		} else {
-			x.file.release()
+		switch {
+		case end < bus:
+			m.hostAnon(end, bus)
+			for a := end; a < bus; a += pageSize {
+				m.setPages(a, a+pageSize, m.pageOf(a)|permBus, false)
+			}
+			cut = true
+		case end > bus:
+			if x.file.view(m.Mem.ptr(bus), x.off+(bus-x.lo), end-bus) != nil {
+				end = bus // they stay SIGBUS
+			}
+			for a := bus; a < end; a += pageSize {
+				m.setPages(a, a+pageSize, m.pageOf(a)&^permBus, false)
+			}
 		}
-		out = append(out, vma{lo: end, hi: x.hi})
+		past = past || end < x.hi
 	}
+	m.mm.pastEnd = past
 	if cut {
-		m.mm.vmas = out
 		m.fixSpans()
 	}
 	return r

@@ -9,7 +9,7 @@
    pages that no operation touches. An operation works on n = b%4+1 pages
    from page a%NPAGES, cut at the arena's end:
 
-     kind%8  operation
+     kind%13 operation
      0       mmap MAP_FIXED|MAP_PRIVATE|MAP_ANONYMOUS, prot c%8
      1       munmap
      2       mprotect, prot c%8
@@ -18,6 +18,25 @@
      5       store byte c+k at every 64th byte k of the range, in a loop
      6       load every 64th byte of the range, in a loop, and print the sum
      7       memset the range to c
+     8       write a function returning c+pg at the start of page pg
+             (addi a0, zero, c+pg; ret), then __builtin___clear_cache
+     9       call the function at the start of page pg 100 times, in a
+             loop, and print the sum
+     10      mmap MAP_FIXED of the file, MAP_SHARED if c&8 else
+             MAP_PRIVATE, prot c%8, from page (c>>4)%4 of the file
+     11      ftruncate the file to (c%10)*2048 bytes
+     12      read the whole file (pread) and print its size and checksum
+
+   The file is $TMPDIR/mapfuzz.file (/tmp/mapfuzz.PID without $TMPDIR),
+   unlinked once open, FILE_BYTES long at start (four pages and a part),
+   byte k holding k%251. A view's pages wholly past the file's end are
+   SIGBUS (exit 135).
+
+   A call is skipped unless the page holds what a function write (8) or
+   a fresh mapping (zeros: an illegal instruction) left there, by the
+   model below: bytes that stores or memset left could be any code, a
+   loop with no end among them. Calls into unmapped and non-executable
+   pages run, and fault.
 
    With -q the program skips (prints "skipped" for) what qemu-riscv64
    7.2, or the Linux version under it, answers otherwise than the Linux
@@ -28,6 +47,10 @@
      into one vma depends on its anon_vma bookkeeping, not modelled here;
      qemu 7.2 also looks at the pages to grow into first, and fails with
      ENOMEM where Linux says EFAULT;
+   - shrinking or keeping the size in place (3) of a range whose kept
+     pages are not all mapped with one protection: Linux leaves them as
+     they are, qemu 7.2 gives them all the first page's protection (an
+     executable page behind a writable one stops being executable);
    - a move (4): as growing, and Linux 6.17 and later move several vmas
      and the gaps between them where earlier kernels fail with EFAULT;
    - mprotect (2) over an unmapped page: Linux changes the pages before
@@ -47,23 +70,36 @@
    as addresses, which differ between emulators. */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <unistd.h>
 
 #define PG 4096L
 #define NPAGES 16
 #define GUARD 16
+#define FILE_BYTES (4 * PG + 100)
 
 static char *arena;
+static int fd; /* the file of kinds 10 to 12 */
 static int prot[NPAGES]; /* the model: each page's protection, -1 unmapped */
+/* and what each page holds: 'z' zeros, 'c' a function (8), 'd' data */
+static char content[NPAGES];
 static int qemu;         /* -q: skip what qemu-riscv64 answers otherwise */
 
 static void setprot(int pg, int n, int p) {
   for (int i = pg; i < pg + n; i++) prot[i] = p;
 }
+
+static void setcontent(int pg, int n, char c) {
+  for (int i = pg; i < pg + n; i++) content[i] = c;
+}
+
+/* The function a write (8) puts at the start of a page. */
+typedef long (*fn)(void);
 
 /* mapped reports whether pages [pg, pg+n) are all mapped. */
 static int mapped(int pg, int n) {
@@ -87,6 +123,14 @@ static int skip(int bad) {
     return 1;
   }
   return 0;
+}
+
+/* uniform reports whether pages [pg, pg+n) are mapped with one
+   protection. */
+static int uniform(int pg, int n) {
+  for (int i = pg; i < pg + n; i++)
+    if (prot[i] < 0 || prot[i] != prot[pg]) return 0;
+  return 1;
 }
 
 /* execonly reports whether one of pages [pg, pg+n) is execute-only. */
@@ -140,6 +184,13 @@ __attribute__((noinline)) static void store(volatile char *p, long len, int c) {
     p[k] = (char)(c + k / 64);
 }
 
+__attribute__((noinline)) static long call(fn f) {
+  long sum = 0;
+  for (int k = 0; k < 100; k++)
+    sum += f();
+  return sum;
+}
+
 __attribute__((noinline)) static unsigned long load(const volatile char *p, long len) {
   unsigned long sum = 0;
   for (long k = 0; k < len; k += 64)
@@ -164,6 +215,22 @@ int main(int argc, char **argv) {
     return 2;
   }
   setprot(0, NPAGES, PROT_READ | PROT_WRITE);
+  setcontent(0, NPAGES, 'z');
+  /* Not mkstemp: glibc draws its names from the clock, and the run's
+     instruction count would differ from run to run. */
+  const char *dir = getenv("TMPDIR");
+  char path[4096];
+  if (dir && *dir)
+    snprintf(path, sizeof path, "%s/mapfuzz.file", dir);
+  else
+    snprintf(path, sizeof path, "/tmp/mapfuzz.%d", (int)getpid());
+  static char bytes[FILE_BYTES];
+  for (int k = 0; k < FILE_BYTES; k++) bytes[k] = (char)(k % 251);
+  if ((fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0600)) < 0 || unlink(path) != 0 ||
+      write(fd, bytes, FILE_BYTES) != FILE_BYTES) {
+    perror("mapfuzz: file");
+    return 2;
+  }
   const char *s = argv[1];
   size_t len = strlen(s);
   for (size_t i = 0; i + 8 <= len; i += 8) {
@@ -176,15 +243,17 @@ int main(int argc, char **argv) {
       }
       v[j] = hi * 16 + lo;
     }
-    int kind = v[0] % 8, pg = v[1] % NPAGES, n = v[2] % 4 + 1, c = v[3];
+    int kind = v[0] % 13, pg = v[1] % NPAGES, n = v[2] % 4 + 1, c = v[3];
     if (pg + n > NPAGES) n = NPAGES - pg;
     char *p = arena + pg * PG;
     long bytes = n * PG;
     switch (kind) {
     case 0:
       printf("mmap %d+%d prot %d:", pg, n, c % 8);
-      if (where(mmap(p, bytes, c % 8, MAP_FIXED | MAP_PRIVATE | MAP_ANONYMOUS, -1, 0)) == pg)
+      if (where(mmap(p, bytes, c % 8, MAP_FIXED | MAP_PRIVATE | MAP_ANONYMOUS, -1, 0)) == pg) {
         setprot(pg, n, c % 8);
+        setcontent(pg, n, 'z');
+      }
       break;
     case 1:
       printf("munmap %d+%d:", pg, n);
@@ -193,16 +262,23 @@ int main(int argc, char **argv) {
     case 2:
       printf("mprotect %d+%d prot %d:", pg, n, c % 8);
       if (skip(!mapped(pg, n))) break;
-      if (rc(mprotect(p, bytes, c % 8)) == 0) setprot(pg, n, c % 8);
+      if (rc(mprotect(p, bytes, c % 8)) == 0)
+        setprot(pg, n, c % 8);
+      else
+        for (int i = pg; i < pg + n && prot[i] >= 0; i++) prot[i] = c % 8; /* Linux: up to the hole */
       break;
     case 3: {
       int m = c % 4 + 1;
       if (pg + m > NPAGES) m = NPAGES - pg;
       printf("mremap %d+%d to %d pages:", pg, n, m);
-      if (skip(m > n)) break;
+      if (skip(m > n || !uniform(pg, m))) break;
       if (where(mremap(p, bytes, m * PG, 0)) == pg) {
-        if (m < n) setprot(pg + m, n - m, -1);
-        else setprot(pg + n, m - n, prot[pg + n - 1]);
+        if (m < n) {
+          setprot(pg + m, n - m, -1);
+        } else {
+          setprot(pg + n, m - n, prot[pg + n - 1]);
+          setcontent(pg + n, m - n, 'z');
+        }
       }
       break;
     }
@@ -211,16 +287,19 @@ int main(int argc, char **argv) {
       if (to + n > NPAGES) to = NPAGES - n;
       printf("mremap %d+%d to page %d:", pg, n, to);
       if (skip(1)) break;
-      int q = prot[pg];
+      int q[4];
+      char k[4];
+      for (int i = 0; i < n; i++) q[i] = prot[pg + i], k[i] = content[pg + i];
       if (where(mremap(p, bytes, bytes, MREMAP_MAYMOVE | MREMAP_FIXED, arena + to * PG)) == to) {
         setprot(pg, n, -1);
-        setprot(to, n, q);
+        for (int i = 0; i < n; i++) prot[to + i] = q[i], content[to + i] = k[i];
       }
       break;
     }
     case 5:
       printf("store %d+%d:", pg, n);
       if (skip(readonly(pg, n))) break;
+      setcontent(pg, n, 'd');
       store(p, bytes, c);
       printf(" ok\n");
       break;
@@ -232,9 +311,51 @@ int main(int argc, char **argv) {
     case 7:
       printf("memset %d+%d:", pg, n);
       if (skip(readonly(pg, n))) break;
+      setcontent(pg, n, 'd');
       memset(p, c, bytes);
       printf(" ok\n");
       break;
+    case 8: {
+      printf("write function %d returning %d:", pg, c + pg);
+      if (skip(readonly(pg, 1))) break;
+      setcontent(pg, 1, 'd'); /* a fault half way leaves anything */
+      uint32_t *w = (uint32_t *)p;
+      w[0] = (uint32_t)(c + pg) << 20 | 10 << 7 | 0x13; /* addi a0, zero, c+pg */
+      w[1] = 0x00008067;                                /* ret */
+      __builtin___clear_cache((char *)w, (char *)(w + 2));
+      content[pg] = 'c';
+      printf(" ok\n");
+      break;
+    }
+    case 9:
+      printf("call %d:", pg);
+      if (prot[pg] >= 0 && content[pg] == 'd') {
+        printf(" skipped\n");
+        break;
+      }
+      printf(" sum %ld\n", call((fn)p));
+      break;
+    case 10: {
+      int shared = c & 8, off = (c >> 4) % 4;
+      printf("mmap %d+%d prot %d %s file page %d:", pg, n, c % 8, shared ? "shared" : "private", off);
+      if (where(mmap(p, bytes, c % 8, (shared ? MAP_SHARED : MAP_PRIVATE) | MAP_FIXED, fd, off * PG)) == pg) {
+        setprot(pg, n, c % 8);
+        setcontent(pg, n, 'd');
+      }
+      break;
+    }
+    case 11:
+      printf("ftruncate %d:", (c % 10) * 2048);
+      rc(ftruncate(fd, (c % 10) * 2048));
+      break;
+    case 12: {
+      static unsigned char buf[8 * PG];
+      long got = pread(fd, buf, sizeof buf, 0);
+      unsigned long sum = 0;
+      for (long k = 0; k < got; k++) sum = sum * 31 + buf[k];
+      printf("file: %ld bytes, sum %lu\n", got, sum);
+      break;
+    }
     }
   }
   printf("done\n");
