@@ -35,8 +35,11 @@ const mapfuzzELF = "testdata/mapfuzz/mapfuzz.elf"
 //     per loop or per base;
 //   - no cut-flush, no cut-retranslate: the fragments a cut leaves in the
 //     cache, or those it records afresh, must still fault exactly;
-//   - 16 KiB cache: flushed again and again.
-var mapConfigs = []string{"delay 0", "delay 10", "delay 50", "no checkhoist", "no checkwiden", "no cut-flush", "no cut-retranslate", "16 KiB cache"}
+//   - 16 KiB cache: flushed again and again;
+//   - async: a fragment compiled on the service thread may be installed
+//     after the guest unmapped, re-protected or rewrote what it was
+//     built from.
+var mapConfigs = []string{"delay 0", "delay 10", "delay 50", "no checkhoist", "no checkwiden", "no cut-flush", "no cut-retranslate", "16 KiB cache", "async"}
 
 // mapOp kinds of mapfuzz.c, in its numbering.
 const (
