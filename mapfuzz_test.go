@@ -158,9 +158,8 @@ func checkMapProgram(t *testing.T, image, prog []byte, configs []string) {
 	all := dynamoConfigs(t)
 	program := hex.EncodeToString(prog)
 	args := []string{mapfuzzELF, program}
-	// Each run its own $TMPDIR for the program's file: parallel runs
-	// with the same random seed draw the same names, and a collision
-	// costs mkstemp another try (and the run instructions).
+	// Each run its own $TMPDIR for the program's file
+	// ($TMPDIR/mapfuzz.file): parallel runs would truncate each other's.
 	env := func() []string { return []string{"TMPDIR=" + t.TempDir()} }
 	ref := run(t, image, rvdyn.Options{Mode: rvdyn.ModeInterp, Config: interp.Config{Args: args, Env: env()}})
 	if ref.code == 2 {

@@ -89,6 +89,9 @@ func (m *Machine) transfer(f *gfile, b []byte, off int64, write bool) uint64 {
 	if write && r == neg(ePIPE) {
 		m.raise(sigPipe)
 	}
+	if write {
+		return m.resized(r, false) // a write may grow a file under a view
+	}
 	return r
 }
 
