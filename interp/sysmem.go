@@ -597,8 +597,9 @@ func (m *Machine) sysMsync(addr, length, flags uint64) uint64 {
 }
 
 // resized is the last step of the system calls that may change a file's
-// size (ftruncate, openat with O_TRUNC, every write: transfer): it makes the pages of
-// every file view agree with its file's size as Linux's page faults do.
+// size (ftruncate, openat with O_TRUNC, and every write, in transfer): it
+// makes the pages of every file view agree with its file's size as
+// Linux's page faults do.
 // Pages that now lie wholly past the end of their file become anonymous
 // in the host and SIGBUS to the guest (where the host's view would fault
 // in rvdyn itself); pages a grown file reaches again view it again, with
