@@ -171,13 +171,14 @@ func NewPolicy(o PolicyOptions) *Policy {
 // Cut is called at the dispatcher's safe point with the run's retired
 // instructions, the count of fast-interval cuts so far
 // (interp.Machine.IntervalCuts) and whether the cache is empty, and
-// reports whether to flush the cache. A munmap or mprotect that cuts the
-// heap's or the stack's interval short leaves compiled code correct but
+// reports whether to answer the cuts since the last answer. A munmap or
+// mprotect that cuts the heap's or the stack's interval short, or takes
+// pages from the mappings' interval, leaves compiled code correct but
 // testing its intervals in the order its recording found (an array that
 // glibc mapped, reached through cold code once the mapping below it is
-// unmapped); the dispatcher then compiles the fragments' traces again
-// against the new layout (or, with CutRecord, flushes the cache and lets
-// them be recorded again). The first cut flushes at once, and each flush
+// unmapped); the dispatcher then compiles again, against the new layout,
+// the fragments whose code it changes (or, with CutRecord, flushes the
+// cache and lets them be recorded again). The first cut flushes at once, and each flush
 // doubles the instructions before the next (from Window/16), so a
 // program that maps and unmaps all the time pays a few flushes, not one
 // per munmap; a cut while the cache is empty (a dynamic loader mapping

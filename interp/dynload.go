@@ -25,8 +25,8 @@ const fdCwd = ^uint64(99)
 
 // loadInterp maps the dynamic loader at path, as Linux's load_elf_interp
 // does: found under the sysroot first (Config.LdPrefix, qemu-riscv64's
-// -L rule), then as it is; placed as one block top down in the mapping
-// area, every PT_LOAD segment with its own protection and the holes
+// -L rule), then as it is; placed as one block where mmap would put it
+// (findFree), every PT_LOAD segment with its own protection and the holes
 // between them left unmapped. The loader then maps the program's
 // libraries itself, with mmap.
 func (m *Machine) loadInterp(path string) (*loaded, error) {

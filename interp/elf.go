@@ -36,10 +36,11 @@ const DefaultStackSize = 8 << 20
 // guard gap (1 MiB, as Linux keeps, or a sixteenth of a small address
 // space) where every access faults, and under that the heap's limit. A
 // mapping (mmap, and the dynamic loader a PT_INTERP names, found under
-// Config.LdPrefix) goes top down below the guard gap:
+// Config.LdPrefix) goes bottom up from a third of the way to the guard
+// gap, as under qemu-riscv64 (findFree):
 //
-//	0 ... text, data, bss | brk heap -> | <- mappings | guard gap | <- stack | top page
-//	                      ^ end of bss  ^ brk limit   ^ mmap top  ^ stack limit
+//	0 ... text, data, bss | brk heap -> | mappings -> |   | guard gap | <- stack | top page
+//	                      ^ end of bss  ^ brk limit           ^ mmap top  ^ stack limit
 //
 // A position-independent executable (ET_DYN) is placed at 64 KiB. The
 // executable pages are decoded lazily, at their first fetch. A malformed

@@ -31,3 +31,6 @@ func SyscallNumbers() []uint64 {
 func (m *Machine) AccessFault(kind FaultKind, addr uint64) *Fault {
 	return m.accessFault(kind, 0, addr, 0).(*Fault)
 }
+
+// HeapWriteHi returns the end of the heap's fast interval for stores.
+func (m *Machine) HeapWriteHi() uint64 { return m.writeHi }

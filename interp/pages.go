@@ -184,12 +184,14 @@ func (m *Machine) fixSpans() {
 	m.readHi = m.grow(m.readHi, mem.guardLo, AccR)
 	m.writeHi = m.grow(m.writeHi, mem.guardLo, AccW)
 	m.stackHi = m.grow(m.stackHi, mem.size, AccR|AccW)
-	if m.stackHi < stackHi || m.stranded(m.readHi, readHi) || m.stranded(m.writeHi, writeHi) {
+	cutR, cutW := m.stranded(m.readHi, readHi), m.stranded(m.writeHi, writeHi)
+	m.highLostR, m.highLostW = 0, 0
+	var movedR, movedW bool
+	m.mapRead, movedR = m.mapRun(m.mapRead, lr, hr, m.readHi, AccR, cutR)
+	m.mapWrite, movedW = m.mapRun(m.mapWrite, lw, hw, m.writeHi, AccW, cutW)
+	if m.stackHi < stackHi || cutR || cutW || movedR || movedW {
 		m.intervalCuts++
 	}
-	m.highLostR, m.highLostW = 0, 0
-	m.mapRead = m.mapRun(m.mapRead, lr, hr, m.readHi, AccR)
-	m.mapWrite = m.mapRun(m.mapWrite, lw, hw, m.writeHi, AccW)
 	mem.setMapSpans(m.mapRead.lo, span(m.mapRead.lo, m.mapRead.hi), m.mapWrite.lo, span(m.mapWrite.lo, m.mapWrite.hi))
 	stack := m.stackHi - mem.guardHi
 	if m.stackHi < mem.size {
@@ -204,21 +206,27 @@ type run struct{ lo, hi uint64 }
 
 // mapRun returns the mappings' run for accesses that need need, after
 // pages in [lostLo, lostHi) lost access: the run r as it was when none
-// of them lies in it, else the run above the heap's interval (which ends
-// at heapHi) that holds the most mapped pages (bestRun); grown both ways
-// over accessible pages, down to heapHi and up to the guard gap. The run
-// starts as the empty one at the guard gap, where mmap places mappings
-// first, so that until a munmap it is the run that ends there; after one
-// it follows the memory the program maps, not the guard gap: an array
-// between two holes (a block unmapped below it and one above) keeps a
-// fast interval.
-func (m *Machine) mapRun(r run, lostLo, lostHi, heapHi uint64, need uint8) run {
-	if lostLo < r.hi && lostHi > r.lo {
+// of them lies in it and the heap's interval (which ends at heapHi) was
+// not cut (cut: memory in use was left above it), else the run above
+// the heap's interval that holds the most mapped pages (bestRun); grown
+// both ways over accessible pages, down to heapHi and up to the guard
+// gap. The run starts as the empty one at the guard gap; after a cut it
+// follows the memory the program maps: an array between two holes (the
+// block mapped after it unmapped above it, then the one before it
+// below) keeps a fast interval.
+//
+// moved reports that pages of r lost access: code compiled to test the
+// mappings' interval first (ir.Inst.Mapped) may now find its memory
+// elsewhere (glibc's array unmapped, the brk heap used at the same
+// sites), as after a cut.
+func (m *Machine) mapRun(r run, lostLo, lostHi, heapHi uint64, need uint8, cut bool) (_ run, moved bool) {
+	moved = lostLo < r.hi && lostHi > r.lo
+	if cut || moved {
 		r = m.bestRun(heapHi, m.Mem.guardLo, need)
 	}
 	r.lo = m.growDown(max(r.lo, heapHi), heapHi, need)
 	r.hi = m.grow(max(r.hi, r.lo), m.Mem.guardLo, need)
-	return r
+	return r, moved
 }
 
 // bestRun returns the run of pages with access need in [lo, hi) that

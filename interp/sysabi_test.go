@@ -2,6 +2,7 @@ package interp_test
 
 import (
 	"bytes"
+	"encoding/binary"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -104,21 +105,28 @@ func TestStrace(t *testing.T) {
 }
 
 // TestMmapLayout checks that mappings come from the free range between the
-// break and the guard gap, are zeroed when mapped again, and hold the
-// break below them.
+// break and the guard gap, bottom up from a third of the way to the gap
+// (Linux's TASK_UNMAPPED_BASE rule; qemu-riscv64 hands them out bottom up
+// too), are zeroed when mapped again, and hold the break below them.
 func TestMmapLayout(t *testing.T) {
 	m := ecallMachine(t, interp.Config{})
 	lo, _ := m.Mem.Guard()
+	base := (lo/3 + 4095) &^ 4095
 	a := call(t, m, interp.SysMmap, 0, 8192, 3, 0x22, ^uint64(0), 0)
-	if a != lo-8192 || m.BrkLimit() != a {
-		t.Fatalf("mmap at %#x (guard gap at %#x), brk limit %#x", a, lo, m.BrkLimit())
+	if a != base || m.BrkLimit() != a {
+		t.Fatalf("mmap at %#x (guard gap at %#x, want %#x), brk limit %#x", a, lo, base, m.BrkLimit())
+	}
+	if next := call(t, m, interp.SysMmap, 0, 4096, 3, 0x22, ^uint64(0), 0); next != a+8192 {
+		t.Fatalf("second mmap at %#x, want %#x: bottom up", next, a+8192)
+	} else {
+		call(t, m, interp.SysMunmap, next, 4096)
 	}
 	m.Mem.Bytes(a, 1)[0] = 7
 	if r := call(t, m, interp.SysMunmap, a, 8192); r != 0 || m.BrkLimit() != lo {
 		t.Fatalf("munmap: %d, brk limit %#x", int64(r), m.BrkLimit())
 	}
 	b := call(t, m, interp.SysMmap, 0, 4096, 3, 0x22, ^uint64(0), 0)
-	if b != lo-4096 || m.Mem.Bytes(a, 8192)[0] != 0 {
+	if b != a || m.Mem.Bytes(a, 8192)[0] != 0 {
 		t.Errorf("remapped at %#x, first byte %d", b, m.Mem.Bytes(a, 1)[0])
 	}
 	if r := call(t, m, interp.SysMmap, 0, 4096, 7, 0x22, ^uint64(0), 0); int64(r) < 0 || !m.IsText(r) {
@@ -179,5 +187,39 @@ func TestNilStreamsDiscard(t *testing.T) {
 		if r := call(t, m, interp.SysWrite, fd, rvtest.MakeELFData, 4); r != 4 {
 			t.Errorf("write(%d) with a nil stream: %d, want 4", fd, int64(r))
 		}
+	}
+}
+
+// TestSysinfo checks sysinfo's memory: the guest's address space, the
+// free part shrinking by what mmap maps, and the layout's fixed fields;
+// a buffer in the text is -EFAULT.
+func TestSysinfo(t *testing.T) {
+	m := ecallMachine(t, interp.Config{})
+	const sysinfo = 179
+	lo, _ := m.Mem.Guard()
+	buf := lo - 4096 // the top of the reserve: free, writable, unmapped
+	info := func() (total, free uint64) {
+		t.Helper()
+		if r := call(t, m, sysinfo, buf); r != 0 {
+			t.Fatalf("sysinfo: %d", int64(r))
+		}
+		b := m.Mem.Bytes(buf, 112)
+		if procs, unit := binary.LittleEndian.Uint16(b[80:]), binary.LittleEndian.Uint32(b[104:]); procs != 1 || unit != 1 {
+			t.Errorf("procs %d, mem_unit %d: want 1, 1", procs, unit)
+		}
+		return binary.LittleEndian.Uint64(b[32:]), binary.LittleEndian.Uint64(b[40:])
+	}
+	total, free := info()
+	if total != m.Mem.Size() || free == 0 || free >= total {
+		t.Fatalf("totalram %d, freeram %d: want totalram %d and 0 < freeram < totalram", total, free, m.Mem.Size())
+	}
+	if a := call(t, m, interp.SysMmap, 0, 1<<20, 3, 0x22, ^uint64(0), 0); int64(a) < 0 {
+		t.Fatalf("mmap: %d", int64(a))
+	}
+	if _, after := info(); after != free-1<<20 {
+		t.Errorf("freeram after mapping 1 MiB: %d, want %d", after, free-1<<20)
+	}
+	if r := call(t, m, sysinfo, m.Entry()); r != ^uint64(13) {
+		t.Errorf("sysinfo into the text: %d, want -EFAULT", int64(r))
 	}
 }

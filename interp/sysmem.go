@@ -10,9 +10,9 @@ import (
 )
 
 // Mappings live between the brk heap and the guard gap under the stack,
-// handed out top down from the heap's original limit as Linux does below
-// the stack; the brk heap's limit follows the lowest mapping down, so the
-// two never overlap. Memory there is already inside the guest's host
+// handed out bottom up from a third of the way up (findFree), as
+// qemu-riscv64 does; the brk heap's limit follows the lowest mapping, so
+// the two never overlap. Memory there is already inside the guest's host
 // mapping: an anonymous mapping is bookkeeping (the vmas here, the page
 // table of pages.go) plus zeroed pages, and the guest can never be given
 // memory outside [0, MemSize). A file mapping is a host mapping of the
@@ -214,8 +214,32 @@ func (m *Machine) vmaOf(lo, hi uint64) int {
 	return -1
 }
 
-// findFree returns the highest free range of n bytes, or 0.
+// findFree returns where a mapping of n bytes goes without a hint, or 0
+// when no free range holds it: the lowest free range from mapBase up, as
+// qemu-riscv64 hands out guest mappings (bottom up from its
+// TASK_UNMAPPED_BASE, as Linux's legacy layout does); when none is left
+// there, the highest free range below.
+//
+// Bottom up is also what keeps the fast intervals whole under glibc's
+// malloc: the block it maps last lies at the top and is freed first (a
+// sort's scratch buffer), so its munmap leaves a hole with nothing
+// above it, where top down it left one between the brk heap and every
+// block mapped before, cutting the heap's interval (IntervalCuts) with
+// arrays that then alternate with brk memory at the same sites.
 func (m *Machine) findFree(n uint64) uint64 {
+	lo := m.mapBase()
+	for _, v := range m.mm.vmas {
+		if v.hi <= lo {
+			continue
+		}
+		if v.lo >= lo && v.lo-lo >= n {
+			return lo
+		}
+		lo = max(lo, v.hi)
+	}
+	if lo <= m.mm.top && m.mm.top-lo >= n {
+		return lo
+	}
 	hi := m.mm.top
 	for i := len(m.mm.vmas) - 1; i >= -1; i-- {
 		lo := m.mmapLow()
@@ -230,6 +254,15 @@ func (m *Machine) findFree(n uint64) uint64 {
 		}
 	}
 	return 0
+}
+
+// mapBase is where findFree starts: a third of the way up to the guard
+// gap (Linux's TASK_UNMAPPED_BASE rule, TASK_SIZE/3, for its legacy
+// layout; qemu-riscv64 7.2 starts at 256 GiB, past any address space
+// rvdyn gives), or above the brk heap if that has grown past it. What
+// lies below is the brk heap's room.
+func (m *Machine) mapBase() uint64 {
+	return max(pageUp(m.mm.top/3), m.mmapLow())
 }
 
 // sysMmap makes its checks in the kernel's order (arch/riscv sys_mmap,

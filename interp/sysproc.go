@@ -1,4 +1,4 @@
-// Process system calls: uname, ids, getrandom, prlimit64, nanosleep, rt_sigaction, rt_sigprocmask -> answers about the guest process and its host.
+// Process system calls: uname, ids, getrandom, prlimit64, sysinfo, nanosleep, rt_sigaction, rt_sigprocmask -> answers about the guest process and its host.
 
 package interp
 
@@ -263,5 +263,41 @@ func (m *Machine) sysRtSigprocmask(how, set, oset, size uint64) uint64 {
 	if oset != 0 {
 		m.Mem.store64(oset, old)
 	}
+	return 0
+}
+
+// sysSysinfo fills a struct sysinfo (112 bytes on RV64): uptime and load
+// averages are the host's, as under qemu-riscv64; the memory is the
+// guest's own address space, since that is all it can have (totalram
+// Memory.Size, freeram its pages nothing maps, no swap, one process,
+// mem_unit 1), where qemu-riscv64 reports the host's. glibc reads it for
+// sysconf(_SC_PHYS_PAGES) and _SC_AVPHYS_PAGES (its qsort, for one,
+// sizes its scratch buffer against them).
+func (m *Machine) sysSysinfo(buf uint64) uint64 {
+	const size = 112
+	if !m.Mem.CanWrite(buf, size) {
+		return neg(eFAULT)
+	}
+	var host unix.Sysinfo_t
+	if err := unix.Sysinfo(&host); err != nil {
+		return errno(err)
+	}
+	var free uint64
+	for _, p := range m.perm {
+		if p&permMap == 0 {
+			free += pageSize
+		}
+	}
+	b := m.Mem.Bytes(buf, size)
+	clear(b)
+	le := binary.LittleEndian
+	le.PutUint64(b[0:], uint64(host.Uptime))
+	for i, l := range host.Loads {
+		le.PutUint64(b[8+8*i:], l)
+	}
+	le.PutUint64(b[32:], m.Mem.size) // totalram
+	le.PutUint64(b[40:], free)       // freeram
+	le.PutUint16(b[80:], 1)          // procs
+	le.PutUint32(b[104:], 1)         // mem_unit
 	return 0
 }

@@ -140,12 +140,13 @@ func (vm *VM) build(trace *interp.Trace, t0 time.Time) error {
 			}
 		}()
 	}
-	code, err := compileTrace(trace, vm.compileEnv(), vm.opts.Optimize, vm.sample)
+	env := vm.compileEnv()
+	code, err := compileTrace(trace, env, vm.opts.Optimize, vm.sample)
 	if err != nil {
 		return fmt.Errorf("compiling trace at 0x%x: %w", trace.Head, err)
 	}
 	vm.compiled(code)
-	err = vm.install(trace, code)
+	err = vm.install(trace, code, env)
 	vm.ctr.compileTime += time.Since(t0)
 	return err
 }
@@ -280,7 +281,7 @@ func (vm *VM) installJob(j *compileJob) error {
 		return nil
 	}
 	t0 := time.Now()
-	err := vm.install(j.trace, j.code)
+	err := vm.install(j.trace, j.code, j.env)
 	vm.ctr.compileTime += time.Since(t0)
 	if err == nil {
 		a.stats.Installed++
@@ -341,8 +342,9 @@ func (a *asyncCompiler) flushed() {
 
 // install inserts a compiled trace into the code cache (flushing it once
 // if it is full), links it, marks its head for the interpreter and
-// records it in the listing, the perf map and codePages.
-func (vm *VM) install(trace *interp.Trace, code *fragment.Code) error {
+// records it in the listing, the perf map and codePages; env is the Env
+// it was compiled against (retranslate).
+func (vm *VM) install(trace *interp.Trace, code *fragment.Code, env fragment.Env) error {
 	pc := trace.Head
 	if vm.opts.Listing != nil {
 		fragment.WriteListingNamed(vm.opts.Listing, trace, code, vm.syms().Name)
@@ -381,7 +383,7 @@ func (vm *VM) install(trace *interp.Trace, code *fragment.Code) error {
 			pages = append(pages, e)
 		}
 	}
-	vm.frags[f] = fragInfo{pages: pages, trace: trace}
+	vm.frags[f] = fragInfo{pages: pages, trace: trace, env: env}
 	if !vm.started.IsZero() {
 		vm.ctr.lastInsert = time.Since(vm.started)
 	}

@@ -8,27 +8,38 @@ import (
 	"slices"
 	"time"
 
+	"rvdyn/codecache"
+	"rvdyn/fragment"
 	"rvdyn/interp"
 )
 
 // fragInfo is what the dispatcher keeps of a fragment in the cache: the
-// guest text pages its trace was recorded from (dropStale) and the trace
-// itself (retranslate).
+// guest text pages its trace was recorded from (dropStale), the trace
+// itself and the Env it was compiled against (retranslate).
 type fragInfo struct {
 	pages []uint64
 	trace *interp.Trace
+	env   fragment.Env
 }
 
-// retranslate compiles the trace of every fragment in the cache again,
-// against the memory layout as it is now, and replaces the cache's
-// contents with the new fragments; no trace is recorded and prediction
-// goes on where it was. It is the dispatcher's answer to a munmap or
-// mprotect that cut a fast interval short (codecache.Policy.Cut): the
-// old fragments stay correct, but an access the cut moved out of the
-// heap's interval (glibc's array above an unmapped one) tests the heap
-// first and reaches its interval through cold code. Each access's
-// recorded address decides again which interval it tests first
-// (fragment.Env's mappings' interval, ir.Inst.Mapped).
+// retranslate compiles again, against the memory layout as it is now,
+// the trace of every fragment in the cache whose code that layout
+// changes, and puts the new fragments in place of the old; no trace is
+// recorded and prediction goes on where it was. It is the dispatcher's
+// answer to a munmap or mprotect that cut a fast interval short or took
+// pages from the mappings' interval (interp.Machine.IntervalCuts,
+// codecache.Policy.Cut): the old fragments stay correct, but an access
+// whose memory moved to another interval (glibc's array above an
+// unmapped one; the brk heap at sites that used an array since
+// unmapped) tests the wrong interval first and reaches its own through
+// cold code. What decides the order is each access's recorded address
+// against the Env's mappings' interval (ir.Inst.Mapped); the rest of the
+// Env does not move with a cut. So a fragment is compiled again only
+// when some recorded address of its trace falls on the other side of
+// that interval now than when it was compiled (hintsMoved): the code of
+// the others would come out the same. (Before, every fragment was: a
+// C++ guest whose vectors grow by mapping a larger block and unmapping
+// the old one compiled its 700 fragments four times over.)
 //
 // A flush (codecache.PolicyOptions.CutRecord, `--disable
 // cut-retranslate`) fixes the same, but the traces recorded after it are
@@ -50,27 +61,36 @@ func (vm *VM) retranslate() error {
 	if err := vm.drainCompiler(); err != nil {
 		return err
 	}
+	env := vm.compileEnv()
 	type old struct {
 		off   int
 		built uint64
 		trace *interp.Trace
 	}
-	olds := make([]old, 0, len(vm.frags))
-	for f, fi := range vm.frags {
-		if vm.cache.Lookup(f.Head) == f { // every entry should be; a removal that forgot frags must not compile a head twice
-			olds = append(olds, old{f.Off, f.Built, fi.trace})
+	var olds []old
+	at := vm.m.Retired()
+	vm.cache.RemoveIf(func(f *codecache.Fragment) bool {
+		fi, ok := vm.frags[f]
+		if !ok || !hintsMoved(fi.trace, fi.env, env) {
+			return false
 		}
+		olds = append(olds, old{f.Off, f.Built, fi.trace})
+		delete(vm.frags, f)
+		vm.m.Mark(f.Head, false)
+		vm.removed(at, f.Head)
+		return true
+	})
+	if len(olds) == 0 {
+		return nil
 	}
 	slices.SortFunc(olds, func(a, b old) int { return cmp.Compare(a.off, b.off) }) // the order they were placed in
-	vm.emptyCache()
-	env := vm.compileEnv()
 	for _, o := range olds {
 		code, err := compileTrace(o.trace, env, vm.opts.Optimize, vm.sample)
 		if err != nil {
 			return fmt.Errorf("compiling trace at 0x%x again after an interval cut: %w", o.trace.Head, err)
 		}
 		vm.compiled(code)
-		if err := vm.install(o.trace, code); err != nil {
+		if err := vm.install(o.trace, code, env); err != nil {
 			return err
 		}
 		if f := vm.cache.Lookup(o.trace.Head); f != nil {
@@ -80,6 +100,19 @@ func (vm *VM) retranslate() error {
 	}
 	vm.ctr.compileTime += time.Since(t0)
 	return nil
+}
+
+// hintsMoved reports whether some address trace recorded lies in the
+// mappings' interval of one Env and not of the other, for loads or for
+// stores (ir.Env.InMapped): what ir.Inst.Mapped is made of. Steps that
+// access no memory record address 0, which no mappings' interval holds.
+func hintsMoved(trace *interp.Trace, was, now fragment.Env) bool {
+	for _, s := range trace.Steps {
+		if was.InMapped(s.Addr, false) != now.InMapped(s.Addr, false) || was.InMapped(s.Addr, true) != now.InMapped(s.Addr, true) {
+			return true
+		}
+	}
+	return false
 }
 
 // drainCompiler waits for every trace on the service thread and installs
