@@ -134,6 +134,14 @@ func TestMmapLayout(t *testing.T) {
 	} else if call(t, m, 226, r, 4096, 3); m.IsText(r) { // mprotect
 		t.Errorf("mprotect without PROT_EXEC: still executable")
 	}
+	// With the room above the base taken, a block goes below it.
+	fill := call(t, m, interp.SysMmap, 0, lo-base-1<<20, 3, 0x22, ^uint64(0), 0)
+	if r := call(t, m, interp.SysMmap, 0, 2<<20, 3, 0x22, ^uint64(0), 0); int64(fill) < 0 || int64(r) < 0 || r >= base || !m.Mem.CanWrite(r, 2<<20) {
+		t.Errorf("mmap of 2 MiB with less than 1 MiB free above the base (%#x): %#x", int64(fill), int64(r))
+	} else {
+		call(t, m, interp.SysMunmap, r, 2<<20)
+	}
+	call(t, m, interp.SysMunmap, fill, lo-base-1<<20)
 	// The break cannot grow into a mapping.
 	if r := call(t, m, interp.SysBrk, lo); r == lo {
 		t.Errorf("brk moved over a mapping")
