@@ -231,3 +231,28 @@ func TestSysinfo(t *testing.T) {
 		t.Errorf("sysinfo into the text: %d, want -EFAULT", int64(r))
 	}
 }
+
+// TestGetrusage checks getrusage's answer (the host's, for rvdyn's
+// process: its maximum resident set is never zero), its who values and
+// its buffer check.
+func TestGetrusage(t *testing.T) {
+	m := ecallMachine(t, interp.Config{})
+	const getrusage = 165
+	lo, _ := m.Mem.Guard()
+	buf := lo - 4096
+	for _, who := range []uint64{0, ^uint64(0), 1} {
+		clear(m.Mem.Bytes(buf, 144))
+		if r := call(t, m, getrusage, who, buf); r != 0 {
+			t.Fatalf("getrusage(%d): %d", int64(who), int64(r))
+		}
+		if who == 0 && binary.LittleEndian.Uint64(m.Mem.Bytes(buf, 144)[32:]) == 0 {
+			t.Errorf("getrusage(RUSAGE_SELF): ru_maxrss 0")
+		}
+	}
+	if r := call(t, m, getrusage, 2, buf); r != ^uint64(21) {
+		t.Errorf("getrusage(2): %d, want -EINVAL", int64(r))
+	}
+	if r := call(t, m, getrusage, 0, m.Entry()); r != ^uint64(13) {
+		t.Errorf("getrusage into the text: %d, want -EFAULT", int64(r))
+	}
+}

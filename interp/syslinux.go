@@ -69,6 +69,7 @@ var sysTable = map[uint64]sysEntry{
 	135:             {"rt_sigprocmask", "dppd", 'd', func(m *Machine, a *[6]uint64) uint64 { return m.sysRtSigprocmask(a[0], a[1], a[2], a[3]) }},
 	160:             {"uname", "p", 'd', func(m *Machine, a *[6]uint64) uint64 { return m.sysUname(a[0]) }},
 	163:             {"getrlimit", "dp", 'd', func(m *Machine, a *[6]uint64) uint64 { return m.sysGetrlimit(a[0], a[1]) }},
+	165:             {"getrusage", "dp", 'd', func(m *Machine, a *[6]uint64) uint64 { return m.sysGetrusage(a[0], a[1]) }},
 	179:             {"sysinfo", "p", 'd', func(m *Machine, a *[6]uint64) uint64 { return m.sysSysinfo(a[0]) }},
 	SysGetpid:       {"getpid", "", 'd', func(m *Machine, a *[6]uint64) uint64 { return uint64(unix.Getpid()) }},
 	173:             {"getppid", "", 'd', func(m *Machine, a *[6]uint64) uint64 { return uint64(unix.Getppid()) }},

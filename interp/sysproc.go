@@ -1,4 +1,4 @@
-// Process system calls: uname, ids, getrandom, prlimit64, sysinfo, nanosleep, rt_sigaction, rt_sigprocmask -> answers about the guest process and its host.
+// Process system calls: uname, ids, getrandom, prlimit64, sysinfo, getrusage, nanosleep, rt_sigaction, rt_sigprocmask -> answers about the guest process and its host.
 
 package interp
 
@@ -299,5 +299,35 @@ func (m *Machine) sysSysinfo(buf uint64) uint64 {
 	le.PutUint64(b[40:], free)       // freeram
 	le.PutUint16(b[80:], 1)          // procs
 	le.PutUint32(b[104:], 1)         // mem_unit
+	return 0
+}
+
+// sysGetrusage answers with the host's accounting of rvdyn's process
+// (or its children, or the calling thread), as qemu-riscv64 answers with
+// its own: the guest's time is rvdyn's. The RISC-V struct rusage (144
+// bytes: two timevals and fourteen longs) has x86-64's layout.
+func (m *Machine) sysGetrusage(who, buf uint64) uint64 {
+	const size = 144
+	var w int
+	switch int32(who) {
+	case 0, -1, 1: // RUSAGE_SELF, RUSAGE_CHILDREN, RUSAGE_THREAD
+		w = int(int32(who))
+	default:
+		return neg(eINVAL)
+	}
+	if !m.Mem.CanWrite(buf, size) {
+		return neg(eFAULT)
+	}
+	var ru unix.Rusage
+	if err := unix.Getrusage(w, &ru); err != nil {
+		return errno(err)
+	}
+	b := m.Mem.Bytes(buf, size)
+	le := binary.LittleEndian
+	for i, v := range []int64{ru.Utime.Sec, ru.Utime.Usec, ru.Stime.Sec, ru.Stime.Usec,
+		ru.Maxrss, ru.Ixrss, ru.Idrss, ru.Isrss, ru.Minflt, ru.Majflt, ru.Nswap,
+		ru.Inblock, ru.Oublock, ru.Msgsnd, ru.Msgrcv, ru.Nsignals, ru.Nvcsw, ru.Nivcsw} {
+		le.PutUint64(b[8*i:], uint64(v))
+	}
 	return 0
 }
