@@ -256,3 +256,42 @@ func TestGetrusage(t *testing.T) {
 		t.Errorf("getrusage into the text: %d, want -EFAULT", int64(r))
 	}
 }
+
+// TestPipeAndPollArgs checks the argument errors of pipe2, ppoll and
+// pselect6 that the libcio guest does not reach: a pipe2 into the text is
+// -EFAULT and leaves no fd open, too many pollfds or a bad timeout is
+// -EINVAL, and a zero timeout on an empty pipe returns 0 at once.
+func TestPipeAndPollArgs(t *testing.T) {
+	m := ecallMachine(t, interp.Config{})
+	const pipe2, ppoll, pselect6 = 59, 73, 72
+	lo, _ := m.Mem.Guard()
+	buf := lo - 4096
+	if r := call(t, m, pipe2, m.Entry(), 0); r != ^uint64(13) {
+		t.Errorf("pipe2 into the text: %d, want -EFAULT", int64(r))
+	}
+	if r := call(t, m, pipe2, buf, 0); r != 0 {
+		t.Fatalf("pipe2: %d", int64(r))
+	}
+	b := m.Mem.Bytes(buf, 8)
+	rd, wr := binary.LittleEndian.Uint32(b), binary.LittleEndian.Uint32(b[4:])
+	if rd != 3 || wr != 4 {
+		t.Errorf("pipe2 fds %d, %d: want 3, 4 (none left open by the failed call)", rd, wr)
+	}
+	pfd, ts := buf+64, buf+128
+	binary.LittleEndian.PutUint32(m.Mem.Bytes(pfd, 8), rd)
+	binary.LittleEndian.PutUint16(m.Mem.Bytes(pfd+4, 2), 1) // POLLIN
+	clear(m.Mem.Bytes(ts, 16))
+	if r := call(t, m, ppoll, pfd, 1, ts); r != 0 {
+		t.Errorf("ppoll of an empty pipe, zero timeout: %d, want 0", int64(r))
+	}
+	if r := call(t, m, ppoll, pfd, 1025, 0); r != ^uint64(21) {
+		t.Errorf("ppoll of 1025 fds: %d, want -EINVAL", int64(r))
+	}
+	binary.LittleEndian.PutUint64(m.Mem.Bytes(ts+8, 8), 1e9)
+	if r := call(t, m, ppoll, pfd, 1, ts); r != ^uint64(21) {
+		t.Errorf("ppoll with 10^9 ns: %d, want -EINVAL", int64(r))
+	}
+	if r := call(t, m, pselect6, ^uint64(0), 0, 0, 0, 0); r != ^uint64(21) {
+		t.Errorf("pselect6 of -1 fds: %d, want -EINVAL", int64(r))
+	}
+}
