@@ -62,7 +62,8 @@ func TestSyscallsHostile(t *testing.T) {
 	for _, num := range interp.SyscallNumbers() {
 		switch num {
 		case interp.SysExit, interp.SysExitGroup, 101, 115, // ends the guest; sleeps
-			98, 129, 130, 131: // futex waits (or ends a deadlocked guest); kill and tkill/tgkill end it
+			98, 129, 130, 131, // futex waits (or ends a deadlocked guest); kill and tkill/tgkill end it
+			166: // umask would leave the test process's at random (TestFdCalls sets it and back)
 			continue
 		}
 		for range 300 {
@@ -300,5 +301,55 @@ func TestPipeAndPollArgs(t *testing.T) {
 	}
 	if r := call(t, m, pselect6, ^uint64(0), 0, 0, 0, 0); r != ^uint64(21) {
 		t.Errorf("pselect6 of -1 fds: %d, want -EINVAL", int64(r))
+	}
+}
+
+// TestFdCalls checks fsync, fdatasync, fchmod, flock and fstatfs on a
+// file the guest opened (under its root), -EBADF on a closed fd, and
+// times, umask, getpgid and getsid.
+func TestFdCalls(t *testing.T) {
+	m := ecallMachine(t, interp.Config{})
+	const fsync, fdatasync, fchmod, flock, fstatfs, times, umask, getpgid, getsid = 82, 83, 52, 32, 44, 153, 166, 155, 156
+	fd := call(t, m, 56, ^uint64(99), rvtest.MakeELFData, 0o102, 0o644) // openat(AT_FDCWD, "data", O_RDWR|O_CREAT)
+	if int64(fd) < 0 {
+		t.Fatalf("openat: %d", int64(fd))
+	}
+	lo, _ := m.Mem.Guard()
+	buf := lo - 4096
+	for _, c := range []struct {
+		name string
+		num  uint64
+		args []uint64
+	}{
+		{"fsync", fsync, nil}, {"fdatasync", fdatasync, nil}, {"fchmod 0600", fchmod, []uint64{0o600}},
+		{"flock LOCK_EX", flock, []uint64{2}}, {"fstatfs", fstatfs, []uint64{buf}},
+	} {
+		if r := call(t, m, c.num, append([]uint64{fd}, c.args...)...); r != 0 {
+			t.Errorf("%s: %d", c.name, int64(r))
+		}
+		if r := call(t, m, c.num, append([]uint64{77}, c.args...)...); r != ^uint64(8) {
+			t.Errorf("%s of a closed fd: %d, want -EBADF", c.name, int64(r))
+		}
+	}
+	if bsize := binary.LittleEndian.Uint64(m.Mem.Bytes(buf+8, 8)); bsize == 0 {
+		t.Errorf("fstatfs: f_bsize 0")
+	}
+	if r := call(t, m, fstatfs, fd, m.Entry()); r != ^uint64(13) {
+		t.Errorf("fstatfs into the text: %d, want -EFAULT", int64(r))
+	}
+	if r := call(t, m, times, buf); int64(r) <= 0 {
+		t.Errorf("times: %d", int64(r))
+	}
+	old := call(t, m, umask, 0o27)
+	if r := call(t, m, umask, old); r != 0o27 {
+		t.Errorf("umask back: %#o, want 027", r)
+	}
+	for _, num := range []uint64{getpgid, getsid} {
+		if r := call(t, m, num, 0); int64(r) <= 0 {
+			t.Errorf("syscall %d(0): %d", num, int64(r))
+		}
+		if r := call(t, m, num, 1); r != ^uint64(2) {
+			t.Errorf("syscall %d(1): %d, want -ESRCH", num, int64(r))
+		}
 	}
 }

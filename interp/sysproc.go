@@ -1,4 +1,4 @@
-// Process system calls: uname, ids, getrandom, prlimit64, sysinfo, getrusage, nanosleep, rt_sigaction, rt_sigprocmask -> answers about the guest process and its host.
+// Process system calls: uname, ids, getrandom, prlimit64, sysinfo, getrusage, times, getpgid, getsid, umask, nanosleep, rt_sigaction, rt_sigprocmask -> answers about the guest process and its host.
 
 package interp
 
@@ -330,4 +330,43 @@ func (m *Machine) sysGetrusage(who, buf uint64) uint64 {
 		le.PutUint64(b[8*i:], uint64(v))
 	}
 	return 0
+}
+
+// sysTimes fills a struct tms (four clock_t, in ticks of 1/100 s) with
+// the host's times of rvdyn's process and returns the host's tick count,
+// as qemu-riscv64 does; a NULL buffer only returns the count.
+func (m *Machine) sysTimes(buf uint64) uint64 {
+	if buf != 0 && !m.Mem.CanWrite(buf, 32) {
+		return neg(eFAULT)
+	}
+	var t unix.Tms
+	r, err := unix.Times(&t)
+	if err != nil {
+		return errno(err)
+	}
+	if buf != 0 {
+		b := m.Mem.Bytes(buf, 32)
+		for i, v := range []int64{t.Utime, t.Stime, t.Cutime, t.Cstime} {
+			binary.LittleEndian.PutUint64(b[8*i:], uint64(v))
+		}
+	}
+	return uint64(r)
+}
+
+// sysSessionID is getpgid or getsid (sid) of this process (pid 0 or its
+// own pid): the host's answer for rvdyn's process. Any other pid is
+// -ESRCH: the guest sees no other process.
+func (m *Machine) sysSessionID(pid uint64, sid bool) uint64 {
+	if p := int32(pid); p != 0 && int(p) != unix.Getpid() {
+		return neg(eSRCH)
+	}
+	get := unix.Getpgid
+	if sid {
+		get = unix.Getsid
+	}
+	r, err := get(0)
+	if err != nil {
+		return errno(err)
+	}
+	return uint64(r)
 }
