@@ -353,3 +353,70 @@ func TestFdCalls(t *testing.T) {
 		}
 	}
 }
+
+// TestRootPathCalls: under a root, the path calls that follow a symlink
+// (chmod, truncate, utimensat) follow one inside the root, never out of
+// it: a symlink to an absolute host path names root/that/path, which
+// does not exist. symlink, link and mkfifo create inside the root.
+func TestRootPathCalls(t *testing.T) {
+	top := t.TempDir()
+	root := filepath.Join(top, "r")
+	outside := filepath.Join(top, "outside")
+	if err := os.Mkdir(root, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(outside, []byte("keep me"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(outside, filepath.Join(root, "esc")); err != nil {
+		t.Fatal(err)
+	}
+	m := ecallMachine(t, interp.Config{Root: root})
+	const mknodat, symlinkat, linkat, truncate, fchmodat, utimensat = 33, 36, 37, 45, 53, 88
+	str := func(at uint64, s string) uint64 { copy(m.Mem.Bytes(at, uint64(len(s)+1)), s+"\x00"); return at }
+	lo, _ := m.Mem.Guard()
+	esc := str(lo-4096, "esc")
+	if r := call(t, m, fchmodat, ^uint64(99), esc, 0o600); r != ^uint64(1) { // -ENOENT
+		t.Errorf("chmod through the escaping symlink: %d, want -ENOENT", int64(r))
+	}
+	if r := call(t, m, truncate, esc, 0); r != ^uint64(1) {
+		t.Errorf("truncate through the escaping symlink: %d, want -ENOENT", int64(r))
+	}
+	if r := call(t, m, utimensat, ^uint64(99), esc, 0, 0); r != ^uint64(1) {
+		t.Errorf("utimensat through the escaping symlink: %d, want -ENOENT", int64(r))
+	}
+	if st, err := os.Stat(outside); err != nil || st.Mode().Perm() != 0o644 || st.Size() != 7 {
+		t.Errorf("the file outside the root changed: %v, %v", st, err)
+	}
+	f := str(lo-3072, "f")
+	if fd := call(t, m, 56, ^uint64(99), f, 0o101, 0o644); int64(fd) < 0 {
+		t.Fatalf("openat f: %d", int64(fd))
+	}
+	if r := call(t, m, symlinkat, str(lo-2048, "/f"), ^uint64(99), str(lo-1024, "../../l")); r != 0 {
+		t.Errorf("symlink: %d", int64(r))
+	}
+	if r := call(t, m, linkat, ^uint64(99), f, ^uint64(99), str(lo-1024, "/h"), 0); r != 0 {
+		t.Errorf("link: %d", int64(r))
+	}
+	if r := call(t, m, mknodat, ^uint64(99), str(lo-1024, "p"), 0o10644, 0); r != 0 {
+		t.Errorf("mkfifo: %d", int64(r))
+	}
+	if r := call(t, m, mknodat, ^uint64(99), str(lo-1024, "dev"), 0o20644, 0x0101); r != ^uint64(0) { // -EPERM
+		t.Errorf("mknod of a character device: %d, want -EPERM", int64(r))
+	}
+	l := str(lo-1024, "l")
+	if r := call(t, m, fchmodat, ^uint64(99), l, 0o600); r != 0 {
+		t.Errorf("chmod through l: %d", int64(r))
+	}
+	if st, err := os.Stat(filepath.Join(root, "f")); err != nil || st.Mode().Perm() != 0o600 {
+		t.Errorf("root/f after chmod through the symlink l: %v, %v", st, err)
+	}
+	ents, _ := os.ReadDir(root)
+	var names []string
+	for _, e := range ents {
+		names = append(names, e.Name())
+	}
+	if !slices.Equal(names, []string{"esc", "f", "h", "l", "p"}) {
+		t.Errorf("root holds %v, want esc f h l p", names)
+	}
+}

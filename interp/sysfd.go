@@ -27,14 +27,28 @@ func (m *Machine) onHostFd(fd uint64, op func(h int) error) uint64 {
 	return 0
 }
 
-// sysFstatfs fills the RISC-V struct statfs (120 bytes: the generic
-// 64-bit layout, x86-64's) with the host's answer for fd's file system.
+// onHostFdErrno is onHostFd for an op that gives its own result.
+func (m *Machine) onHostFdErrno(fd uint64, op func(h int) uint64) uint64 {
+	var r uint64
+	if e := m.onHostFd(fd, func(h int) error { r = op(h); return nil }); e != 0 {
+		return e
+	}
+	return r
+}
+
+// sysFstatfs is fstatfs: the host's answer for fd's file system.
 func (m *Machine) sysFstatfs(fd, buf uint64) uint64 {
-	const size = 120
 	var st unix.Statfs_t
 	if e := m.onHostFd(fd, func(h int) error { return unix.Fstatfs(h, &st) }); e != 0 {
 		return e
 	}
+	return m.putStatfs(buf, &st)
+}
+
+// putStatfs writes st as the RISC-V struct statfs (120 bytes: the
+// generic 64-bit layout, x86-64's) at buf, or gives -EFAULT.
+func (m *Machine) putStatfs(buf uint64, st *unix.Statfs_t) uint64 {
+	const size = 120
 	if !m.Mem.CanWrite(buf, size) {
 		return neg(eFAULT)
 	}

@@ -1,0 +1,221 @@
+// Path calls beyond open and unlink: symlinkat, linkat, mknodat, fchmodat, truncate, statfs, utimensat -> host calls on paths resolved as openat resolves them (under --root, inside it).
+
+package interp
+
+import (
+	"strconv"
+	"unsafe"
+
+	"golang.org/x/sys/unix"
+)
+
+const (
+	ePERM            = 1
+	atSymlinkNofollw = 0x100
+)
+
+// openFollowing opens guest path p (relative to dirfd) as an O_PATH
+// host fd, following symlinks as openat does (under a root, inside it),
+// and returns a host path that names the file it found
+// (/proc/self/fd/N) for calls that follow the last symlink: chmod,
+// truncate, statfs, utimensat. Closing the fd is the caller's.
+func (m *Machine) openFollowing(dirfd, pathp uint64) (int, string, uint64) {
+	p, e := m.readPath(pathp)
+	if e != 0 {
+		return -1, "", e
+	}
+	if p == "" {
+		return -1, "", neg(eNOENT)
+	}
+	fd, _, e := m.fds.open(dirfd, p, unix.O_PATH, 0)
+	if e != 0 {
+		return -1, "", e
+	}
+	return fd, "/proc/self/fd/" + strconv.Itoa(fd), 0
+}
+
+func (m *Machine) sysSymlinkat(target, dirfd, linkp uint64) uint64 {
+	t, e := m.readPath(target)
+	if e != 0 {
+		return e
+	}
+	p, e := m.readPath(linkp)
+	if e != 0 {
+		return e
+	}
+	if t == "" {
+		return neg(eNOENT)
+	}
+	r, e := m.fds.resolveParent(dirfd, p, eEXIST, eEXIST)
+	if e != 0 {
+		return e
+	}
+	defer r.done()
+	if err := unix.Symlinkat(t, r.dir, r.name); err != nil {
+		return errno(err)
+	}
+	return 0
+}
+
+// sysLinkat makes a hard link without following a symlink at oldpath
+// (flags 0, what link(3) passes); AT_SYMLINK_FOLLOW and AT_EMPTY_PATH
+// are -EINVAL here.
+func (m *Machine) sysLinkat(olddir, oldp, newdir, newp, flags uint64) uint64 {
+	if flags != 0 {
+		return neg(eINVAL)
+	}
+	op, e := m.readPath(oldp)
+	if e != 0 {
+		return e
+	}
+	np, e := m.readPath(newp)
+	if e != 0 {
+		return e
+	}
+	ro, e := m.fds.resolveParent(olddir, op, ePERM, ePERM)
+	if e != 0 {
+		return e
+	}
+	defer ro.done()
+	rn, e := m.fds.resolveParent(newdir, np, eEXIST, eEXIST)
+	if e != 0 {
+		return e
+	}
+	defer rn.done()
+	if err := unix.Linkat(ro.dir, ro.name, rn.dir, rn.name, 0); err != nil {
+		return errno(err)
+	}
+	return 0
+}
+
+// sysMknodat makes a regular file or a FIFO (mkfifo); a device is
+// -EPERM, as for a process without CAP_MKNOD.
+func (m *Machine) sysMknodat(dirfd, pathp, mode, dev uint64) uint64 {
+	p, e := m.readPath(pathp)
+	if e != 0 {
+		return e
+	}
+	switch uint32(mode) & unix.S_IFMT {
+	case 0, unix.S_IFREG, unix.S_IFIFO:
+	case unix.S_IFCHR, unix.S_IFBLK, unix.S_IFSOCK:
+		return neg(ePERM)
+	default:
+		return neg(eINVAL)
+	}
+	r, e := m.fds.resolveParent(dirfd, p, eEXIST, eEXIST)
+	if e != 0 {
+		return e
+	}
+	defer r.done()
+	if err := unix.Mknodat(r.dir, r.name, uint32(mode), 0); err != nil {
+		return errno(err)
+	}
+	return 0
+}
+
+func (m *Machine) sysFchmodat(dirfd, pathp, mode uint64) uint64 {
+	fd, p, e := m.openFollowing(dirfd, pathp)
+	if e != 0 {
+		return e
+	}
+	defer unix.Close(fd)
+	if err := unix.Chmod(p, uint32(mode)&0o7777); err != nil {
+		return errno(err)
+	}
+	return 0
+}
+
+func (m *Machine) sysTruncate(pathp, length uint64) uint64 {
+	fd, p, e := m.openFollowing(^uint64(99), pathp) // AT_FDCWD
+	if e != 0 {
+		return e
+	}
+	defer unix.Close(fd)
+	if err := unix.Truncate(p, int64(length)); err != nil {
+		return errno(err)
+	}
+	return 0
+}
+
+func (m *Machine) sysStatfs(pathp, buf uint64) uint64 {
+	fd, _, e := m.openFollowing(^uint64(99), pathp) // AT_FDCWD
+	if e != 0 {
+		return e
+	}
+	defer unix.Close(fd)
+	var st unix.Statfs_t
+	if err := unix.Fstatfs(fd, &st); err != nil {
+		return errno(err)
+	}
+	return m.putStatfs(buf, &st)
+}
+
+// sysUtimensat sets a file's access and modification times: times is
+// NULL (now) or two struct timespec (UTIME_NOW and UTIME_OMIT pass
+// through). A NULL path acts on dirfd itself (futimens); with
+// AT_SYMLINK_NOFOLLOW a symlink itself.
+func (m *Machine) sysUtimensat(dirfd, pathp, times, flags uint64) uint64 {
+	if flags&^atSymlinkNofollw != 0 {
+		return neg(eINVAL)
+	}
+	var ts *[2]unix.Timespec
+	if times != 0 {
+		if !m.Mem.CanRead(times, 32) {
+			return neg(eFAULT)
+		}
+		ts = &[2]unix.Timespec{
+			{Sec: int64(m.Mem.load64(times)), Nsec: int64(m.Mem.load64(times + 8))},
+			{Sec: int64(m.Mem.load64(times + 16)), Nsec: int64(m.Mem.load64(times + 24))},
+		}
+	}
+	call := func(dir int, name *byte, fl int) uint64 {
+		_, _, err := unix.Syscall6(unix.SYS_UTIMENSAT, uintptr(dir), uintptr(unsafe.Pointer(name)), uintptr(unsafe.Pointer(ts)), uintptr(fl), 0, 0)
+		if err != 0 {
+			return errno(err)
+		}
+		return 0
+	}
+	if pathp == 0 {
+		return m.onHostFdErrno(dirfd, func(h int) uint64 { return call(h, nil, 0) })
+	}
+	if flags&atSymlinkNofollw != 0 {
+		p, e := m.readPath(pathp)
+		if e != 0 {
+			return e
+		}
+		r, e := m.fds.resolveParent(dirfd, p, eINVAL, eINVAL)
+		if e != 0 {
+			return e
+		}
+		defer r.done()
+		name, err := unix.BytePtrFromString(r.name)
+		if err != nil {
+			return neg(eINVAL)
+		}
+		return call(r.dir, name, unix.AT_SYMLINK_NOFOLLOW)
+	}
+	fd, p, e := m.openFollowing(dirfd, pathp)
+	if e != 0 {
+		return e
+	}
+	defer unix.Close(fd)
+	name, err := unix.BytePtrFromString(p)
+	if err != nil {
+		return neg(eINVAL)
+	}
+	return call(unix.AT_FDCWD, name, 0)
+}
+
+func init() {
+	for num, e := range map[uint64]sysEntry{
+		33: {"mknodat", "fsox", 'd', func(m *Machine, a *[6]uint64) uint64 { return m.sysMknodat(a[0], a[1], a[2], a[3]) }},
+		36: {"symlinkat", "sfs", 'd', func(m *Machine, a *[6]uint64) uint64 { return m.sysSymlinkat(a[0], a[1], a[2]) }},
+		37: {"linkat", "fsfsx", 'd', func(m *Machine, a *[6]uint64) uint64 { return m.sysLinkat(a[0], a[1], a[2], a[3], a[4]) }},
+		43: {"statfs", "sp", 'd', func(m *Machine, a *[6]uint64) uint64 { return m.sysStatfs(a[0], a[1]) }},
+		45: {"truncate", "sd", 'd', func(m *Machine, a *[6]uint64) uint64 { return m.sysTruncate(a[0], a[1]) }},
+		53: {"fchmodat", "fso", 'd', func(m *Machine, a *[6]uint64) uint64 { return m.sysFchmodat(a[0], a[1], a[2]) }},
+		88: {"utimensat", "fspx", 'd', func(m *Machine, a *[6]uint64) uint64 { return m.sysUtimensat(a[0], a[1], a[2], a[3]) }},
+	} {
+		sysTable[num] = e
+	}
+}
