@@ -9,10 +9,7 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-const (
-	ePERM            = 1
-	atSymlinkNofollw = 0x100
-)
+const ePERM = 1
 
 // openFollowing opens guest path p (relative to dirfd) as an O_PATH
 // host fd, following symlinks as openat does (under a root, inside it),
@@ -155,7 +152,7 @@ func (m *Machine) sysStatfs(pathp, buf uint64) uint64 {
 // through). A NULL path acts on dirfd itself (futimens); with
 // AT_SYMLINK_NOFOLLOW a symlink itself.
 func (m *Machine) sysUtimensat(dirfd, pathp, times, flags uint64) uint64 {
-	if flags&^atSymlinkNofollw != 0 {
+	if flags&^atSymlinkNofollow != 0 {
 		return neg(eINVAL)
 	}
 	var ts *[2]unix.Timespec
@@ -178,7 +175,7 @@ func (m *Machine) sysUtimensat(dirfd, pathp, times, flags uint64) uint64 {
 	if pathp == 0 {
 		return m.onHostFdErrno(dirfd, func(h int) uint64 { return call(h, nil, 0) })
 	}
-	if flags&atSymlinkNofollw != 0 {
+	if flags&atSymlinkNofollow != 0 {
 		p, e := m.readPath(pathp)
 		if e != 0 {
 			return e
