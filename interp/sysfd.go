@@ -27,15 +27,6 @@ func (m *Machine) onHostFd(fd uint64, op func(h int) error) uint64 {
 	return 0
 }
 
-// onHostFdErrno is onHostFd for an op that gives its own result.
-func (m *Machine) onHostFdErrno(fd uint64, op func(h int) uint64) uint64 {
-	var r uint64
-	if e := m.onHostFd(fd, func(h int) error { r = op(h); return nil }); e != 0 {
-		return e
-	}
-	return r
-}
-
 // sysFstatfs is fstatfs: the host's answer for fd's file system.
 func (m *Machine) sysFstatfs(fd, buf uint64) uint64 {
 	var st unix.Statfs_t

@@ -490,15 +490,7 @@ func (m *Machine) sysMkdirat(dirfd, pathp, mode uint64) uint64 {
 	if e != 0 {
 		return e
 	}
-	r, e := m.fds.resolveParent(dirfd, p, eEXIST, eEXIST)
-	if e != 0 {
-		return e
-	}
-	defer r.done()
-	if err := unix.Mkdirat(r.dir, r.name, uint32(mode)); err != nil {
-		return errno(err)
-	}
-	return 0
+	return m.onParent(dirfd, p, eEXIST, eEXIST, func(dir int, name string) error { return unix.Mkdirat(dir, name, uint32(mode)) })
 }
 
 func (m *Machine) sysRenameat2(olddir, oldp, newdir, newp, flags uint64) uint64 {

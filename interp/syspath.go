@@ -11,24 +11,43 @@ import (
 
 const ePERM = 1
 
-// openFollowing opens guest path p (relative to dirfd) as an O_PATH
+// onFollowed opens guest path pathp (relative to dirfd) as an O_PATH
 // host fd, following symlinks as openat does (under a root, inside it),
-// and returns a host path that names the file it found
-// (/proc/self/fd/N) for calls that follow the last symlink: chmod,
-// truncate, statfs, utimensat. Closing the fd is the caller's.
-func (m *Machine) openFollowing(dirfd, pathp uint64) (int, string, uint64) {
+// and runs op on it and on a host path that names the file it found
+// (/proc/self/fd/N), for calls that follow the last symlink: chmod,
+// truncate, statfs, utimensat. It returns 0 or -errno.
+func (m *Machine) onFollowed(dirfd, pathp uint64, op func(fd int, proc string) error) uint64 {
 	p, e := m.readPath(pathp)
 	if e != 0 {
-		return -1, "", e
+		return e
 	}
 	if p == "" {
-		return -1, "", neg(eNOENT)
+		return neg(eNOENT)
 	}
 	fd, _, e := m.fds.open(dirfd, p, unix.O_PATH, 0)
 	if e != 0 {
-		return -1, "", e
+		return e
 	}
-	return fd, "/proc/self/fd/" + strconv.Itoa(fd), 0
+	defer unix.Close(fd)
+	if err := op(fd, "/proc/self/fd/"+strconv.Itoa(fd)); err != nil {
+		return errno(err)
+	}
+	return 0
+}
+
+// onParent runs op on guest path p (relative to dirfd) made ready by
+// resolveParent (dot and dotdot: the errno for "." and ".."), for calls
+// that act on the last component itself. It returns 0 or -errno.
+func (m *Machine) onParent(dirfd uint64, p string, dot, dotdot uint64, op func(dir int, name string) error) uint64 {
+	r, e := m.fds.resolveParent(dirfd, p, dot, dotdot)
+	if e != 0 {
+		return e
+	}
+	defer r.done()
+	if err := op(r.dir, r.name); err != nil {
+		return errno(err)
+	}
+	return 0
 }
 
 func (m *Machine) sysSymlinkat(target, dirfd, linkp uint64) uint64 {
@@ -43,15 +62,7 @@ func (m *Machine) sysSymlinkat(target, dirfd, linkp uint64) uint64 {
 	if t == "" {
 		return neg(eNOENT)
 	}
-	r, e := m.fds.resolveParent(dirfd, p, eEXIST, eEXIST)
-	if e != 0 {
-		return e
-	}
-	defer r.done()
-	if err := unix.Symlinkat(t, r.dir, r.name); err != nil {
-		return errno(err)
-	}
-	return 0
+	return m.onParent(dirfd, p, eEXIST, eEXIST, func(dir int, name string) error { return unix.Symlinkat(t, dir, name) })
 }
 
 // sysLinkat makes a hard link without following a symlink at oldpath
@@ -99,50 +110,21 @@ func (m *Machine) sysMknodat(dirfd, pathp, mode, dev uint64) uint64 {
 	default:
 		return neg(eINVAL)
 	}
-	r, e := m.fds.resolveParent(dirfd, p, eEXIST, eEXIST)
-	if e != 0 {
-		return e
-	}
-	defer r.done()
-	if err := unix.Mknodat(r.dir, r.name, uint32(mode), 0); err != nil {
-		return errno(err)
-	}
-	return 0
+	return m.onParent(dirfd, p, eEXIST, eEXIST, func(dir int, name string) error { return unix.Mknodat(dir, name, uint32(mode), 0) })
 }
 
 func (m *Machine) sysFchmodat(dirfd, pathp, mode uint64) uint64 {
-	fd, p, e := m.openFollowing(dirfd, pathp)
-	if e != 0 {
-		return e
-	}
-	defer unix.Close(fd)
-	if err := unix.Chmod(p, uint32(mode)&0o7777); err != nil {
-		return errno(err)
-	}
-	return 0
+	return m.onFollowed(dirfd, pathp, func(_ int, p string) error { return unix.Chmod(p, uint32(mode)&0o7777) })
 }
 
 func (m *Machine) sysTruncate(pathp, length uint64) uint64 {
-	fd, p, e := m.openFollowing(^uint64(99), pathp) // AT_FDCWD
-	if e != 0 {
-		return e
-	}
-	defer unix.Close(fd)
-	if err := unix.Truncate(p, int64(length)); err != nil {
-		return errno(err)
-	}
-	return 0
+	return m.onFollowed(^uint64(99), pathp, func(_ int, p string) error { return unix.Truncate(p, int64(length)) }) // AT_FDCWD
 }
 
 func (m *Machine) sysStatfs(pathp, buf uint64) uint64 {
-	fd, _, e := m.openFollowing(^uint64(99), pathp) // AT_FDCWD
-	if e != 0 {
-		return e
-	}
-	defer unix.Close(fd)
 	var st unix.Statfs_t
-	if err := unix.Fstatfs(fd, &st); err != nil {
-		return errno(err)
+	if e := m.onFollowed(^uint64(99), pathp, func(fd int, _ string) error { return unix.Fstatfs(fd, &st) }); e != 0 { // AT_FDCWD
+		return e
 	}
 	return m.putStatfs(buf, &st)
 }
@@ -165,42 +147,30 @@ func (m *Machine) sysUtimensat(dirfd, pathp, times, flags uint64) uint64 {
 			{Sec: int64(m.Mem.load64(times + 16)), Nsec: int64(m.Mem.load64(times + 24))},
 		}
 	}
-	call := func(dir int, name *byte, fl int) uint64 {
-		_, _, err := unix.Syscall6(unix.SYS_UTIMENSAT, uintptr(dir), uintptr(unsafe.Pointer(name)), uintptr(unsafe.Pointer(ts)), uintptr(fl), 0, 0)
-		if err != 0 {
-			return errno(err)
+	call := func(dir int, name string, fl int) error {
+		var p *byte // NULL: dir itself
+		if name != "" {
+			var err error
+			if p, err = unix.BytePtrFromString(name); err != nil {
+				return unix.EINVAL
+			}
 		}
-		return 0
+		if _, _, err := unix.Syscall6(unix.SYS_UTIMENSAT, uintptr(dir), uintptr(unsafe.Pointer(p)), uintptr(unsafe.Pointer(ts)), uintptr(fl), 0, 0); err != 0 {
+			return err
+		}
+		return nil
 	}
 	if pathp == 0 {
-		return m.onHostFdErrno(dirfd, func(h int) uint64 { return call(h, nil, 0) })
+		return m.onHostFd(dirfd, func(h int) error { return call(h, "", 0) })
 	}
 	if flags&atSymlinkNofollow != 0 {
 		p, e := m.readPath(pathp)
 		if e != 0 {
 			return e
 		}
-		r, e := m.fds.resolveParent(dirfd, p, eINVAL, eINVAL)
-		if e != 0 {
-			return e
-		}
-		defer r.done()
-		name, err := unix.BytePtrFromString(r.name)
-		if err != nil {
-			return neg(eINVAL)
-		}
-		return call(r.dir, name, unix.AT_SYMLINK_NOFOLLOW)
+		return m.onParent(dirfd, p, eINVAL, eINVAL, func(dir int, name string) error { return call(dir, name, unix.AT_SYMLINK_NOFOLLOW) })
 	}
-	fd, p, e := m.openFollowing(dirfd, pathp)
-	if e != 0 {
-		return e
-	}
-	defer unix.Close(fd)
-	name, err := unix.BytePtrFromString(p)
-	if err != nil {
-		return neg(eINVAL)
-	}
-	return call(unix.AT_FDCWD, name, 0)
+	return m.onFollowed(dirfd, pathp, func(_ int, p string) error { return call(unix.AT_FDCWD, p, 0) })
 }
 
 func init() {

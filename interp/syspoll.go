@@ -84,16 +84,16 @@ func (m *Machine) pollAdd(s *pollSet, fd int32, events int16) {
 // wait goes on.
 func (m *Machine) pollWait(s *pollSet, deadline time.Time) ([]int16, uint64) {
 	revents := make([]int16, len(s.host))
-	any := false
+	answered := false // some entry is ready without the host: do not wait
 	for _, r := range s.ready {
-		any = any || r != 0
+		answered = answered || r != 0
 	}
 	fds := append(append([]unix.PollFd(nil), s.host...), unix.PollFd{Fd: m.wakeFd(), Events: unix.POLLIN})
 	for {
 		var ts *unix.Timespec
-		if any || !deadline.IsZero() {
+		if answered || !deadline.IsZero() {
 			left := time.Duration(0)
-			if !any {
+			if !answered {
 				left = max(time.Until(deadline), 0)
 			}
 			t := unix.NsecToTimespec(int64(left))
@@ -120,7 +120,7 @@ func (m *Machine) pollWait(s *pollSet, deadline time.Time) ([]int16, uint64) {
 				n++
 			}
 		}
-		if n > 0 || any || !deadline.IsZero() && !time.Now().Before(deadline) {
+		if n > 0 || answered || !deadline.IsZero() && !time.Now().Before(deadline) {
 			return revents, n
 		}
 	}
