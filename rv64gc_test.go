@@ -24,7 +24,12 @@ import (
 // status, instruction count and final registers with the interpreter's
 // and with the expected output, which qemu-riscv64 gave (rechecked here
 // when it is installed).
+//
+// The programs in timed take signals from a timer: the instruction at
+// which one arrives depends on the host's clock, so only their output
+// and exit status must agree.
 func TestRV64GCPrograms(t *testing.T) {
+	timed := map[string]bool{"alarm": true}
 	elfs, _ := filepath.Glob("testdata/rv64gc/*.elf")
 	if len(elfs) < 5 {
 		t.Fatalf("only %d programs in testdata/rv64gc", len(elfs))
@@ -55,6 +60,9 @@ func TestRV64GCPrograms(t *testing.T) {
 				got := run(t, image, opts)
 				if got.err != nil || got.code != ref.code || got.stdout != ref.stdout {
 					t.Errorf("dynamo %s: exit %d (%v), output differs: %v", cname, got.code, got.err, got.stdout != ref.stdout)
+				}
+				if timed[name] {
+					continue // where a timer's signal lands depends on the clock
 				}
 				if got.insts != ref.insts || got.cpu != ref.cpu {
 					t.Errorf("dynamo %s: %d instructions (interp %d), registers equal: %v", cname, got.insts, ref.insts, got.cpu == ref.cpu)

@@ -298,16 +298,15 @@ loop:
 				pc += 4
 				break loop
 			}
+			pc = m.CPU.PC // the next instruction, or a handler's or a frame's pc
 			if dispatch && len(m.changed) > 0 {
 				// munmap, mprotect or mmap took code away (in may
 				// be cleared now): the dispatcher drops what was
 				// built from it, as after a fence.i.
-				pc += 4
 				stop = StopFenceI
 				break loop
 			}
 			x[0] = 0
-			pc += 4 // not by in, which the call may have cleared
 			continue
 		case OpEBREAK:
 			n++

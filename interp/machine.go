@@ -165,11 +165,12 @@ type Machine struct {
 	hookMask ClassMask
 	ev       Event
 
-	sys SyscallStats
-	fds fdTable       // guest file descriptors (fdtable.go)
-	rng *rand.ChaCha8 // getrandom's stream when Config.RandSeed is set
-	mm  mmapState     // mmap'd ranges (sysmem.go)
-	sig sigState      // recorded signal actions and mask (sysproc.go)
+	sys   SyscallStats
+	fds   fdTable       // guest file descriptors (fdtable.go)
+	rng   *rand.ChaCha8 // getrandom's stream when Config.RandSeed is set
+	mm    mmapState     // mmap'd ranges (sysmem.go)
+	sig   sigState      // recorded signal actions and mask (sysproc.go)
+	timer itimer        // ITIMER_REAL (sysitimer.go)
 
 	hostCall HostCallHandler // hostcall.go
 	hostErr  error

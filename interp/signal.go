@@ -1,8 +1,9 @@
-// Signals for the guest: a signal posted from any goroutine (rvdyn's timeout, a host signal forwarded to the guest) or raised by a system call (SIGPIPE) -> the guest ended as the kernel ends a process whose action for it is the default, or the signal dropped.
+// Signals for the guest: a signal posted from any goroutine (rvdyn's timeout, a host signal forwarded to the guest), sent by the guest to itself or raised by a system call (SIGPIPE) -> the guest ended as the kernel ends a process whose action for it is the default, its handler called, or the signal dropped.
 
 package interp
 
 import (
+	"math/bits"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -26,8 +27,7 @@ type signalState struct {
 	mu      sync.Mutex    // guards wake against Close
 	wake    int           // eventfd, valid while wakeOK
 	wakeOK  bool
-	killed  int    // the signal that ended the guest, 0 if none
-	dropped uint64 // signals dropped because the guest has a handler for them
+	killed  int // the signal that ended the guest, 0 if none
 }
 
 // sigAction is what the kernel does with a signal whose action is the
@@ -65,6 +65,7 @@ func (m *Machine) initSignals() error {
 
 // closeSignals closes the eventfd; Signal does nothing afterwards.
 func (m *Machine) closeSignals() {
+	m.timer.stop()
 	s := &m.sig.signalState
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -76,19 +77,19 @@ func (m *Machine) closeSignals() {
 
 // Signal posts signal sig (1..64) to the guest. It may be called from any
 // goroutine, also while the guest runs, until Close. The guest acts on it
-// as Linux would with the guest's own signal actions, but only where the
-// action is the kernel's: at the guest's next system call (a system call
-// blocked waiting on the host, for input, for room in a pipe or in a
-// sleep, returns at once), or when the caller calls DeliverSignals
-// between runs. SIGKILL, and a signal whose action is the default one of
+// as Linux would with the guest's own signal actions: at the return of
+// its next system call, or when the caller calls DeliverSignals between
+// runs. SIGKILL, and a signal whose action is the default one of
 // terminating (SIGTERM, SIGUSR1, SIGUSR2, SIGALRM, ...), end the guest as
-// killed by it (Killed; ExitCode is 128+sig, as a shell reports it). A
-// signal the guest ignores, or whose default action is to be ignored or
-// to stop or continue the process (rvdyn does neither), is dropped. A
-// blocked signal waits until the guest unblocks it. A signal for which
-// the guest installed a handler is dropped too, and counted
-// (SignalsDropped): rvdyn builds no signal frames, so no handler ever
-// runs.
+// killed by it (Killed; ExitCode is 128+sig, as a shell reports it), and
+// a system call blocked waiting on the host (for input, for room in a
+// pipe, in a sleep) returns at once. A signal the guest ignores, or whose
+// default action is to be ignored or to stop or continue the process
+// (rvdyn does neither), is dropped. A blocked signal waits until the
+// guest unblocks it. A signal with a handler runs it on a signal frame
+// (SignalsHandled counts them) when the guest is between instructions:
+// a blocking call does not end early for it (Linux would end it with
+// EINTR), the handler runs when the call returns.
 func (m *Machine) Signal(sig int) {
 	if sig < 1 || sig > 64 {
 		return
@@ -108,7 +109,7 @@ func (m *Machine) Signal(sig int) {
 // whether the guest has exited.
 func (m *Machine) DeliverSignals() bool {
 	if m.sig.pending.Load() != 0 {
-		m.deliver()
+		m.deliver(true)
 	}
 	return m.exited
 }
@@ -116,13 +117,17 @@ func (m *Machine) DeliverSignals() bool {
 // Killed returns the signal that ended the guest, or 0 if none did.
 func (m *Machine) Killed() int { return m.sig.killed }
 
-// SignalsDropped returns how many posted signals were dropped because the
-// guest had installed a handler for them, which rvdyn cannot run.
-func (m *Machine) SignalsDropped() uint64 { return m.sig.dropped }
+// SignalsHandled returns how many signals ran the guest's handler for
+// them (signal frames set up).
+func (m *Machine) SignalsHandled() uint64 { return m.sig.handled }
 
 // deliver acts on every posted signal that is not blocked; it reports
-// whether one ended the guest.
-func (m *Machine) deliver() bool {
+// whether one ended the guest. With handlers, the first signal that has
+// a handler enters it (enterHandler: the context saved is the one at
+// m.CPU.PC) and the rest stay pending until the next delivery; without,
+// signals with handlers stay pending (deliver is then called before or
+// inside a system call, where the guest is not between instructions).
+func (m *Machine) deliver(handlers bool) bool {
 	s := &m.sig.signalState
 	if m.exited {
 		return true
@@ -137,15 +142,18 @@ func (m *Machine) deliver() bool {
 		if sig != SigKill && m.sig.mask&bit != 0 {
 			continue // blocked: it stays pending
 		}
-		s.pending.And(^bit)
 		handler := m.sig.act[sig][0]
+		if sig != SigKill && handler > 1 && !handlers {
+			continue // pending until the guest is between instructions
+		}
+		s.pending.And(^bit)
 		switch {
 		case sig == SigKill:
 		case handler == 1: // SIG_IGN
 			continue
-		case handler != 0: // a handler rvdyn cannot run
-			s.dropped++
-			continue
+		case handler != 0:
+			m.enterHandler(sig)
+			return m.exited
 		case defaultAction(sig) != actTerm:
 			continue
 		}
@@ -160,7 +168,7 @@ func (m *Machine) deliver() bool {
 // reports whether the guest was ended by it.
 func (m *Machine) raise(sig int) bool {
 	m.sig.pending.Or(1 << (sig - 1))
-	return m.deliver()
+	return m.deliver(false)
 }
 
 // wakeFd returns the eventfd for a poll, or -1.
@@ -191,7 +199,7 @@ func (m *Machine) wait(h int, events int16) bool {
 		}
 		if fds[1].Revents != 0 {
 			m.drainWake()
-			if m.deliver() {
+			if m.deliver(false) {
 				return false
 			}
 		}
@@ -201,21 +209,40 @@ func (m *Machine) wait(h int, events int16) bool {
 	}
 }
 
-// sleep waits for d, or less if a posted signal ends the guest.
-func (m *Machine) sleep(d time.Duration) {
+// sleep waits for d, or less if a posted signal ends the guest or has a
+// handler to run (interrupted); it returns the time left.
+func (m *Machine) sleep(d time.Duration) time.Duration {
 	end := time.Now().Add(d)
 	for {
 		left := time.Until(end)
 		if left <= 0 {
-			return
+			return 0
+		}
+		if m.interrupted() {
+			return left
 		}
 		ts := unix.NsecToTimespec(int64(left))
 		fds := []unix.PollFd{{Fd: m.wakeFd(), Events: unix.POLLIN}}
 		if n, _ := unix.Ppoll(fds, &ts, nil); n > 0 {
 			m.drainWake()
-			if m.deliver() {
-				return
+			if m.deliver(false) {
+				return time.Until(end)
 			}
 		}
 	}
+}
+
+// interrupted reports whether a posted signal that is not blocked has a
+// handler: a call that waits (a sleep, ppoll, pselect6, rt_sigsuspend)
+// then returns -EINTR, and the handler runs on its return.
+func (m *Machine) interrupted() bool {
+	p := m.sig.pending.Load() &^ m.sig.mask
+	for p != 0 {
+		sig := bits.TrailingZeros64(p) + 1
+		if m.sig.act[sig][0] > 1 {
+			return true
+		}
+		p &= p - 1
+	}
+	return false
 }

@@ -146,7 +146,7 @@ func TestSignalDisposition(t *testing.T) {
 		sig     int
 		setup   func(t *testing.T, m *interp.Machine)
 		killed  int // 0: the guest runs on
-		dropped uint64
+		handled uint64
 	}{
 		{"SIGUSR1 default", interp.SigUsr1, nil, interp.SigUsr1, 0},
 		{"SIGUSR2 default", interp.SigUsr2, nil, interp.SigUsr2, 0},
@@ -163,8 +163,8 @@ func TestSignalDisposition(t *testing.T) {
 			}
 			m.Signal(tc.sig)
 			call(t, m, sysGetpid)
-			if m.Killed() != tc.killed || m.Exited() != (tc.killed != 0) || m.SignalsDropped() != tc.dropped {
-				t.Errorf("killed by %d (exited %v), %d dropped; want %d, %d", m.Killed(), m.Exited(), m.SignalsDropped(), tc.killed, tc.dropped)
+			if m.Killed() != tc.killed || m.Exited() != (tc.killed != 0) || m.SignalsHandled() != tc.handled {
+				t.Errorf("killed by %d (exited %v), %d handled; want %d, %d", m.Killed(), m.Exited(), m.SignalsHandled(), tc.killed, tc.handled)
 			}
 		})
 	}
@@ -205,5 +205,129 @@ func TestSigpipe(t *testing.T) {
 		case !ignore && (m.Killed() != 13 || m.ExitCode() != 141):
 			t.Errorf("SIGPIPE: killed by %d, status %d; want 13, 141", m.Killed(), m.ExitCode())
 		}
+	}
+}
+
+// TestSignalFrame: a signal with a handler saves the context in a frame
+// laid out as Linux's rt_sigframe for RISC-V and enters the handler with
+// a0 the signal, a1 the siginfo, a2 the ucontext and ra a page holding
+// `li a7, 139; ecall`; rt_sigreturn puts back what the frame holds then,
+// changes included, and a frame it cannot read kills the guest (139).
+func TestSignalFrame(t *testing.T) {
+	const sysRtSigreturn, sysKill = 139, 129
+	const handler = rvtest.MakeELFText // the ecall itself, so that call keeps working
+	m := ecallMachine(t, interp.Config{})
+	act := putWords(m, handler, 0, 1<<(interp.SigUsr2-1)) // sa_mask: SIGUSR2
+	if r := call(t, m, sysRtSigaction, interp.SigUsr1, act, 0, 8); r != 0 {
+		t.Fatalf("rt_sigaction: %d", int64(r))
+	}
+	m.CPU.X[9], m.CPU.F[3], m.CPU.FCSR = 0x5eed, 0x400921fb54442d18, 0x41 // s1, f3, frm RUP + NX
+	sp := m.CPU.X[2]
+	pid := uint64(os.Getpid())
+	call(t, m, sysKill, pid, interp.SigUsr1)
+	x := &m.CPU.X
+	f := x[2]
+	if m.CPU.PC != handler || x[10] != interp.SigUsr1 || m.SignalsHandled() != 1 {
+		t.Fatalf("pc %#x a0 %d handled %d: the handler was not entered", m.CPU.PC, x[10], m.SignalsHandled())
+	}
+	if f >= sp || f%16 != 0 || sp-f < 1088 || x[11] != f || x[12] != f+128 {
+		t.Fatalf("frame at %#x (sp was %#x), a1 %#x, a2 %#x", f, sp, x[11], x[12])
+	}
+	word := func(a uint64) uint64 { v, _ := m.Mem.Read64(a); return v }
+	if code := m.Mem.Bytes(x[1], 8); binary.LittleEndian.Uint32(code) != 0x08b00893 || binary.LittleEndian.Uint32(code[4:]) != 0x73 {
+		t.Errorf("ra %#x holds %x, want li a7,139; ecall", x[1], code)
+	}
+	info := m.Mem.Bytes(f, 24)
+	if signo, code := binary.LittleEndian.Uint32(info), int32(binary.LittleEndian.Uint32(info[8:])); signo != interp.SigUsr1 || code != 0 || uint64(binary.LittleEndian.Uint32(info[16:])) != pid {
+		t.Errorf("siginfo: signo %d code %d pid %d", signo, code, binary.LittleEndian.Uint32(info[16:]))
+	}
+	mc := f + 128 + 176
+	if word(mc) != handler+4 || word(mc+8*10) != 0 || word(mc+8*9) != 0x5eed || word(mc+8*2) != sp {
+		t.Errorf("saved pc %#x a0 %d s1 %#x sp %#x; want %#x, 0 (kill's result), 0x5eed, %#x", word(mc), word(mc+80), word(mc+72), word(mc+16), handler+4, sp)
+	}
+	if word(mc+256+8*3) != 0x400921fb54442d18 || word(mc+512)&0xff != 0x41 {
+		t.Errorf("saved f3 %#x fcsr %#x", word(mc+256+24), word(mc+512))
+	}
+	if word(f+128+40) != 0 {
+		t.Errorf("saved mask %#x, want the one before the handler (empty)", word(f+128+40))
+	}
+	// While it runs, its own signal and sa_mask are blocked.
+	mask := putWords(m, 0)
+	call(t, m, sysRtSigprocmask, 0, 0, mask, 8)
+	if want := uint64(1<<(interp.SigUsr1-1) | 1<<(interp.SigUsr2-1)); word(mask) != want {
+		t.Errorf("mask in the handler %#x, want %#x", word(mask), want)
+	}
+	// The handler changes the saved a0 and s1, then returns.
+	m.Mem.Bytes(mc+8*10, 8)[0] = 42
+	binary.LittleEndian.PutUint64(m.Mem.Bytes(mc+8*9, 8), 0xbeef)
+	x[9], m.CPU.FCSR = 0, 0
+	x[2] = f
+	r := call(t, m, sysRtSigreturn)
+	if r != 42 || x[9] != 0xbeef || x[2] != sp || m.CPU.PC != handler+4 || m.CPU.F[3] != 0x400921fb54442d18 || m.CPU.FCSR != 0x41 {
+		t.Errorf("after rt_sigreturn: a0 %d s1 %#x sp %#x pc %#x f3 %#x fcsr %#x", r, x[9], x[2], m.CPU.PC, m.CPU.F[3], m.CPU.FCSR)
+	}
+	call(t, m, sysRtSigprocmask, 0, 0, mask, 8)
+	if word(mask) != 0 {
+		t.Errorf("mask after rt_sigreturn %#x, want empty", word(mask))
+	}
+	// A frame at an address the guest cannot read.
+	lo, _ := m.Mem.Guard()
+	x[2] = lo
+	call(t, m, sysRtSigreturn)
+	if !m.Exited() || m.ExitCode() != 139 {
+		t.Errorf("rt_sigreturn of an unreadable frame: exited %v with %d, want 139", m.Exited(), m.ExitCode())
+	}
+}
+
+// TestItimer: setitimer and getitimer of ITIMER_REAL, their argument
+// errors, and the SIGALRM it posts: it wakes rt_sigsuspend (-EINTR) to
+// run the handler, and with the default action ends the guest (142).
+func TestItimer(t *testing.T) {
+	const sysGetitimer, sysSetitimer, sysRtSigsuspend = 102, 103, 133
+	m := ecallMachine(t, interp.Config{})
+	cur := putWords(m, 0, 0, 0, 0)
+	val := cur + 32
+	binary.LittleEndian.PutUint64(m.Mem.Bytes(val, 8), 0)
+	for _, w := range [][2]uint64{{val, 0}, {val + 8, 0}, {val + 16, 100}, {val + 24, 0}} { // 100 s, once
+		binary.LittleEndian.PutUint64(m.Mem.Bytes(w[0], 8), w[1])
+	}
+	if r := call(t, m, sysSetitimer, 1, val, 0); r != ^uint64(21) {
+		t.Errorf("setitimer(ITIMER_VIRTUAL): %d, want -EINVAL", int64(r))
+	}
+	if r := call(t, m, sysSetitimer, 0, val, rvtest.MakeELFText); r != ^uint64(13) {
+		t.Errorf("setitimer with old in the text: %d, want -EFAULT", int64(r))
+	}
+	if r := call(t, m, sysSetitimer, 0, val, 0); r != 0 {
+		t.Fatalf("setitimer: %d", int64(r))
+	}
+	call(t, m, sysGetitimer, 0, cur)
+	if s, _ := m.Mem.Read64(cur + 16); s < 99 || s > 100 {
+		t.Errorf("getitimer: %d s left, want 99-100", s)
+	}
+	// Re-armed for 1 ms: the old setting comes back, and the signal
+	// wakes rt_sigsuspend, whose handler runs as the call returns.
+	binary.LittleEndian.PutUint64(m.Mem.Bytes(val+16, 8), 0)
+	binary.LittleEndian.PutUint64(m.Mem.Bytes(val+24, 8), 1000)
+	act := putWords(m, rvtest.MakeELFText, 0, 0)
+	call(t, m, sysRtSigaction, 14, act, 0, 8)
+	old := val + 32
+	if r := call(t, m, sysSetitimer, 0, val, old); r != 0 {
+		t.Fatalf("setitimer: %d", int64(r))
+	}
+	if s, _ := m.Mem.Read64(old + 16); s < 99 {
+		t.Errorf("old value: %d s, want 99-100", s)
+	}
+	r := call(t, m, sysRtSigsuspend, putWords(m, 0), 8)
+	saved, _ := m.Mem.Read64(m.CPU.X[12] + 176 + 8*10) // the result, in the frame's a0
+	if r != 14 || m.SignalsHandled() != 1 || saved != ^uint64(3) {
+		t.Errorf("rt_sigsuspend: a0 %d, %d handled, saved a0 %d; want SIGALRM's handler (14) and -EINTR saved", int64(r), m.SignalsHandled(), int64(saved))
+	}
+	// The default action ends the guest.
+	m = ecallMachine(t, interp.Config{})
+	val = putWords(m, 0, 0, 0, 1000)
+	call(t, m, sysSetitimer, 0, val, 0)
+	call(t, m, 101, putWords(m, 5, 0), 0) // nanosleep(5 s)
+	if !m.Exited() || m.ExitCode() != 142 {
+		t.Errorf("SIGALRM's default action: exited %v with %d, want 142", m.Exited(), m.ExitCode())
 	}
 }

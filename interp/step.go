@@ -102,8 +102,8 @@ func (m *Machine) Step() (*Event, error) {
 		m.SyncText()
 	case in.Op == OpECALL:
 		e.Src1, e.Src2 = x[17], x[10]
-		if m.syscall() {
-			e.Next = next
+		if !m.syscall() {
+			e.Next = m.CPU.PC // the next instruction, or a handler's or a frame's pc
 		}
 		e.Value = x[10]
 	case in.Op == OpEBREAK:

@@ -45,7 +45,9 @@ var processStart = time.Now()
 
 func neg(e uint64) uint64 { return -e }
 
-// syscall performs the ecall at the current pc. It reports whether the
+// syscall performs the ecall at the current pc and leaves the pc at the
+// instruction the guest resumes at: the next one, or where a signal
+// handler or rt_sigreturn moved it (m.sig.jumped). It reports whether the
 // guest exited. The exit calls are here; every other call is in sysTable
 // (syslinux.go).
 func (m *Machine) syscall() bool {
@@ -56,9 +58,11 @@ func (m *Machine) syscall() bool {
 	if m.cfg.Strace != nil {
 		call = m.traceCall(x[17], &a)
 	}
-	if m.sig.pending.Load() != 0 && m.deliver() {
+	if m.sig.pending.Load() != 0 && m.deliver(false) {
 		return true // killed by a signal posted before the call
 	}
+	pc := m.CPU.PC
+	m.sig.jumped = false
 	var r uint64
 	switch num := x[17]; num {
 	case SysExit, SysExitGroup:
@@ -87,13 +91,19 @@ func (m *Machine) syscall() bool {
 	if m.cfg.Strace != nil && !m.exited {
 		m.traceResult(call, x[17], r)
 	}
-	if m.sig.pending.Load() != 0 {
-		m.deliver() // on the call's return, as Linux delivers
-	}
 	if m.exited {
-		return true // ended by the call (a deadlock) or killed by a signal during it or on its return
+		return true // ended by the call (a deadlock) or killed by a signal during it
 	}
 	x[10] = r
+	if !m.sig.jumped {
+		m.CPU.PC = pc + 4
+	}
+	if m.sig.pending.Load() != 0 && m.deliver(true) {
+		return true // killed by a signal on the call's return, as Linux delivers
+	}
+	if m.sig.suspended { // no handler took rt_sigsuspend's mask over
+		m.sig.mask, m.sig.suspended = m.sig.saved, false
+	}
 	return false
 }
 

@@ -34,10 +34,15 @@ func init() {
 		78:  {"readlinkat", "fspd", 'd', func(m *Machine, a *[6]uint64) uint64 { return m.sysReadlinkat(a[0], a[1], a[2], a[3]) }},
 		98:  {"futex", "pFdpxd", 'd', func(m *Machine, a *[6]uint64) uint64 { return m.sysFutex(a[0], a[1], a[2], a[3]) }},
 		99:  {"set_robust_list", "dddddd", 'd', func(m *Machine, a *[6]uint64) uint64 { return neg(eNOSYS) }},
-		129: {"kill", "dS", 'd', func(m *Machine, a *[6]uint64) uint64 { return m.sysKill(a[0], a[1]) }},
-		130: {"tkill", "dS", 'd', func(m *Machine, a *[6]uint64) uint64 { return m.sysKill(a[0], a[1]) }},
-		131: {"tgkill", "ddS", 'd', func(m *Machine, a *[6]uint64) uint64 { return m.sysKill(a[1], a[2]) }},
+		102: {"getitimer", "dp", 'd', func(m *Machine, a *[6]uint64) uint64 { return m.sysGetitimer(a[0], a[1]) }},
+		103: {"setitimer", "dpp", 'd', func(m *Machine, a *[6]uint64) uint64 { return m.sysSetitimer(a[0], a[1], a[2]) }},
+		129: {"kill", "dS", 'd', func(m *Machine, a *[6]uint64) uint64 { return m.sysKill(a[0], a[1], false) }},
+		130: {"tkill", "dS", 'd', func(m *Machine, a *[6]uint64) uint64 { return m.sysKill(a[0], a[1], true) }},
+		131: {"tgkill", "ddS", 'd', func(m *Machine, a *[6]uint64) uint64 { return m.sysKill(a[1], a[2], true) }},
 		132: {"sigaltstack", "pp", 'd', func(m *Machine, a *[6]uint64) uint64 { return m.sysSigaltstack(a[0], a[1]) }},
+		133: {"rt_sigsuspend", "pd", 'd', func(m *Machine, a *[6]uint64) uint64 { return m.sysRtSigsuspend(a[0], a[1]) }},
+		136: {"rt_sigpending", "pd", 'd', func(m *Machine, a *[6]uint64) uint64 { return m.sysRtSigpending(a[0], a[1]) }},
+		139: {"rt_sigreturn", "", 'd', func(m *Machine, a *[6]uint64) uint64 { return m.sysRtSigreturn() }},
 		293: {"rseq", "dddddd", 'd', func(m *Machine, a *[6]uint64) uint64 { return neg(eNOSYS) }},
 	} {
 		sysTable[num] = e
@@ -150,12 +155,13 @@ func (m *Machine) sysFutex(uaddr, op, val, timeout uint64) uint64 {
 
 // sysKill serves a signal the guest sends itself (kill, tkill, tgkill
 // with its own pid, or kill with pid 0): raise() and abort() use it. The
-// signal is posted (Signal) and acted on as the call returns, as Linux
-// delivers it: the default action of terminating ends the guest with
-// status 128+sig (abort() gives 134); an ignored or blocked signal, or
-// one with a handler (which rvdyn cannot run), is dropped. Another pid
-// is EPERM: the guest may signal only itself.
-func (m *Machine) sysKill(pid, sig uint64) uint64 {
+// signal is posted (Signal) with the guest as its sender (SI_USER, or
+// SI_TKILL for tkill and tgkill) and acted on as the call returns, as
+// Linux delivers it: the default action of terminating ends the guest
+// with status 128+sig (abort() gives 134), a handler runs, an ignored
+// signal is dropped, a blocked one stays pending. Another pid is EPERM:
+// the guest may signal only itself.
+func (m *Machine) sysKill(pid, sig uint64, thread bool) uint64 {
 	if sig > 64 {
 		return neg(eINVAL)
 	}
@@ -163,24 +169,8 @@ func (m *Machine) sysKill(pid, sig uint64) uint64 {
 		return neg(1) // EPERM
 	}
 	if sig != 0 {
+		m.noteSender(int(sig), thread)
 		m.Signal(int(sig))
-	}
-	return 0
-}
-
-// sysSigaltstack records nothing (handlers never run): it reports the
-// alternate stack as disabled (SS_DISABLE) and accepts a new one.
-func (m *Machine) sysSigaltstack(ss, oss uint64) uint64 {
-	if ss != 0 && !m.Mem.CanRead(ss, 24) {
-		return neg(eFAULT)
-	}
-	if oss != 0 {
-		if !m.Mem.CanWrite(oss, 24) {
-			return neg(eFAULT)
-		}
-		m.Mem.store64(oss, 0)
-		m.Mem.store64(oss+8, 2) // ss_flags = SS_DISABLE
-		m.Mem.store64(oss+16, 0)
 	}
 	return 0
 }

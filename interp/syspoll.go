@@ -90,6 +90,9 @@ func (m *Machine) pollWait(s *pollSet, deadline time.Time) ([]int16, uint64) {
 	}
 	fds := append(append([]unix.PollFd(nil), s.host...), unix.PollFd{Fd: m.wakeFd(), Events: unix.POLLIN})
 	for {
+		if m.interrupted() {
+			return nil, neg(eINTR)
+		}
 		var ts *unix.Timespec
 		if answered || !deadline.IsZero() {
 			left := time.Duration(0)
@@ -106,7 +109,7 @@ func (m *Machine) pollWait(s *pollSet, deadline time.Time) ([]int16, uint64) {
 		if w := &fds[len(fds)-1]; w.Revents != 0 {
 			w.Revents = 0
 			m.drainWake()
-			if m.deliver() {
+			if m.deliver(false) {
 				return nil, neg(eINTR)
 			}
 		}

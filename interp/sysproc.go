@@ -1,4 +1,4 @@
-// Process system calls: uname, ids, getrandom, prlimit64, sysinfo, getrusage, times, getpgid, getsid, umask, nanosleep, rt_sigaction, rt_sigprocmask -> answers about the guest process and its host.
+// Process system calls: uname, ids, getrandom, prlimit64, sysinfo, getrusage, times, getpgid, getsid, umask, nanosleep, rt_sigaction, rt_sigprocmask, rt_sigpending, rt_sigsuspend -> answers about the guest process and its host.
 
 package interp
 
@@ -11,15 +11,23 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// sigState is what rt_sigaction and rt_sigprocmask record, and the
-// signals posted to the guest (signal.go). No handler ever runs (there
-// is no signal frame yet): handlers are accepted and reported back; a
-// posted signal whose action is the default one ends the guest as the
-// kernel would, and a guest fault ends the run as an unhandled signal
-// would.
+// sigState is what rt_sigaction, rt_sigprocmask and sigaltstack record,
+// and the signals posted to the guest (signal.go): a posted signal whose
+// action is the default one ends the guest as the kernel would, one with
+// a handler runs it on a signal frame (sigframe.go). A guest fault ends
+// the run as an unhandled signal would, handler or not.
 type sigState struct {
-	act  [65][3]uint64 // handler, flags, mask (the RISC-V struct sigaction)
-	mask uint64
+	act    [65][3]uint64 // handler, flags, mask (the RISC-V struct sigaction)
+	mask   uint64
+	info   [65]sigInfo // who sent each pending signal the guest sent itself
+	alt    altStack
+	tramp  uint64 // the page handlers return through, once mapped
+	jumped bool   // the last system call moved the pc (a handler entered, a frame returned from)
+	// suspended: rt_sigsuspend replaced the mask, and saved is the one
+	// to restore (by the next handler's frame, or at the call's return).
+	suspended bool
+	saved     uint64
+	handled   uint64 // handler frames set up
 	signalState
 }
 
@@ -168,15 +176,30 @@ func (m *Machine) readTimespec(a uint64) (time.Duration, uint64) {
 	return time.Duration(sec)*time.Second + time.Duration(nsec), 0
 }
 
-// sysNanosleep sleeps. Only a signal that ends the guest cuts it short
-// (no handler ever runs to interrupt it), so rem is left alone.
+// sysNanosleep sleeps. A signal with a handler ends it early with -EINTR
+// and the time left in rem (if not NULL), as Linux does.
 func (m *Machine) sysNanosleep(req, rem uint64) uint64 {
 	d, e := m.readTimespec(req)
 	if e != 0 {
 		return e
 	}
-	m.sleep(d)
-	return 0
+	return m.sleepLeft(m.sleep(d), rem)
+}
+
+// sleepLeft is a relative sleep's answer: 0, or -EINTR with the time left
+// written to rem when a handler cut it short.
+func (m *Machine) sleepLeft(left time.Duration, rem uint64) uint64 {
+	if left <= 0 || !m.interrupted() {
+		return 0
+	}
+	if rem != 0 {
+		if !m.Mem.CanWrite(rem, 16) {
+			return neg(eFAULT)
+		}
+		m.Mem.store64(rem, uint64(left/time.Second))
+		m.Mem.store64(rem+8, uint64(left%time.Second))
+	}
+	return neg(eINTR)
 }
 
 // sysClockNanosleep sleeps relative to now, or until an absolute time
@@ -198,10 +221,14 @@ func (m *Machine) sysClockNanosleep(clk, flags, req, rem uint64) uint64 {
 	} else if clk > 11 {
 		return neg(eINVAL)
 	}
-	if d > 0 {
-		m.sleep(d)
+	if d <= 0 {
+		return 0
 	}
-	return 0
+	left := m.sleep(d)
+	if flags&1 != 0 {
+		rem = 0 // an absolute sleep has no time left to report
+	}
+	return m.sleepLeft(left, rem)
 }
 
 // sysRtSigaction records a handler (never invoked: see sigState).
@@ -258,12 +285,49 @@ func (m *Machine) sysRtSigprocmask(how, set, oset, size uint64) uint64 {
 		case 2: // SIG_SETMASK
 			m.sig.mask = s
 		}
-		m.sig.mask &^= 1<<(9-1) | 1<<(19-1)
+		m.sig.mask &^= unblockable
 	}
 	if oset != 0 {
 		m.Mem.store64(oset, old)
 	}
 	return 0
+}
+
+// sysRtSigpending writes the set of signals posted and not yet acted on
+// (those blocked, since the others are acted on at once).
+func (m *Machine) sysRtSigpending(set, size uint64) uint64 {
+	if size != 8 {
+		return neg(eINVAL)
+	}
+	if !m.Mem.CanWrite(set, 8) {
+		return neg(eFAULT)
+	}
+	m.Mem.store64(set, m.sig.pending.Load()&m.sig.mask)
+	return 0
+}
+
+// sysRtSigsuspend replaces the signal mask with the one at set and waits
+// for a signal that ends the guest or runs a handler; it returns -EINTR,
+// and the handler's frame saves the mask from before the call, which
+// rt_sigreturn puts back (Linux's saved_sigmask).
+func (m *Machine) sysRtSigsuspend(set, size uint64) uint64 {
+	if size != 8 {
+		return neg(eINVAL)
+	}
+	if !m.Mem.CanRead(set, 8) {
+		return neg(eFAULT)
+	}
+	s, _ := m.Mem.Read64(set)
+	m.sig.suspended, m.sig.saved = true, m.sig.mask
+	m.sig.mask = s &^ unblockable
+	for !m.exited && !m.interrupted() {
+		fds := []unix.PollFd{{Fd: m.wakeFd(), Events: unix.POLLIN}}
+		if n, _ := unix.Ppoll(fds, nil, nil); n > 0 {
+			m.drainWake()
+			m.deliver(false)
+		}
+	}
+	return neg(eINTR)
 }
 
 // sysSysinfo fills a struct sysinfo (112 bytes on RV64): uptime and load
