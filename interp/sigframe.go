@@ -166,8 +166,12 @@ func (m *Machine) enterHandler(sig int) {
 	m.sig.info[sig] = sigInfo{}
 	m.Mem.store32(f+frameInfo, uint32(sig))
 	m.Mem.store32(f+frameInfo+8, uint32(info.code))
-	m.Mem.store32(f+frameInfo+16, info.pid)
-	m.Mem.store32(f+frameInfo+20, info.uid) // uc_flags and uc_link stay zero
+	if info.fault {
+		m.Mem.store64(f+frameInfo+16, info.addr) // si_addr
+	} else {
+		m.Mem.store32(f+frameInfo+16, info.pid)
+		m.Mem.store32(f+frameInfo+20, info.uid)
+	} // uc_flags and uc_link stay zero
 	m.Mem.store64(f+ucStack, m.sig.alt.sp)
 	m.Mem.store64(f+ucStack+8, m.altFlags(x[2]))
 	m.Mem.store64(f+ucStack+16, m.sig.alt.size)
@@ -237,10 +241,47 @@ func (m *Machine) sysRtSigreturn() uint64 {
 	return x[10]
 }
 
-// sigInfo is what a signal's siginfo_t says of who sent it.
+// sigInfo is what a signal's siginfo_t says of who sent it, or of the
+// fault that raised it.
 type sigInfo struct {
 	code     int32
 	pid, uid uint32
+	fault    bool // a fault's signal: addr is si_addr
+	addr     uint64
+}
+
+// CatchFault delivers the signal of guest fault f (SIGSEGV, SIGBUS,
+// SIGILL or SIGTRAP, FaultKind.Signal) to the guest's handler for it, as
+// Linux does for a faulting instruction: the frame saves the state the
+// fault left (the pc of the faulting instruction, which has not
+// retired), the siginfo has the kernel's si_code and si_addr (the bad
+// address; the pc for SIGILL and SIGTRAP), and a handler that returns
+// runs the instruction again. It reports false, changing nothing, when
+// the signal's action is not a handler or the signal is blocked: the
+// fault then ends the guest, as Linux forces the default action on a
+// blocked or ignored fault signal. The dispatcher calls it where a run
+// returns a *Fault.
+func (m *Machine) CatchFault(f *Fault) bool {
+	sig := f.Kind.Signal()
+	if m.exited || m.sig.act[sig][0] <= 1 || m.sig.mask&(1<<(sig-1)) != 0 {
+		return false
+	}
+	info := sigInfo{fault: true, addr: f.Addr, code: 1} // SEGV_MAPERR, BUS_ADRALN, ILL_ILLOPC, TRAP_BRKPT
+	switch f.Kind {
+	case FaultLoad, FaultStore, FaultFetch:
+		if m.pageOf(f.Addr)&permMap != 0 {
+			info.code = 2 // SEGV_ACCERR: mapped, without the access
+		}
+	case FaultBus:
+		info.code = 2 // BUS_ADRERR
+	case FaultIllegal, FaultBreakpoint:
+		info.addr = f.PC
+	}
+	m.sig.info[sig] = info
+	m.CPU.PC = f.PC
+	m.enterHandler(sig)
+	m.sig.jumped = false
+	return !m.exited
 }
 
 // noteSender records who sent sig, for its siginfo: the guest itself,

@@ -331,3 +331,33 @@ func TestItimer(t *testing.T) {
 		t.Errorf("SIGALRM's default action: exited %v with %d, want 142", m.Exited(), m.ExitCode())
 	}
 }
+
+// TestCatchFault: a fault's signal enters the guest's handler with the
+// kernel's siginfo (si_code SEGV_MAPERR for an unmapped page, si_addr the
+// address) and the faulting pc saved; with the signal blocked, or no
+// handler, the fault is not caught.
+func TestCatchFault(t *testing.T) {
+	const sigSegv = 11
+	m := ecallMachine(t, interp.Config{})
+	lo, _ := m.Mem.Guard()
+	f := &interp.Fault{Kind: interp.FaultStore, PC: rvtest.MakeELFText, Addr: lo + 8}
+	if m.CatchFault(f) {
+		t.Fatal("caught without a handler")
+	}
+	call(t, m, sysRtSigaction, sigSegv, putWords(m, rvtest.MakeELFText+0x40, 4, 0), 0, 8) // SA_SIGINFO
+	call(t, m, sysRtSigprocmask, 0, putWords(m, 1<<(sigSegv-1)), 0, 8)
+	if m.CatchFault(f) {
+		t.Fatal("caught while blocked")
+	}
+	call(t, m, sysRtSigprocmask, 2, putWords(m, 0), 0, 8)
+	if !m.CatchFault(f) || m.CPU.PC != rvtest.MakeELFText+0x40 || m.CPU.X[10] != sigSegv {
+		t.Fatalf("not caught: pc %#x a0 %d", m.CPU.PC, m.CPU.X[10])
+	}
+	info := m.CPU.X[11]
+	code, _ := m.Mem.Read64(info + 8)
+	addr, _ := m.Mem.Read64(info + 16)
+	pc, _ := m.Mem.Read64(m.CPU.X[12] + 176)
+	if uint32(code) != 1 || addr != lo+8 || pc != rvtest.MakeELFText {
+		t.Errorf("si_code %d si_addr %#x saved pc %#x; want 1 (SEGV_MAPERR), %#x, %#x", uint32(code), addr, pc, lo+8, rvtest.MakeELFText)
+	}
+}

@@ -3,6 +3,7 @@
 package engine
 
 import (
+	"errors"
 	"time"
 
 	"rvdyn/codecache"
@@ -96,7 +97,7 @@ func (vm *VM) dispatch() error {
 		// that much in reserve so the limit and the sample points are
 		// exact.
 		if f := vm.cache.Lookup(vm.st.CPU.PC); f != nil && remaining > maxTrace+1 {
-			if err := vm.runNative(f, remaining-maxTrace-1); err != nil {
+			if err := vm.runNative(f, remaining-maxTrace-1); err != nil && !vm.caught(err) {
 				return err
 			}
 			continue
@@ -105,13 +106,16 @@ func (vm *VM) dispatch() error {
 			// Path profiling: the last recorded path ended at a head,
 			// and the path from there is profiled too.
 			vm.profileNext = false
-			if err := vm.candidate(vm.st.CPU.PC); err != nil {
+			if err := vm.candidate(vm.st.CPU.PC); err != nil && !vm.caught(err) {
 				return err
 			}
 			continue
 		}
 		stop, err := m.RunUntil(min(remaining, quantum), stops)
 		if err != nil {
+			if vm.caught(err) {
+				continue
+			}
 			return err
 		}
 		if e := m.EnvEpoch(); e != vm.envEpoch {
@@ -123,7 +127,7 @@ func (vm *VM) dispatch() error {
 		}
 		switch stop {
 		case interp.StopBackward:
-			if err := vm.candidate(vm.st.CPU.PC); err != nil {
+			if err := vm.candidate(vm.st.CPU.PC); err != nil && !vm.caught(err) {
 				return err
 			}
 		case interp.StopFenceI:
@@ -336,4 +340,12 @@ func (vm *VM) emptyCache() {
 	vm.m.ClearMarks()
 	vm.flushed(vm.m.Retired())
 	vm.async.flushed()
+}
+
+// caught reports whether err is a guest fault whose signal the guest
+// handles (interp.Machine.CatchFault): the run goes on in the handler,
+// and a handler that returns runs the faulting instruction again.
+func (vm *VM) caught(err error) bool {
+	var f *interp.Fault
+	return errors.As(err, &f) && vm.m.CatchFault(f)
 }

@@ -331,7 +331,7 @@ func (vm *VM) interpret() error {
 			}
 			n = min(n, lim-m.Retired())
 		}
-		if _, err := m.RunUntil(n, 0); err != nil {
+		if _, err := m.RunUntil(n, 0); err != nil && !vm.caught(err) {
 			return err
 		}
 		if vm.expired() && !m.Exited() {
