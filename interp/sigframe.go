@@ -33,6 +33,7 @@ const (
 // sigaction flags (asm-generic).
 const (
 	saOnStack   = 0x08000000
+	saRestart   = 0x10000000
 	saNoDefer   = 0x40000000
 	saResetHand = 0x80000000
 )
@@ -151,6 +152,12 @@ func (m *Machine) enterHandler(sig int) {
 	act := &m.sig.act[sig]
 	handler, flags, hmask := act[0], act[1], act[2]
 	x := &m.CPU.X
+	if m.sig.rewind[0] != 0 && flags&saRestart != 0 {
+		// A call the signal interrupted is made again when the handler
+		// returns (Linux's -ERESTARTSYS).
+		m.CPU.PC, x[10] = m.sig.rewind[0], m.sig.rewind[1]
+	}
+	m.sig.rewind = [2]uint64{}
 	sp := x[2]
 	if flags&saOnStack != 0 && m.sig.alt.size != 0 && !m.onAltStack(sp) {
 		sp = m.sig.alt.sp + m.sig.alt.size

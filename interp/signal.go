@@ -188,13 +188,19 @@ func (m *Machine) drainWake() {
 
 // wait blocks until host fd h is ready for events (unix.POLLIN or
 // unix.POLLOUT) or in error, and reports true; or until a posted signal
-// ends the guest, and reports false: the system call then returns at once
-// (the guest has exited). Signals that do not end the guest are acted on
-// and the wait goes on, as a blocking call restarts after a signal.
+// ends the guest or has a handler to run, and reports false: the system
+// call then returns at once, -EINTR (or what it transferred), and a
+// handler with SA_RESTART makes the guest call it again
+// (m.sig.restart). Signals that do neither are acted on and the wait
+// goes on.
 func (m *Machine) wait(h int, events int16) bool {
 	for {
+		timeout := -1
+		if m.interrupted() {
+			timeout = 0 // only what is ready now
+		}
 		fds := []unix.PollFd{{Fd: int32(h), Events: events}, {Fd: m.wakeFd(), Events: unix.POLLIN}}
-		if _, err := unix.Poll(fds, -1); err != nil && err != unix.EINTR {
+		if _, err := unix.Poll(fds, timeout); err != nil && err != unix.EINTR {
 			return true // let the transfer itself report the error
 		}
 		if fds[1].Revents != 0 {
@@ -205,6 +211,10 @@ func (m *Machine) wait(h int, events int16) bool {
 		}
 		if fds[0].Revents != 0 {
 			return true
+		}
+		if m.interrupted() {
+			m.sig.restart = true
+			return false
 		}
 	}
 }

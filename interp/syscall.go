@@ -62,7 +62,7 @@ func (m *Machine) syscall() bool {
 		return true // killed by a signal posted before the call
 	}
 	pc := m.CPU.PC
-	m.sig.jumped = false
+	m.sig.jumped, m.sig.restart = false, false
 	var r uint64
 	switch num := x[17]; num {
 	case SysExit, SysExitGroup:
@@ -98,9 +98,16 @@ func (m *Machine) syscall() bool {
 	if !m.sig.jumped {
 		m.CPU.PC = pc + 4
 	}
+	if m.sig.restart && r == neg(eINTR) {
+		// Interrupted by a signal with a handler: one with SA_RESTART
+		// returns to this ecall with its first argument (enterHandler).
+		m.sig.rewind = [2]uint64{pc, a[0]}
+	}
+	m.sig.restart = false
 	if m.sig.pending.Load() != 0 && m.deliver(true) {
 		return true // killed by a signal on the call's return, as Linux delivers
 	}
+	m.sig.rewind = [2]uint64{}
 	if m.sig.suspended { // no handler took rt_sigsuspend's mask over
 		m.sig.mask, m.sig.suspended = m.sig.saved, false
 	}

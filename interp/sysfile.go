@@ -177,8 +177,9 @@ const pipeBuf = 4096
 // writes at most pipeBuf bytes at a time, as more could wait again; a
 // write returns when all of b is written, as a blocking write does.
 // EAGAIN (a host fd that is non-blocking although the guest did not ask
-// for it, such as a standard stream Go polls) waits again. When the guest
-// is ended during the wait, the result is -EINTR, which no one sees.
+// for it, such as a standard stream Go polls) waits again. A signal that
+// ends the guest or has a handler ends the wait (Machine.wait): the
+// result is what was written, or -EINTR.
 func (m *Machine) waitIO(h int, b []byte, write bool, k fileKind) uint64 {
 	if !write {
 		for {
@@ -198,6 +199,10 @@ func (m *Machine) waitIO(h int, b []byte, write bool, k fileKind) uint64 {
 	done := 0
 	for done < len(b) {
 		if !m.wait(h, unix.POLLOUT) {
+			if done > 0 && !m.exited {
+				m.sig.restart = false // a short write is not restarted
+				return uint64(done)
+			}
 			return neg(eINTR)
 		}
 		end := len(b)

@@ -23,6 +23,11 @@ type sigState struct {
 	alt    altStack
 	tramp  uint64 // the page handlers return through, once mapped
 	jumped bool   // the last system call moved the pc (a handler entered, a frame returned from)
+	// restart: a wait ended for a signal with a handler (Machine.wait);
+	// rewind is then the ecall's pc and first argument, for a handler
+	// with SA_RESTART (pc 0: none).
+	restart bool
+	rewind  [2]uint64
 	// suspended: rt_sigsuspend replaced the mask, and saved is the one
 	// to restore (by the next handler's frame, or at the call's return).
 	suspended bool

@@ -3,7 +3,9 @@
  * A periodic setitimer interrupting a busy loop (compiled into fragments
  * by rvdyn's optimizer) until five ticks are in, getitimer, alarm's
  * seconds left, sigsuspend and pause woken by a one-shot timer, a
- * nanosleep cut short with the time left, and last a timer whose
+ * nanosleep cut short with the time left, a read of an empty pipe
+ * interrupted (EINTR) and, with SA_RESTART, made again until the
+ * handler writes to the pipe, and last a timer whose
  * SIGALRM takes the default action: the program ends killed by it
  * (status 142). The output does not depend on how fast the machine is. */
 #include <errno.h>
@@ -21,6 +23,14 @@ static void tick(int sig)
 {
 	(void)sig;
 	ticks++;
+}
+
+static int pipefd = -1;
+static void tick_then_write(int sig)
+{
+	(void)sig;
+	if (++ticks == 3)
+		write(pipefd, "x", 1);
 }
 
 static void oneshot(long usec)
@@ -88,6 +98,27 @@ int main(void)
 	e = errno;
 	printf("nanosleep: %d errno EINTR %d, ticks %d, more than 9 s left %d\n", r, e == EINTR, ticks,
 	       rem.tv_sec >= 9);
+
+	/* a read of an empty pipe: -EINTR without SA_RESTART, made again
+	 * with it until the handler writes to the pipe */
+	int p[2];
+	pipe(p);
+	ticks = 0;
+	oneshot(5000);
+	char buf[4];
+	r = read(p[0], buf, sizeof buf);
+	e = errno;
+	printf("read without SA_RESTART: %d errno EINTR %d, ticks %d\n", r, e == EINTR, ticks);
+	pipefd = p[1];
+	sa.sa_handler = tick_then_write;
+	sa.sa_flags = SA_RESTART;
+	sigaction(SIGALRM, &sa, NULL);
+	ticks = 0;
+	struct itimerval per = {.it_interval = {0, 2000}, .it_value = {0, 2000}};
+	setitimer(ITIMER_REAL, &per, NULL);
+	r = read(p[0], buf, sizeof buf);
+	setitimer(ITIMER_REAL, &off, NULL);
+	printf("read with SA_RESTART: %d '%c', after 3 ticks %d\n", r, buf[0], ticks == 3);
 
 	/* the default action */
 	signal(SIGALRM, SIG_DFL);
