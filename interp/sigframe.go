@@ -2,7 +2,10 @@
 
 package interp
 
-import "os"
+import (
+	"fmt"
+	"os"
+)
 
 // The frame is Linux's for RISC-V (arch/riscv/kernel/signal.c, and
 // qemu-riscv64's linux-user/riscv/signal.c, which lays it out the same):
@@ -46,8 +49,9 @@ const (
 
 // siginfo codes for signals one process sends (siginfo.h).
 const (
-	siUser  = 0  // kill
-	siTkill = -6 // tkill, tgkill
+	siUser   = 0    // kill
+	siTkill  = -6   // tkill, tgkill
+	siKernel = 0x80 // the kernel's own
 )
 
 // altStack is the alternate signal stack sigaltstack set: zero when
@@ -171,6 +175,12 @@ func (m *Machine) enterHandler(sig int) {
 	clear(m.Mem.Bytes(f, sigFrameSize))
 	info := m.sig.info[sig]
 	m.sig.info[sig] = sigInfo{}
+	if info == (sigInfo{}) {
+		info.code = siKernel // posted by rvdyn: a timer, a forwarded signal, SIGPIPE
+	}
+	if m.cfg.Strace != nil {
+		m.traceSignal(sig, info)
+	}
 	m.Mem.store32(f+frameInfo, uint32(sig))
 	m.Mem.store32(f+frameInfo+8, uint32(info.code))
 	if info.fault {
@@ -299,4 +309,23 @@ func (m *Machine) noteSender(sig int, thread bool) {
 		code = siTkill
 	}
 	m.sig.info[sig] = sigInfo{code: code, pid: uint32(os.Getpid()), uid: uint32(os.Getuid())}
+}
+
+// traceSignal writes the --strace line of a signal whose handler is
+// entered, as qemu-riscv64 -strace does:
+// "--- SIGUSR1 {si_signo=SIGUSR1, si_code=SI_TKILL, si_pid=N, si_uid=0} ---".
+func (m *Machine) traceSignal(sig int, info sigInfo) {
+	name := signalNames[min(sig, len(signalNames)-1)]
+	if sig >= len(signalNames) || name == "" {
+		name = fmt.Sprintf("SIG%d", sig)
+	}
+	code := map[int32]string{siUser: "SI_USER", siTkill: "SI_TKILL", siKernel: "SI_KERNEL"}[info.code]
+	switch {
+	case info.fault:
+		fmt.Fprintf(m.cfg.Strace, "--- %s {si_signo=%s, si_code=%d, si_addr=0x%x} ---\n", name, name, info.code, info.addr)
+	case info.code == siKernel:
+		fmt.Fprintf(m.cfg.Strace, "--- %s {si_signo=%s, si_code=%s} ---\n", name, name, code)
+	default:
+		fmt.Fprintf(m.cfg.Strace, "--- %s {si_signo=%s, si_code=%s, si_pid=%d, si_uid=%d} ---\n", name, name, code, info.pid, info.uid)
+	}
 }
