@@ -104,6 +104,13 @@ func (m *Machine) Signal(sig int) {
 	}
 }
 
+// SignalPending reports whether signal sig (1..64) was posted and not
+// yet acted on: blocked, or not yet reached by the guest. It may be
+// called from any goroutine.
+func (m *Machine) SignalPending(sig int) bool {
+	return sig >= 1 && sig <= 64 && m.sig.pending.Load()&(1<<(sig-1)) != 0
+}
+
 // DeliverSignals acts on the signals posted to the guest (see Signal); it
 // must be called on the guest's goroutine, between runs. It reports
 // whether the guest has exited.

@@ -318,7 +318,7 @@ func (f *runFlags) execute(vm *rvdyn.VM, stderr io.Writer) exitStatus {
 		// deadline; the timeout ends it at the next continue.)
 		backstop = timeoutBackstop(*f.timeout, stderr)
 	}
-	stopForwarding := forwardSignals(vm)
+	stopForwarding := forwardSignals(vm, stderr)
 	code, runErr := run()
 	stopForwarding()
 	if backstop != nil {

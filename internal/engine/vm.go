@@ -314,9 +314,14 @@ func (vm *VM) timeoutErr(err error) error {
 // call waiting on the host, or at the dispatcher's next look between
 // slices. With the default action of terminating (SIGUSR1, SIGTERM, ...)
 // the guest ends as killed by it, and Run returns 128+sig with a nil
-// error; an ignored or blocked signal, or one whose handler rvdyn cannot
-// run, does not end it.
+// error; an ignored or blocked signal does not end it, and one with a
+// handler runs the handler.
 func (vm *VM) Signal(sig int) { vm.m.Signal(sig) }
+
+// SignalPending reports whether signal sig was posted to the guest and
+// not yet acted on (interp.Machine.SignalPending); safe from any
+// goroutine.
+func (vm *VM) SignalPending(sig int) bool { return vm.m.SignalPending(sig) }
 
 // interpret runs the guest in the interpreter alone until it exits or a
 // limit is reached.
