@@ -80,10 +80,10 @@ func TestSyscallsHostile(t *testing.T) {
 			if (num == 215 || num == 226) && a[0] <= rvtest.MakeELFText && a[0]+a[1] > rvtest.MakeELFText {
 				continue // munmap or mprotect of the text under this very ecall: a fault, as on Linux
 			}
-			// ppoll and pselect6 wait as long as their timeout says, for
+			// ppoll, pselect6 and rt_sigtimedwait wait as long as their timeout says, for
 			// ever when it is NULL: a timeout the guest can read becomes a
 			// zero one (a hostile one the guest cannot read stays).
-			if ts := map[uint64]int{73: 2, 72: 4}; ts[num] != 0 && (a[ts[num]] == 0 || m.Mem.CanRead(a[ts[num]], 16)) {
+			if ts := map[uint64]int{73: 2, 72: 4, 137: 2}; ts[num] != 0 && (a[ts[num]] == 0 || m.Mem.CanRead(a[ts[num]], 16)) {
 				a[ts[num]] = lo - 16
 				clear(m.Mem.Bytes(lo-16, 16))
 			}

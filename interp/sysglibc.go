@@ -42,6 +42,7 @@ func init() {
 		132: {"sigaltstack", "pp", 'd', func(m *Machine, a *[6]uint64) uint64 { return m.sysSigaltstack(a[0], a[1]) }},
 		133: {"rt_sigsuspend", "pd", 'd', func(m *Machine, a *[6]uint64) uint64 { return m.sysRtSigsuspend(a[0], a[1]) }},
 		136: {"rt_sigpending", "pd", 'd', func(m *Machine, a *[6]uint64) uint64 { return m.sysRtSigpending(a[0], a[1]) }},
+		137: {"rt_sigtimedwait", "pppd", 'd', func(m *Machine, a *[6]uint64) uint64 { return m.sysRtSigtimedwait(a[0], a[1], a[2], a[3]) }},
 		139: {"rt_sigreturn", "", 'd', func(m *Machine, a *[6]uint64) uint64 { return m.sysRtSigreturn() }},
 		293: {"rseq", "dddddd", 'd', func(m *Machine, a *[6]uint64) uint64 { return neg(eNOSYS) }},
 	} {

@@ -1,10 +1,11 @@
-// Process system calls: uname, ids, getrandom, prlimit64, sysinfo, getrusage, times, getpgid, getsid, umask, nanosleep, rt_sigaction, rt_sigprocmask, rt_sigpending, rt_sigsuspend -> answers about the guest process and its host.
+// Process system calls: uname, ids, getrandom, prlimit64, sysinfo, getrusage, times, getpgid, getsid, umask, nanosleep, rt_sigaction, rt_sigprocmask, rt_sigpending, rt_sigsuspend, rt_sigtimedwait -> answers about the guest process and its host.
 
 package interp
 
 import (
 	"crypto/rand"
 	"encoding/binary"
+	"math/bits"
 	mrand "math/rand/v2"
 	"time"
 
@@ -333,6 +334,67 @@ func (m *Machine) sysRtSigsuspend(set, size uint64) uint64 {
 		}
 	}
 	return neg(eINTR)
+}
+
+// sysRtSigtimedwait takes a signal of the set at set (blocked ones, as
+// sigwait uses it) off the pending ones, writes its siginfo to info (if
+// not NULL) and returns its number; it waits for one as long as the
+// timeout at ts says (NULL: for ever), then -EAGAIN. A signal outside
+// the set that has a handler ends the wait with -EINTR (the handler runs
+// as the call returns); one that ends the guest ends it.
+func (m *Machine) sysRtSigtimedwait(set, info, ts, size uint64) uint64 {
+	if size != 8 {
+		return neg(eINVAL)
+	}
+	if !m.Mem.CanRead(set, 8) || info != 0 && !m.Mem.CanWrite(info, 128) {
+		return neg(eFAULT)
+	}
+	want, _ := m.Mem.Read64(set)
+	want &^= unblockable
+	var deadline time.Time
+	if ts != 0 {
+		d, e := m.readTimespec(ts)
+		if e != 0 {
+			return e
+		}
+		deadline = time.Now().Add(d)
+	}
+	for {
+		if p := m.sig.pending.Load() & want; p != 0 {
+			sig := bits.TrailingZeros64(p) + 1
+			m.sig.pending.And(^(uint64(1) << (sig - 1)))
+			si := m.sig.info[sig]
+			m.sig.info[sig] = sigInfo{}
+			if si == (sigInfo{}) {
+				si.code = siKernel
+			}
+			if info != 0 {
+				clear(m.Mem.Bytes(info, 128))
+				m.Mem.store32(info, uint32(sig))
+				m.Mem.store32(info+8, uint32(si.code))
+				m.Mem.store32(info+16, si.pid)
+				m.Mem.store32(info+20, si.uid)
+			}
+			return uint64(sig)
+		}
+		if m.exited || m.interrupted() {
+			return neg(eINTR)
+		}
+		var tsp *unix.Timespec
+		if ts != 0 {
+			left := time.Until(deadline)
+			if left <= 0 {
+				return neg(eAGAIN)
+			}
+			t := unix.NsecToTimespec(int64(left))
+			tsp = &t
+		}
+		fds := []unix.PollFd{{Fd: m.wakeFd(), Events: unix.POLLIN}}
+		if n, _ := unix.Ppoll(fds, tsp, nil); n > 0 {
+			m.drainWake()
+			m.deliver(false)
+		}
+	}
 }
 
 // sysSysinfo fills a struct sysinfo (112 bytes on RV64): uptime and load

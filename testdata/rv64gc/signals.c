@@ -6,10 +6,11 @@
  * unblocked, SA_RESETHAND, SA_NODEFER and a nested signal, the
  * alternate stack with SA_ONSTACK, floating-point state kept across a
  * handler that does arithmetic of its own, a handler that longjmps out,
- * and a hot loop around raise (compiled in fragments by rvdyn's
- * optimizer). Ends with abort() caught by a SIGABRT handler that
+ * a hot loop around raise (compiled in fragments by rvdyn's
+ * optimizer), and sigwaitinfo and sigtimedwait. Ends with abort() caught by a SIGABRT handler that
  * exits. */
 #define _GNU_SOURCE
+#include <errno.h>
 #include <fenv.h>
 #include <setjmp.h>
 #include <signal.h>
@@ -234,6 +235,19 @@ int main(void)
 			raise(SIGUSR1);
 	}
 	printf("loop: hits %d, acc %llu\n", hits, (unsigned long long)acc);
+
+	/* sigwaitinfo and sigtimedwait take a blocked signal synchronously */
+	sigemptyset(&set);
+	sigaddset(&set, SIGUSR2);
+	sigprocmask(SIG_BLOCK, &set, NULL);
+	raise(SIGUSR2);
+	siginfo_t si;
+	int w = sigwaitinfo(&set, &si);
+	printf("sigwaitinfo: %d, code %d\n", w, si.si_code);
+	struct timespec zero = {0, 0};
+	w = sigtimedwait(&set, &si, &zero);
+	printf("sigtimedwait with nothing pending: %d, EAGAIN %d\n", w, errno == EAGAIN);
+	sigprocmask(SIG_UNBLOCK, &set, NULL);
 
 	/* ignored */
 	install(SIGUSR1, SIG_IGN, 0);
