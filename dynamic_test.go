@@ -88,8 +88,9 @@ func dynamicRuns(t *testing.T) []dynamicRun {
 
 // TestDynamicPrograms runs each program of testdata/dynamic (glibc's
 // dynamic linker and shared libc, libm and libstdc++ from the sysroot;
-// dlopen; mmap, mprotect, munmap and mremap with their errors; code
-// written, rewritten and called; one bad access per fault case), the
+// dlopen; signal handlers, for faults too; mmap, mprotect, munmap and
+// mremap with their errors; code written, rewritten and called; one bad
+// access per fault case), the
 // dynamically linked builds with LdPrefix set to the sysroot and the
 // static builds as they are, under the interpreter and under the
 // optimizer configurations of dynamicConfigs. Output, exit status (128+N
