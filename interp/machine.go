@@ -171,6 +171,7 @@ type Machine struct {
 	mm    mmapState     // mmap'd ranges (sysmem.go)
 	sig   sigState      // recorded signal actions and mask (sysproc.go)
 	timer itimer        // ITIMER_REAL (sysitimer.go)
+	proc  procState     // what prctl keeps (sysmisc.go)
 
 	hostCall HostCallHandler // hostcall.go
 	hostErr  error
