@@ -61,6 +61,21 @@ type fdTable struct {
 	root   string // "": paths are host paths, as under qemu-riscv64
 	rootFd int    // an O_PATH fd of root, valid while root != ""
 	prefix string // Config.LdPrefix, cleaned: tried first for absolute paths
+	// The guest's working directory, once it changed it (chdir,
+	// fchdir): an O_PATH fd of it, and under a root its guest path
+	// ("/" until then). Before, it is rvdyn's own (without a root) or
+	// the root.
+	cwdFd   int
+	hasCwd  bool
+	cwdPath string
+}
+
+// cwd is the host directory fd relative paths from AT_FDCWD start at.
+func (t *fdTable) cwd() int {
+	if t.hasCwd {
+		return t.cwdFd
+	}
+	return unix.AT_FDCWD
 }
 
 // maxFds is the guest's RLIMIT_NOFILE.
@@ -140,6 +155,10 @@ func (m *Machine) closeFiles() {
 	if t.root != "" {
 		unix.Close(t.rootFd)
 		t.root = ""
+	}
+	if t.hasCwd {
+		unix.Close(t.cwdFd)
+		t.hasCwd = false
 	}
 }
 
@@ -238,7 +257,10 @@ func (t *fdTable) guestPath(dirfd uint64, p string) (string, uint64) {
 		return p, 0
 	}
 	if isCwd(dirfd) {
-		return "/" + p, 0 // the guest's working directory is the root
+		if t.cwdPath == "" || t.cwdPath == "/" {
+			return "/" + p, 0 // the guest starts at its root
+		}
+		return t.cwdPath + "/" + p, 0
 	}
 	f := t.get(dirfd)
 	if f == nil {
@@ -259,7 +281,7 @@ func (t *fdTable) guestPath(dirfd uint64, p string) (string, uint64) {
 func (t *fdTable) open(dirfd uint64, p string, flags int, mode uint32) (int, string, uint64) {
 	p = t.prefixed(p)
 	if t.root == "" {
-		dir := unix.AT_FDCWD
+		dir := t.cwd()
 		if !isCwd(dirfd) && !strings.HasPrefix(p, "/") {
 			f := t.get(dirfd)
 			if f == nil {
@@ -309,8 +331,11 @@ func (t *fdTable) resolveParent(dirfd uint64, p string, dot, dotdot uint64) (res
 	}
 	p = t.prefixed(p)
 	if t.root == "" {
-		if isCwd(dirfd) || strings.HasPrefix(p, "/") {
+		if strings.HasPrefix(p, "/") {
 			return resolved{dir: unix.AT_FDCWD, name: p}, 0
+		}
+		if isCwd(dirfd) {
+			return resolved{dir: t.cwd(), name: p}, 0
 		}
 		f := t.get(dirfd)
 		if f == nil {

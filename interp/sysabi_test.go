@@ -430,3 +430,79 @@ func TestRootPathCalls(t *testing.T) {
 		t.Errorf("root holds %v, want esc f h l p", names)
 	}
 }
+
+// TestChdir: chdir and fchdir move the guest's working directory, where
+// relative paths from AT_FDCWD start and which getcwd reports, in the
+// guest only (rvdyn's own stays); under a root they cannot leave it,
+// "..", symlinks to absolute paths and all.
+func TestChdir(t *testing.T) {
+	const chdir, fchdir, getcwd, openat = 49, 50, 17, 56
+	for _, rooted := range []bool{false, true} {
+		top := t.TempDir()
+		if err := os.MkdirAll(filepath.Join(top, "sub", "deeper"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(top, "sub", "f"), []byte("x"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Symlink(filepath.Join(top, "sub"), filepath.Join(top, "abs")); err != nil {
+			t.Fatal(err)
+		}
+		cfg, base := interp.Config{}, top
+		if rooted {
+			cfg.Root, base = top, ""
+		}
+		m := ecallMachine(t, cfg)
+		if !rooted { // ecallMachine confines to a root of its own
+			img := rvtest.MakeELF([]uint32{rvtest.Encode(interp.Inst{Op: interp.OpECALL})}, []byte("data"), 4096)
+			var err error
+			if m, err = interp.Load(img, interp.Config{MemSize: 16 << 20}); err != nil {
+				t.Fatal(err)
+			}
+			defer m.Close()
+		}
+		lo, _ := m.Mem.Guard()
+		str := func(s string) uint64 { copy(m.Mem.Bytes(lo-4096, uint64(len(s)+1)), s+"\x00"); return lo - 4096 }
+		cwd := func() string {
+			n := call(t, m, getcwd, lo-2048, 512)
+			if int64(n) <= 0 {
+				t.Fatalf("getcwd: %d", int64(n))
+			}
+			return string(m.Mem.Bytes(lo-2048, n-1))
+		}
+		hostCwd, _ := os.Getwd()
+		if r := call(t, m, chdir, str(filepath.Join(base, "/sub"))); r != 0 {
+			t.Fatalf("chdir sub (root %v): %d", rooted, int64(r))
+		}
+		if got, want := cwd(), filepath.Join(base, "/sub"); got != want {
+			t.Errorf("root %v: getcwd %q, want %q", rooted, got, want)
+		}
+		if fd := call(t, m, openat, ^uint64(99), str("f"), 0, 0); int64(fd) < 0 {
+			t.Errorf("root %v: openat f relative to the new directory: %d", rooted, int64(fd))
+		}
+		if r := call(t, m, chdir, str("f")); r != ^uint64(19) {
+			t.Errorf("chdir to a file: %d, want -ENOTDIR", int64(r))
+		}
+		d := call(t, m, openat, ^uint64(99), str("deeper"), 0o200000, 0) // O_DIRECTORY
+		if r := call(t, m, fchdir, d); r != 0 || cwd() != filepath.Join(base, "/sub/deeper") {
+			t.Errorf("root %v: fchdir: %d, getcwd %q", rooted, int64(r), cwd())
+		}
+		if r := call(t, m, fchdir, 77); r != ^uint64(8) {
+			t.Errorf("fchdir of a closed fd: %d, want -EBADF", int64(r))
+		}
+		if rooted {
+			call(t, m, chdir, str("../../../.."))
+			if got := cwd(); got != "/" {
+				t.Errorf("chdir above the root: getcwd %q, want /", got)
+			}
+			// abs names top/sub on the host: inside the root it leads
+			// to top/top/sub, which does not exist.
+			if r := call(t, m, chdir, str("abs")); r != ^uint64(1) {
+				t.Errorf("chdir through a symlink to a host path: %d, want -ENOENT", int64(r))
+			}
+		}
+		if now, _ := os.Getwd(); now != hostCwd {
+			t.Errorf("rvdyn's own working directory moved to %q", now)
+		}
+	}
+}

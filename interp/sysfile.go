@@ -599,8 +599,19 @@ func (m *Machine) sysFcntl(fd, cmd, arg uint64) uint64 {
 // sysGetcwd writes the guest's working directory: "/" under a root (the
 // guest starts there and cannot move), the host's otherwise.
 func (m *Machine) sysGetcwd(buf, size uint64) uint64 {
+	t := &m.fds
 	cwd := "/"
-	if m.fds.root == "" {
+	switch {
+	case t.root != "" && t.cwdPath != "":
+		cwd = t.cwdPath
+	case t.root != "":
+	case t.hasCwd:
+		d, err := os.Readlink("/proc/self/fd/" + itoa(t.cwdFd))
+		if err != nil {
+			return errno(err)
+		}
+		cwd = d
+	default:
 		d, err := os.Getwd()
 		if err != nil {
 			return errno(err)

@@ -1,9 +1,12 @@
-// Path calls beyond open and unlink: symlinkat, linkat, mknodat, fchmodat, truncate, statfs, utimensat -> host calls on paths resolved as openat resolves them (under --root, inside it).
+// Path calls beyond open and unlink: symlinkat, linkat, mknodat, fchmodat, truncate, statfs, utimensat, chdir, fchdir -> host calls on paths resolved as openat resolves them (under --root, inside it).
 
 package interp
 
 import (
+	"os"
+	"path/filepath"
 	"strconv"
+	"strings"
 	"unsafe"
 
 	"golang.org/x/sys/unix"
@@ -175,6 +178,8 @@ func (m *Machine) sysUtimensat(dirfd, pathp, times, flags uint64) uint64 {
 
 func init() {
 	for num, e := range map[uint64]sysEntry{
+		49: {"chdir", "s", 'd', func(m *Machine, a *[6]uint64) uint64 { return m.sysChdir(a[0]) }},
+		50: {"fchdir", "d", 'd', func(m *Machine, a *[6]uint64) uint64 { return m.sysFchdir(a[0]) }},
 		33: {"mknodat", "fsox", 'd', func(m *Machine, a *[6]uint64) uint64 { return m.sysMknodat(a[0], a[1], a[2], a[3]) }},
 		36: {"symlinkat", "sfs", 'd', func(m *Machine, a *[6]uint64) uint64 { return m.sysSymlinkat(a[0], a[1], a[2]) }},
 		37: {"linkat", "fsfsx", 'd', func(m *Machine, a *[6]uint64) uint64 { return m.sysLinkat(a[0], a[1], a[2], a[3], a[4]) }},
@@ -185,4 +190,67 @@ func init() {
 	} {
 		sysTable[num] = e
 	}
+}
+
+// sysChdir makes the directory at pathp (resolved as openat resolves
+// it) the guest's working directory, where paths relative to AT_FDCWD
+// start; the guest must be allowed to search it.
+func (m *Machine) sysChdir(pathp uint64) uint64 {
+	p, e := m.readPath(pathp)
+	if e != 0 {
+		return e
+	}
+	if p == "" {
+		return neg(eNOENT)
+	}
+	fd, _, e := m.fds.open(^uint64(99), p, unix.O_PATH|unix.O_DIRECTORY, 0) // AT_FDCWD
+	if e != 0 {
+		return e
+	}
+	return m.setCwd(fd)
+}
+
+// sysFchdir makes the directory open at guest fd the working directory.
+func (m *Machine) sysFchdir(fd uint64) uint64 {
+	f := m.fds.get(fd)
+	if f == nil {
+		return neg(eBADF)
+	}
+	h := f.hostFd()
+	var st unix.Stat_t
+	if h < 0 || unix.Fstat(h, &st) != nil || st.Mode&unix.S_IFMT != unix.S_IFDIR {
+		return neg(eNOTDIR)
+	}
+	d, err := unix.FcntlInt(uintptr(h), unix.F_DUPFD_CLOEXEC, 0)
+	if err != nil {
+		return errno(err)
+	}
+	return m.setCwd(d)
+}
+
+// setCwd takes host directory fd d as the working directory (closing it
+// on an error): -EACCES without search permission. Under a root its
+// guest path is the host path of d below the root.
+func (m *Machine) setCwd(d int) uint64 {
+	t := &m.fds
+	proc := "/proc/self/fd/" + strconv.Itoa(d)
+	if err := unix.Faccessat(unix.AT_FDCWD, proc, unix.X_OK, 0); err != nil {
+		unix.Close(d)
+		return errno(err)
+	}
+	if t.root != "" {
+		host, err1 := os.Readlink(proc)
+		root, err2 := os.Readlink("/proc/self/fd/" + strconv.Itoa(t.rootFd))
+		rel, err3 := filepath.Rel(root, host)
+		if err1 != nil || err2 != nil || err3 != nil || rel == ".." || strings.HasPrefix(rel, "../") {
+			unix.Close(d)
+			return neg(eNOENT) // not below the root: cannot happen with RESOLVE_IN_ROOT
+		}
+		t.cwdPath = filepath.Join("/", rel)
+	}
+	if t.hasCwd {
+		unix.Close(t.cwdFd)
+	}
+	t.cwdFd, t.hasCwd = d, true
+	return 0
 }

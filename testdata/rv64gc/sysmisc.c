@@ -3,7 +3,8 @@
  * statx (of a directory, a memfd, with AT_SYMLINK_NOFOLLOW and its
  * errors), memfd_create, sendfile and copy_file_range between memfds and
  * into a pipe, fallocate, prctl's name, CPU affinity and count, the
- * scheduler's policy and priorities, getpriority, getcpu, and mlock. The
+ * scheduler's policy and priorities, getpriority, getcpu, mlock, and
+ * chdir and fchdir. The
  * output names no host value, so it is the same on every machine. */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -83,5 +84,13 @@ int main(void)
 	printf("getcpu: %d, set %d\n", getcpu(&cpu, &node), cpu != 99999 && node != 99999);
 	static char locked[8192];
 	printf("mlock: %d, munlock: %d\n", mlock(locked, sizeof locked), munlock(locked, sizeof locked));
+
+	char cwd[256];
+	printf("chdir /: %d, getcwd %s\n", chdir("/"), getcwd(cwd, sizeof cwd));
+	int proc = open("proc", O_RDONLY | O_DIRECTORY);
+	printf("relative open after chdir: %d\n", proc >= 0);
+	printf("chdir missing: %d ENOENT %d\n", chdir("/no/such/dir"), errno == ENOENT);
+	printf("fchdir: %d, getcwd %s\n", fchdir(proc), getcwd(cwd, sizeof cwd));
+	printf("fchdir of a file: %d ENOTDIR %d\n", fchdir(a), errno == ENOTDIR);
 	return 0;
 }
