@@ -73,6 +73,10 @@ func (m *Machine) loadInterp(path string) (*loaded, error) {
 			m.mapAdd(v&^(pageSize-1), pageUp(v+p.Memsz), permMap)
 		}
 	}
+	name := path // as /proc/self/maps names it: the host file, after -L's prefix
+	if m.fds.root == "" {
+		name = m.fds.prefixed(path)
+	}
 	x := false
 	for _, p := range f.Progs { // after every mapAdd, which zeroes a page two segments share
 		if p.Type != elf.PT_LOAD || p.Memsz == 0 {
@@ -81,6 +85,7 @@ func (m *Machine) loadInterp(path string) (*loaded, error) {
 		v := p.Vaddr + bias
 		copy(m.Mem.Bytes(v, p.Filesz), image[p.Off:p.Off+p.Filesz])
 		m.orPages(v&^(pageSize-1), pageUp(v+p.Memsz), segPerm(p.Flags))
+		m.addImageSeg(v&^(pageSize-1), pageUp(v+p.Memsz), p.Off&^(pageSize-1), name)
 		x = x || p.Flags&elf.PF_X != 0
 	}
 	if e := f.Entry + bias; !x || !m.isExec(e) || e&1 != 0 {

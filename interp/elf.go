@@ -174,6 +174,7 @@ func (m *Machine) loadSegments(f *elf.File, image []byte, bias uint64) error {
 	var wlo uint64 = ^uint64(0)
 	var roEnd uint64 // end of the read-only text
 	loads := 0
+	exe := m.exePath()
 	for i, p := range f.Progs {
 		if p.Type != elf.PT_LOAD || p.Memsz == 0 {
 			continue
@@ -195,6 +196,7 @@ func (m *Machine) loadSegments(f *elf.File, image []byte, bias uint64) error {
 		lo = min(lo, v&^(pageSize-1))
 		end = max(end, v+p.Memsz)
 		m.orPages(v&^(pageSize-1), pageUp(v+p.Memsz), segPerm(p.Flags))
+		m.addImageSeg(v&^(pageSize-1), pageUp(v+p.Memsz), p.Off&^(pageSize-1), exe)
 		if p.Flags&elf.PF_X != 0 {
 			xlo, xhi = min(xlo, v), max(xhi, v+p.Memsz)
 			if p.Flags&elf.PF_W == 0 {

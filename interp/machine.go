@@ -165,13 +165,14 @@ type Machine struct {
 	hookMask ClassMask
 	ev       Event
 
-	sys   SyscallStats
-	fds   fdTable       // guest file descriptors (fdtable.go)
-	rng   *rand.ChaCha8 // getrandom's stream when Config.RandSeed is set
-	mm    mmapState     // mmap'd ranges (sysmem.go)
-	sig   sigState      // recorded signal actions and mask (sysproc.go)
-	timer itimer        // ITIMER_REAL (sysitimer.go)
-	proc  procState     // what prctl keeps (sysmisc.go)
+	sys    SyscallStats
+	fds    fdTable       // guest file descriptors (fdtable.go)
+	rng    *rand.ChaCha8 // getrandom's stream when Config.RandSeed is set
+	mm     mmapState     // mmap'd ranges (sysmem.go)
+	sig    sigState      // recorded signal actions and mask (sysproc.go)
+	timer  itimer        // ITIMER_REAL (sysitimer.go)
+	images []imageSeg    // the loaded segments, for /proc/self/maps (procself.go)
+	proc   procState     // what prctl keeps (sysmisc.go)
 
 	hostCall HostCallHandler // hostcall.go
 	hostErr  error

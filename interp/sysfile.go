@@ -52,6 +52,12 @@ func (m *Machine) sysOpenat(dirfd, pathp, flags, mode uint64) uint64 {
 		return neg(eNOENT)
 	}
 	fl := int(flags) & openFlags
+	if b, ok := m.selfProcFile(p); ok {
+		if fl&unix.O_ACCMODE != unix.O_RDONLY {
+			return neg(eACCES)
+		}
+		return m.openContent(b)
+	}
 	fd, gp, e := m.fds.open(dirfd, p, fl, uint32(mode))
 	if e != 0 {
 		return e
