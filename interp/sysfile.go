@@ -585,6 +585,9 @@ func (m *Machine) sysFcntl(fd, cmd, arg uint64) uint64 {
 			if err != nil {
 				return errno(err)
 			}
+			if f.sock && !f.nonblock {
+				r &^= unix.O_NONBLOCK // the host's is always non-blocking
+			}
 			return uint64(r) &^ unix.O_LARGEFILE
 		case f.w != nil:
 			return unix.O_WRONLY
@@ -592,7 +595,11 @@ func (m *Machine) sysFcntl(fd, cmd, arg uint64) uint64 {
 		return unix.O_RDONLY
 	case fSetfl:
 		if f.host >= 0 {
-			if _, err := unix.FcntlInt(uintptr(f.host), unix.F_SETFL, int(arg)&(unix.O_APPEND|unix.O_NONBLOCK)); err != nil {
+			host := int(arg) & (unix.O_APPEND | unix.O_NONBLOCK)
+			if f.sock {
+				host |= unix.O_NONBLOCK
+			}
+			if _, err := unix.FcntlInt(uintptr(f.host), unix.F_SETFL, host); err != nil {
 				return errno(err)
 			}
 			f.nonblock = arg&unix.O_NONBLOCK != 0
