@@ -1,5 +1,6 @@
 /* sockets: TCP over the loopback between a listening, an accepting and
- * a connecting socket of one process, UDP, a socketpair, options, a
+ * a connecting socket of one process, UDP with sendmsg and recvmsg
+ * (gathered, scattered, truncated), a socketpair, options, a
  * non-blocking socket, poll, shutdown, the errors of bad families and
  * non-sockets, EPIPE, and blocking accept and recv ended by a timer's
  * signal (EINTR, the handler without SA_RESTART). The output names no
@@ -13,6 +14,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <sys/socket.h>
+#include <sys/uio.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <arpa/inet.h>
@@ -50,6 +52,19 @@ int main(void)
 	printf("sendto %zd\n", sendto(u2, "udp", 3, 0, (struct sockaddr*)&ua, sizeof ua));
 	struct sockaddr_in from; al = sizeof from; memset(b,0,sizeof b);
 	printf("recvfrom %zd %s from loopback %d\n", recvfrom(u, b, sizeof b, 0, (struct sockaddr*)&from, &al), b, from.sin_addr.s_addr == htonl(INADDR_LOOPBACK));
+	struct iovec out[2] = {{"scat", 4}, {"tered", 5}};
+	struct msghdr mh = {.msg_name = &ua, .msg_namelen = sizeof ua, .msg_iov = out, .msg_iovlen = 2};
+	printf("sendmsg %zd\n", sendmsg(u2, &mh, 0));
+	char p1[3] = {0}, p2[8] = {0};
+	struct iovec in[2] = {{p1, 3}, {p2, 7}};
+	struct sockaddr_in src;
+	struct msghdr rh = {.msg_name = &src, .msg_namelen = sizeof src, .msg_iov = in, .msg_iovlen = 2};
+	ssize_t got = recvmsg(u, &rh, 0);
+	printf("recvmsg %zd %.3s|%.6s name %d flags %d\n", got, p1, p2, rh.msg_namelen == sizeof src, rh.msg_flags);
+	sendto(u2, "0123456789", 10, 0, (struct sockaddr *)&ua, sizeof ua);
+	struct iovec small = {p2, 4};
+	struct msghdr th = {.msg_iov = &small, .msg_iovlen = 1};
+	printf("recvmsg truncated %zd MSG_TRUNC %d\n", recvmsg(u, &th, 0), (th.msg_flags & MSG_TRUNC) != 0);
 	printf("bad socket %d EAFNOSUPPORT %d\n", socket(12345, SOCK_STREAM, 0), errno == EAFNOSUPPORT);
 	printf("not a socket %d ENOTSOCK %d\n", listen(1, 1), errno == ENOTSOCK);
 	close(sv[0]); printf("send to closed pair %zd EPIPE %d\n", send(sv[1], "x", 1, MSG_NOSIGNAL), errno == EPIPE);
