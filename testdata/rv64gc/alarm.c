@@ -118,7 +118,7 @@ int main(void)
 	setitimer(ITIMER_REAL, &per, NULL);
 	r = read(p[0], buf, sizeof buf);
 	setitimer(ITIMER_REAL, &off, NULL);
-	printf("read with SA_RESTART: %d '%c', after 3 ticks %d\n", r, buf[0], ticks == 3);
+	printf("read with SA_RESTART: %d '%c', after at least 3 ticks %d\n", r, buf[0], ticks >= 3);
 
 	/* the default action */
 	signal(SIGALRM, SIG_DFL);
