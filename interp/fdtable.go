@@ -24,9 +24,10 @@ type gfile struct {
 	// transfer never waits. Standard streams are always blocking.
 	nonblock bool
 	kind     fileKind // cached by blockKind
-	// sock: a socket, whose host fd is always non-blocking (syssock.go);
-	// nonblock is then the guest's flag alone.
-	sock bool
+	// sock: a socket (syssock.go). hostNB: the host fd is always
+	// non-blocking (sockets and event files), and nonblock is the
+	// guest's flag alone.
+	sock, hostNB bool
 }
 
 // A fileKind says whether a read or write of a file may have to wait.

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"golang.org/x/sys/unix"
 
@@ -69,6 +70,7 @@ func TestSyscallsHostile(t *testing.T) {
 			98, 129, 130, 131, // futex waits (or ends a deadlocked guest); kill and tkill/tgkill end it
 			133,                // rt_sigsuspend waits for a signal with a handler (TestItimer)
 			202, 203, 207, 242, // accept, connect and recvfrom wait for a peer (the sockets guest)
+			19, 20, 59, 85, 198, 199, // new event files, pipes and sockets a later read would wait on for ever (the events, libcio and sockets guests)
 			139, // rt_sigreturn jumps where the frame at sp says, or ends the guest (TestSignalFrame)
 			166: // umask would leave the test process's at random (TestFdCalls sets it and back)
 			continue
@@ -81,16 +83,22 @@ func TestSyscallsHostile(t *testing.T) {
 			if (num == 215 || num == 226) && a[0] <= rvtest.MakeELFText && a[0]+a[1] > rvtest.MakeELFText {
 				continue // munmap or mprotect of the text under this very ecall: a fault, as on Linux
 			}
-			// ppoll, pselect6 and rt_sigtimedwait wait as long as their timeout says, for
-			// ever when it is NULL: a timeout the guest can read becomes a
-			// zero one (a hostile one the guest cannot read stays).
+			// ppoll, pselect6 and rt_sigtimedwait wait as long as their
+			// timeout says, for ever when it is NULL: a timeout the guest
+			// can read becomes a zero one (a hostile one the guest cannot
+			// read stays).
 			if ts := map[uint64]int{73: 2, 72: 4, 137: 2}; ts[num] != 0 && (a[ts[num]] == 0 || m.Mem.CanRead(a[ts[num]], 16)) {
 				a[ts[num]] = lo - 16
 				clear(m.Mem.Bytes(lo-16, 16))
 			}
+			// A call that waits (on a file an earlier call made)
+			// is ended by SIGKILL after a while, and reported, rather
+			// than hanging the test.
+			watchdog := time.AfterFunc(10*time.Second, func() { m.Signal(interp.SigKill) })
 			call(t, m, num, a[:]...)
+			watchdog.Stop()
 			if m.Exited() {
-				t.Fatalf("syscall %d%v exited the guest", num, a)
+				t.Fatalf("syscall %d%v exited the guest (or waited 10 s and was killed)", num, a)
 			}
 		}
 	}

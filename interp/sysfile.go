@@ -585,7 +585,7 @@ func (m *Machine) sysFcntl(fd, cmd, arg uint64) uint64 {
 			if err != nil {
 				return errno(err)
 			}
-			if f.sock && !f.nonblock {
+			if f.hostNB && !f.nonblock {
 				r &^= unix.O_NONBLOCK // the host's is always non-blocking
 			}
 			return uint64(r) &^ unix.O_LARGEFILE
@@ -596,7 +596,7 @@ func (m *Machine) sysFcntl(fd, cmd, arg uint64) uint64 {
 	case fSetfl:
 		if f.host >= 0 {
 			host := int(arg) & (unix.O_APPEND | unix.O_NONBLOCK)
-			if f.sock {
+			if f.hostNB {
 				host |= unix.O_NONBLOCK
 			}
 			if _, err := unix.FcntlInt(uintptr(f.host), unix.F_SETFL, host); err != nil {

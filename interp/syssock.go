@@ -112,7 +112,7 @@ func (m *Machine) sockaddrOut(a []byte, n uint32, p, lenp uint64) uint64 {
 
 // newSocket installs host socket h as a guest fd.
 func (m *Machine) newSocket(h int, nonblock bool) uint64 {
-	r := m.fds.install(&gfile{host: h, nonblock: nonblock, kind: kindPipe, sock: true}, 0)
+	r := m.fds.install(&gfile{host: h, nonblock: nonblock, kind: kindPipe, sock: true, hostNB: true}, 0)
 	if int64(r) < 0 {
 		unix.Close(h)
 	}
