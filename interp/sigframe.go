@@ -241,8 +241,10 @@ func (m *Machine) sysRtSigreturn() uint64 {
 	}
 	fcsr, _ := m.Mem.Read64(f + ucFcsr)
 	m.CPU.FCSR = fcsr & 0xff
-	// restore_altstack: a failure is ignored, as Linux ignores it.
-	if !m.onAltStack(x[2]) {
+	// restore_altstack, which cannot change the alternate stack while
+	// the frame (the sp of this call) is on it; a failure is ignored, as
+	// Linux ignores it.
+	if !m.onAltStack(f) {
 		base, _ := m.Mem.Read64(f + ucStack)
 		flags, _ := m.Mem.Read64(f + ucStack + 8)
 		size, _ := m.Mem.Read64(f + ucStack + 16)
