@@ -7,6 +7,7 @@ import (
 	"os"
 	"path"
 	"strings"
+	"time"
 
 	"golang.org/x/sys/unix"
 )
@@ -28,6 +29,9 @@ type gfile struct {
 	// non-blocking (sockets and event files), and nonblock is the
 	// guest's flag alone.
 	sock, hostNB bool
+	// A socket's SO_RCVTIMEO and SO_SNDTIMEO (0: none), which its
+	// waits apply.
+	rcvTimeo, sndTimeo time.Duration
 }
 
 // A fileKind says whether a read or write of a file may have to wait.

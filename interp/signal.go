@@ -201,27 +201,41 @@ func (m *Machine) drainWake() {
 // (m.sig.restart). Signals that do neither are acted on and the wait
 // goes on.
 func (m *Machine) wait(h int, events int16) bool {
+	ok, _ := m.waitUntil(h, events, time.Time{})
+	return ok
+}
+
+// waitUntil is wait with a deadline (zero: none, as wait): when it
+// passes first, it reports false and timedOut.
+func (m *Machine) waitUntil(h int, events int16, deadline time.Time) (ok, timedOut bool) {
 	for {
 		timeout := -1
+		if !deadline.IsZero() {
+			left := time.Until(deadline)
+			if left <= 0 {
+				return false, true
+			}
+			timeout = int((left + time.Millisecond - 1) / time.Millisecond)
+		}
 		if m.interrupted() {
 			timeout = 0 // only what is ready now
 		}
 		fds := []unix.PollFd{{Fd: int32(h), Events: events}, {Fd: m.wakeFd(), Events: unix.POLLIN}}
 		if _, err := unix.Poll(fds, timeout); err != nil && err != unix.EINTR {
-			return true // let the transfer itself report the error
+			return true, false // let the transfer itself report the error
 		}
 		if fds[1].Revents != 0 {
 			m.drainWake()
 			if m.deliver(false) {
-				return false
+				return false, false
 			}
 		}
 		if fds[0].Revents != 0 {
-			return true
+			return true, false
 		}
 		if m.interrupted() {
 			m.sig.restart = true
-			return false
+			return false, false
 		}
 	}
 }

@@ -5,6 +5,7 @@ package interp
 import (
 	"io"
 	"os"
+	"time"
 
 	"golang.org/x/sys/unix"
 )
@@ -105,7 +106,7 @@ func (m *Machine) transfer1(f *gfile, b []byte, off int64, write bool) uint64 {
 	if f.host >= 0 {
 		if len(b) > 0 && off < 0 && !f.nonblock {
 			if k := f.blockKind(f.host); k != kindNever {
-				return m.waitIO(f.host, b, write, k)
+				return m.waitIO(f.host, b, write, k, f.timeout(write))
 			}
 		}
 		return hostTransfer(f.host, b, off, write)
@@ -130,7 +131,7 @@ func (m *Machine) transfer1(f *gfile, b []byte, off int64, write bool) uint64 {
 		case k != kindNever && write:
 			// The host file itself: a broken pipe is the guest's
 			// SIGPIPE, where os.File would end rvdyn on fd 1 and 2.
-			return m.waitIO(h, b, write, k)
+			return m.waitIO(h, b, write, k, 0)
 		case k != kindNever && !m.wait(h, unix.POLLIN):
 			return neg(eINTR) // the guest was ended while it waited
 		}
@@ -185,11 +186,18 @@ const pipeBuf = 4096
 // EAGAIN (a host fd that is non-blocking although the guest did not ask
 // for it, such as a standard stream Go polls) waits again. A signal that
 // ends the guest or has a handler ends the wait (Machine.wait): the
-// result is what was written, or -EINTR.
-func (m *Machine) waitIO(h int, b []byte, write bool, k fileKind) uint64 {
+// result is what was written, or -EINTR; so does a socket's timeout
+// (timeout, 0 for none): what was written, or -EAGAIN.
+func (m *Machine) waitIO(h int, b []byte, write bool, k fileKind, timeout time.Duration) uint64 {
+	var deadline time.Time
+	if timeout > 0 {
+		deadline = time.Now().Add(timeout)
+	}
 	if !write {
 		for {
-			if !m.wait(h, unix.POLLIN) {
+			if ok, timedOut := m.waitUntil(h, unix.POLLIN, deadline); timedOut {
+				return neg(eAGAIN)
+			} else if !ok {
 				return neg(eINTR)
 			}
 			n, err := unix.Read(h, b)
@@ -204,10 +212,13 @@ func (m *Machine) waitIO(h int, b []byte, write bool, k fileKind) uint64 {
 	}
 	done := 0
 	for done < len(b) {
-		if !m.wait(h, unix.POLLOUT) {
+		if ok, timedOut := m.waitUntil(h, unix.POLLOUT, deadline); !ok {
 			if done > 0 && !m.exited {
 				m.sig.restart = false // a short write is not restarted
 				return uint64(done)
+			}
+			if timedOut {
+				return neg(eAGAIN)
 			}
 			return neg(eINTR)
 		}

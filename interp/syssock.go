@@ -3,6 +3,8 @@
 package interp
 
 import (
+	"encoding/binary"
+	"time"
 	"unsafe"
 
 	"golang.org/x/sys/unix"
@@ -43,8 +45,13 @@ func (m *Machine) sock(fd uint64) (*gfile, int, uint64) {
 
 // retry runs call until it does not answer EAGAIN for a blocking guest
 // socket, waiting for events between tries; -EINTR when a signal ends
-// the wait.
+// the wait, -EAGAIN when the socket's timeout for it (SO_RCVTIMEO for
+// input, SO_SNDTIMEO for output) passes first.
 func (m *Machine) retry(f *gfile, events int16, dontwait bool, call func() (uintptr, unix.Errno)) uint64 {
+	var deadline time.Time
+	if d := f.timeout(events == unix.POLLOUT); d > 0 {
+		deadline = time.Now().Add(d)
+	}
 	for {
 		r, e := call()
 		if e == unix.EINTR {
@@ -56,7 +63,9 @@ func (m *Machine) retry(f *gfile, events int16, dontwait bool, call func() (uint
 			}
 			return uint64(r)
 		}
-		if !m.wait(f.host, events) {
+		if ok, timedOut := m.waitUntil(f.host, events, deadline); timedOut {
+			return neg(eAGAIN)
+		} else if !ok {
 			return neg(eINTR)
 		}
 	}
@@ -336,7 +345,28 @@ func (m *Machine) sysSetsockopt(fd, level, name, val, n uint64) uint64 {
 	if _, _, errn := unix.Syscall6(unix.SYS_SETSOCKOPT, uintptr(h), uintptr(level), uintptr(name), bufPtr(b), uintptr(len(b)), 0); errn != 0 {
 		return neg(uint64(errn))
 	}
+	if level == unix.SOL_SOCKET && (name == unix.SO_RCVTIMEO || name == unix.SO_SNDTIMEO) && n >= 16 {
+		// The host socket never blocks, so its timeout never applies:
+		// the guest's waits keep it (struct timeval, the host has
+		// checked it).
+		sec, usec := binary.LittleEndian.Uint64(b), binary.LittleEndian.Uint64(b[8:])
+		d := time.Duration(min(sec, 1<<32))*time.Second + time.Duration(usec)*time.Microsecond
+		f, _, _ := m.sock(fd)
+		if name == unix.SO_RCVTIMEO {
+			f.rcvTimeo = d
+		} else {
+			f.sndTimeo = d
+		}
+	}
 	return 0
+}
+
+// timeout is the socket's SO_SNDTIMEO (out) or SO_RCVTIMEO: 0 for none.
+func (f *gfile) timeout(out bool) time.Duration {
+	if out {
+		return f.sndTimeo
+	}
+	return f.rcvTimeo
 }
 
 func (m *Machine) sysGetsockopt(fd, level, name, val, lenp uint64) uint64 {

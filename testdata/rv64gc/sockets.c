@@ -2,9 +2,9 @@
  * a connecting socket of one process, UDP with sendmsg and recvmsg
  * (gathered, scattered, truncated), a socketpair, options, a
  * non-blocking socket, poll, shutdown, the errors of bad families and
- * non-sockets, EPIPE, and blocking accept and recv ended by a timer's
- * signal (EINTR, the handler without SA_RESTART). The output names no
- * address or port. */
+ * non-sockets, EPIPE, receive timeouts (SO_RCVTIMEO), and blocking
+ * accept and recv ended by a timer's signal (EINTR, the handler without
+ * SA_RESTART). The output names no address or port. */
 #include <signal.h>
 #include <sys/time.h>
 #include <stdio.h>
@@ -43,6 +43,8 @@ int main(void)
 	printf("getfl nonblock %d, c blocking %d\n", (fcntl(s, F_GETFL) & O_NONBLOCK) != 0, (fcntl(c, F_GETFL) & O_NONBLOCK) == 0);
 	struct pollfd pf = {.fd = s, .events = POLLIN}; printf("poll %d\n", poll(&pf, 1, 0));
 	printf("shutdown %d\n", shutdown(c, SHUT_WR));
+	pf.events = POLLIN; /* the peer's FIN may take a moment on a loaded machine */
+	poll(&pf, 1, 5000);
 	printf("recv after shutdown %zd\n", recv(s, b, sizeof b, MSG_DONTWAIT));
 	int sv[2]; printf("socketpair %d\n", socketpair(AF_UNIX, SOCK_STREAM, 0, sv));
 	write(sv[0], "abc", 3); memset(b,0,sizeof b); printf("pair read %zd %s\n", read(sv[1], b, sizeof b), b);
@@ -68,7 +70,15 @@ int main(void)
 	printf("bad socket %d EAFNOSUPPORT %d\n", socket(12345, SOCK_STREAM, 0), errno == EAFNOSUPPORT);
 	printf("not a socket %d ENOTSOCK %d\n", listen(1, 1), errno == ENOTSOCK);
 	close(sv[0]); printf("send to closed pair %zd EPIPE %d\n", send(sv[1], "x", 1, MSG_NOSIGNAL), errno == EPIPE);
-	struct sigaction sa; memset(&sa, 0, sizeof sa); sa.sa_handler = tick; sigaction(SIGALRM, &sa, NULL);
+	struct timeval tv = {0, 20000};
+	printf("SO_RCVTIMEO: %d\n", setsockopt(u, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv));
+	printf("recv past the timeout: %zd EAGAIN %d\n", recv(u, b, sizeof b, 0), errno == EAGAIN);
+	setsockopt(c, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+	printf("read past the timeout: %zd EAGAIN %d\n", read(c, b, sizeof b), errno == EAGAIN);
+	struct sigaction sa;
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = tick;
+	sigaction(SIGALRM, &sa, NULL);
 	struct itimerval it = {{0, 0}, {0, 10000}};
 	setitimer(ITIMER_REAL, &it, NULL);
 	printf("blocking accept: %d EINTR %d, ticks %d\n", accept(l, NULL, NULL), errno == EINTR, ticks);
