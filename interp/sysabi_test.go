@@ -71,6 +71,7 @@ func TestSyscallsHostile(t *testing.T) {
 			133,                // rt_sigsuspend waits for a signal with a handler (TestItimer)
 			202, 203, 207, 242, // accept, connect and recvfrom wait for a peer (the sockets guest)
 			19, 20, 59, 85, 198, 199, // new event files, pipes and sockets a later read would wait on for ever (the events, libcio and sockets guests)
+			47, 71, 279, 285, // fallocate, sendfile and copy_file_range of hostile lengths fill the disk or, on a memfd, memory (the sysmisc guest)
 			139, // rt_sigreturn jumps where the frame at sp says, or ends the guest (TestSignalFrame)
 			166: // umask would leave the test process's at random (TestFdCalls sets it and back)
 			continue
