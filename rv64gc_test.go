@@ -77,6 +77,12 @@ func TestRV64GCPrograms(t *testing.T) {
 				if got.insts != ref.insts || got.cpu != ref.cpu {
 					t.Errorf("dynamo %s: %d instructions (interp %d), registers equal: %v", cname, got.insts, ref.insts, got.cpu == ref.cpu)
 				}
+				if got.stats.SignalsHandled != ref.stats.SignalsHandled {
+					t.Errorf("dynamo %s: %d signal handlers run (interp %d)", cname, got.stats.SignalsHandled, ref.stats.SignalsHandled)
+				}
+			}
+			if name == "signals" && ref.stats.SignalsHandled < 1000 {
+				t.Errorf("signals: %d signal handlers run, want the hot loop's 1000 and more", ref.stats.SignalsHandled)
 			}
 			if _, err := exec.LookPath("qemu-riscv64"); err != nil {
 				t.Log("qemu-riscv64 not installed: the expected output is not rechecked")

@@ -83,6 +83,7 @@ type Stats struct {
 	TableWalks        uint64                    // native accesses and loop checks that no fast interval held, so that the access table was walked (interp.Memory.TableWalks)
 	BailedOutAt       uint64                    // guest instructions retired when rvdyn gave up optimizing (0: never)
 	Syscalls          uint64                    // system calls made
+	SignalsHandled    uint64                    // signal handlers entered (signal frames set up)
 	UnknownSyscalls   map[uint64]uint64         // calls answered -ENOSYS, by number
 
 	Wall        time.Duration // wall time of Run
@@ -136,6 +137,7 @@ func (vm *VM) Stats() Stats {
 	s.InterpretedInstructions = s.GuestInstructions - s.CacheInstructions
 	sc := vm.m.Syscalls()
 	s.Syscalls = sc.Calls
+	s.SignalsHandled = vm.m.SignalsHandled()
 	s.UnknownSyscalls = make(map[uint64]uint64, len(sc.Unknown))
 	for n, k := range sc.Unknown {
 		s.UnknownSyscalls[n] = k

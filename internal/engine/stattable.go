@@ -144,6 +144,8 @@ var statTable = func() []stat {
 			value: func(s *Stats) any { return s.Syscalls }},
 		{key: "unknown_syscalls", label: "  unknown syscall N", doc: "calls answered `-ENOSYS`, by number",
 			value: unknownSyscalls, rows: unknownSyscallRows},
+		{key: "signals_handled", label: "signal handlers run", doc: "signal handlers entered: signal frames set up (docs/syscalls.md, \"Signal handlers\")",
+			value: func(s *Stats) any { return s.SignalsHandled }},
 		{key: "gc", label: "gc ...", doc: "the host collector's counts (with `--gc`)",
 			value: func(s *Stats) any { return s.GC }, inJSON: func(s *Stats) bool { return s.GC != nil },
 			rows: func(s *Stats, row func(string, any)) { s.writeGCRows(row) }},
