@@ -69,42 +69,32 @@ func (m *Machine) args() []string {
 // anonymous memory), lowest first, in the kernel's format (the name at
 // column 74).
 func (m *Machine) selfMaps() string {
-	type origin struct {
-		name          string
-		off, dev, ino uint64
-		shared        bool
-		base          uint64 // the address off refers to
-	}
-	originOf := func(a uint64) origin {
+	files := map[*mapFile]mapOrigin{} // a file's name and inode: asked of the host once
+	originOf := func(a uint64) mapOrigin {
 		for _, s := range m.images {
 			if a >= s.lo && a < s.hi {
-				return origin{name: s.name, off: s.off, dev: s.dev, ino: s.ino, base: s.lo}
+				return mapOrigin{name: s.name, off: s.off, dev: s.dev, ino: s.ino, base: s.lo}
 			}
 		}
 		if v := m.vmaAt(a); v != nil && v.file != nil {
-			o := origin{off: v.off, base: v.lo, shared: v.file.shared}
-			o.name, _ = os.Readlink("/proc/self/fd/" + strconv.Itoa(v.file.fd))
-			if r := m.fds.root; r != "" {
-				if rel, ok := strings.CutPrefix(o.name, strings.TrimRight(r, "/")); ok && strings.HasPrefix(rel, "/") {
-					o.name = rel
-				}
+			o, ok := files[v.file]
+			if !ok {
+				o = m.fileOrigin(v.file)
+				files[v.file] = o
 			}
-			var st unix.Stat_t
-			if unix.Fstat(v.file.fd, &st) == nil {
-				o.dev, o.ino = st.Dev, st.Ino
-			}
+			o.off, o.base = v.off, v.lo
 			return o
 		}
 		switch {
 		case a >= m.brkStart && a < pageUp(m.brk):
-			return origin{name: "[heap]"}
+			return mapOrigin{name: "[heap]"}
 		case a >= m.Mem.guardHi:
-			return origin{name: "[stack]"}
+			return mapOrigin{name: "[stack]"}
 		}
-		return origin{}
+		return mapOrigin{}
 	}
 	var b strings.Builder
-	line := func(lo, hi uint64, perm uint8, o origin) {
+	line := func(lo, hi uint64, perm uint8, o mapOrigin) {
 		rwx := []byte("---p")
 		for i, bit := range []uint8{permR, permW, permX} {
 			if perm&bit != 0 {
@@ -128,10 +118,10 @@ func (m *Machine) selfMaps() string {
 	}
 	start := uint64(0)
 	var cur uint8
-	var curO origin
+	var curO mapOrigin
 	for p := uint64(0); p <= uint64(len(m.perm)); p++ {
 		var v uint8
-		var o origin
+		var o mapOrigin
 		if p < uint64(len(m.perm)) {
 			v = m.perm[p] &^ (permBus | permGone)
 			if v&permMap == 0 {
@@ -146,7 +136,7 @@ func (m *Machine) selfMaps() string {
 				o = originOf(p * pageSize)
 			}
 		}
-		contiguous := o.name == curO.name && o.shared == curO.shared && (o.name == "" || o.off+p*pageSize-o.base == curO.off+p*pageSize-curO.base)
+		contiguous := o.name == curO.name && o.shared == curO.shared && (o.name == "" || o.off-o.base == curO.off-curO.base)
 		if v == cur && contiguous {
 			continue
 		}
@@ -156,6 +146,33 @@ func (m *Machine) selfMaps() string {
 		start, cur, curO = p, v, o
 	}
 	return b.String()
+}
+
+// A mapOrigin is where a /proc/self/maps line's pages come from: a file
+// (name, device and inode) at offset off for address base, or a name
+// alone ([heap], [stack]), or nothing (anonymous memory).
+type mapOrigin struct {
+	name          string
+	off, dev, ino uint64
+	shared        bool
+	base          uint64 // the address off refers to
+}
+
+// fileOrigin is the name (below --root, a guest path) and inode of a
+// mapped file, from its host fd.
+func (m *Machine) fileOrigin(f *mapFile) mapOrigin {
+	o := mapOrigin{shared: f.shared}
+	o.name, _ = os.Readlink("/proc/self/fd/" + strconv.Itoa(f.fd))
+	if r := m.fds.root; r != "" {
+		if rel, ok := strings.CutPrefix(o.name, strings.TrimRight(r, "/")); ok && strings.HasPrefix(rel, "/") {
+			o.name = rel
+		}
+	}
+	var st unix.Stat_t
+	if unix.Fstat(f.fd, &st) == nil {
+		o.dev, o.ino = st.Dev, st.Ino
+	}
+	return o
 }
 
 // vmaAt returns the mapping holding address a, or nil.

@@ -172,23 +172,12 @@ func (m *Machine) enterHandler(sig int) {
 		m.exited, m.exitCode, m.sig.killed = true, 128+sigSegv, sigSegv
 		return
 	}
-	clear(m.Mem.Bytes(f, sigFrameSize))
-	info := m.sig.info[sig]
-	m.sig.info[sig] = sigInfo{}
-	if info == (sigInfo{}) {
-		info.code = siKernel // posted by rvdyn: a timer, a forwarded signal, SIGPIPE
-	}
+	clear(m.Mem.Bytes(f, sigFrameSize)) // uc_flags and uc_link stay zero
+	info := m.takeInfo(sig)
 	if m.cfg.Strace != nil {
 		m.traceSignal(sig, info)
 	}
-	m.Mem.store32(f+frameInfo, uint32(sig))
-	m.Mem.store32(f+frameInfo+8, uint32(info.code))
-	if info.fault {
-		m.Mem.store64(f+frameInfo+16, info.addr) // si_addr
-	} else {
-		m.Mem.store32(f+frameInfo+16, info.pid)
-		m.Mem.store32(f+frameInfo+20, info.uid)
-	} // uc_flags and uc_link stay zero
+	m.putSiginfo(f+frameInfo, sig, info)
 	m.Mem.store64(f+ucStack, m.sig.alt.sp)
 	m.Mem.store64(f+ucStack+8, m.altFlags(x[2]))
 	m.Mem.store64(f+ucStack+16, m.sig.alt.size)
@@ -301,6 +290,32 @@ func (m *Machine) CatchFault(f *Fault) bool {
 	m.enterHandler(sig)
 	m.sig.jumped = false
 	return !m.exited
+}
+
+// takeInfo returns, and forgets, what sig's siginfo says: its sender as
+// noteSender recorded it, its fault as CatchFault did, or SI_KERNEL for
+// a signal rvdyn posted (a timer, a forwarded signal, SIGPIPE).
+func (m *Machine) takeInfo(sig int) sigInfo {
+	info := m.sig.info[sig]
+	m.sig.info[sig] = sigInfo{}
+	if info == (sigInfo{}) {
+		info.code = siKernel
+	}
+	return info
+}
+
+// putSiginfo writes the 128-byte siginfo_t of sig at a: signo, code, and
+// si_addr for a fault, si_pid and si_uid otherwise.
+func (m *Machine) putSiginfo(a uint64, sig int, info sigInfo) {
+	clear(m.Mem.Bytes(a, 128))
+	m.Mem.store32(a, uint32(sig))
+	m.Mem.store32(a+8, uint32(info.code))
+	if info.fault {
+		m.Mem.store64(a+16, info.addr)
+	} else {
+		m.Mem.store32(a+16, info.pid)
+		m.Mem.store32(a+20, info.uid)
+	}
 }
 
 // noteSender records who sent sig, for its siginfo: the guest itself,

@@ -249,18 +249,34 @@ func (m *Machine) sleep(d time.Duration) time.Duration {
 		if left <= 0 {
 			return 0
 		}
-		if m.interrupted() {
+		if m.exited || m.interrupted() {
 			return left
 		}
-		ts := unix.NsecToTimespec(int64(left))
-		fds := []unix.PollFd{{Fd: m.wakeFd(), Events: unix.POLLIN}}
-		if n, _ := unix.Ppoll(fds, &ts, nil); n > 0 {
-			m.drainWake()
-			if m.deliver(false) {
-				return time.Until(end)
-			}
-		}
+		m.napUntil(end)
 	}
+}
+
+// napUntil waits until a signal is posted or deadline passes (zero: no
+// deadline), acts on posted signals that need no handler (one may end
+// the guest), and reports whether the deadline passed. The sleeps and
+// the calls that wait for a signal loop on it, testing what they wait
+// for between naps.
+func (m *Machine) napUntil(deadline time.Time) (timedOut bool) {
+	var ts *unix.Timespec
+	if !deadline.IsZero() {
+		left := time.Until(deadline)
+		if left <= 0 {
+			return true
+		}
+		t := unix.NsecToTimespec(int64(left))
+		ts = &t
+	}
+	fds := []unix.PollFd{{Fd: m.wakeFd(), Events: unix.POLLIN}}
+	if n, _ := unix.Ppoll(fds, ts, nil); n > 0 {
+		m.drainWake()
+		m.deliver(false)
+	}
+	return false
 }
 
 // interrupted reports whether a posted signal that is not blocked has a

@@ -111,24 +111,14 @@ func (m *Machine) sysEpollPwait(epfd, evs, max, timeout uint64) uint64 {
 			}
 			return uint64(n)
 		}
-		if m.exited || m.interrupted() {
+		// The epoll file is readable when an event is ready.
+		ok, timedOut := m.waitUntil(e.host, unix.POLLIN, deadline)
+		switch {
+		case timedOut:
+			return 0
+		case !ok:
+			m.sig.restart = false // epoll_wait is never restarted (signal(7))
 			return neg(eINTR)
-		}
-		ms := -1
-		if !deadline.IsZero() {
-			left := time.Until(deadline)
-			if left <= 0 {
-				return 0
-			}
-			ms = int((left + time.Millisecond - 1) / time.Millisecond)
-		}
-		fds := []unix.PollFd{{Fd: int32(e.host), Events: unix.POLLIN}, {Fd: m.wakeFd(), Events: unix.POLLIN}}
-		if _, err := unix.Poll(fds, ms); err != nil && err != unix.EINTR {
-			return errno(err)
-		}
-		if fds[1].Revents != 0 {
-			m.drainWake()
-			m.deliver(false)
 		}
 	}
 }

@@ -527,20 +527,9 @@ func (m *Machine) sysRenameat2(olddir, oldp, newdir, newp, flags uint64) uint64 
 	if flags&^7 != 0 { // RENAME_NOREPLACE, _EXCHANGE, _WHITEOUT
 		return neg(eINVAL)
 	}
-	ro, e := m.fds.resolveParent(olddir, op, eBUSY, eBUSY)
-	if e != 0 {
-		return e
-	}
-	defer ro.done()
-	rn, e := m.fds.resolveParent(newdir, np, eBUSY, eBUSY)
-	if e != 0 {
-		return e
-	}
-	defer rn.done()
-	if err := unix.Renameat2(ro.dir, ro.name, rn.dir, rn.name, uint(flags)); err != nil {
-		return errno(err)
-	}
-	return 0
+	return m.onParents(olddir, op, eBUSY, newdir, np, eBUSY, func(od int, on string, nd int, nn string) error {
+		return unix.Renameat2(od, on, nd, nn, uint(flags))
+	})
 }
 
 func (m *Machine) sysDup(old uint64) uint64 {

@@ -85,21 +85,6 @@ func (it *itimer) stop() {
 	}
 }
 
-// readTimeval reads a struct timeval (seconds, microseconds) at a as a
-// duration, or gives -EFAULT or -EINVAL.
-func (m *Machine) readTimeval(a uint64) (time.Duration, uint64) {
-	if !m.Mem.CanRead(a, 16) {
-		return 0, neg(eFAULT)
-	}
-	sec, _ := m.Mem.Read64(a)
-	usec, _ := m.Mem.Read64(a + 8)
-	if int64(sec) < 0 || usec >= 1e6 {
-		return 0, neg(eINVAL)
-	}
-	sec = min(sec, 1<<32)
-	return time.Duration(sec)*time.Second + time.Duration(usec)*time.Microsecond, 0
-}
-
 // putItimerval writes a struct itimerval (interval, then value) at a.
 func (m *Machine) putItimerval(a uint64, interval, value time.Duration) {
 	for i, d := range []time.Duration{interval, value} {

@@ -53,6 +53,26 @@ func (m *Machine) onParent(dirfd uint64, p string, dot, dotdot uint64, op func(d
 	return 0
 }
 
+// onParents is onParent for the calls that act on two paths (link,
+// rename): each resolved by resolveParent, with dot as the errno for its
+// "." and ".." (old's, then new's).
+func (m *Machine) onParents(olddir uint64, op string, oldDot uint64, newdir uint64, np string, newDot uint64, fn func(od int, on string, nd int, nn string) error) uint64 {
+	ro, e := m.fds.resolveParent(olddir, op, oldDot, oldDot)
+	if e != 0 {
+		return e
+	}
+	defer ro.done()
+	rn, e := m.fds.resolveParent(newdir, np, newDot, newDot)
+	if e != 0 {
+		return e
+	}
+	defer rn.done()
+	if err := fn(ro.dir, ro.name, rn.dir, rn.name); err != nil {
+		return errno(err)
+	}
+	return 0
+}
+
 func (m *Machine) sysSymlinkat(target, dirfd, linkp uint64) uint64 {
 	t, e := m.readPath(target)
 	if e != 0 {
@@ -83,20 +103,9 @@ func (m *Machine) sysLinkat(olddir, oldp, newdir, newp, flags uint64) uint64 {
 	if e != 0 {
 		return e
 	}
-	ro, e := m.fds.resolveParent(olddir, op, ePERM, ePERM)
-	if e != 0 {
-		return e
-	}
-	defer ro.done()
-	rn, e := m.fds.resolveParent(newdir, np, eEXIST, eEXIST)
-	if e != 0 {
-		return e
-	}
-	defer rn.done()
-	if err := unix.Linkat(ro.dir, ro.name, rn.dir, rn.name, 0); err != nil {
-		return errno(err)
-	}
-	return 0
+	return m.onParents(olddir, op, ePERM, newdir, np, eEXIST, func(od int, on string, nd int, nn string) error {
+		return unix.Linkat(od, on, nd, nn, 0)
+	})
 }
 
 // sysMknodat makes a regular file or a FIFO (mkfifo); a device is

@@ -142,18 +142,27 @@ func (m *Machine) sysGetrlimit(res, p uint64) uint64 {
 
 // readTimespec reads a struct timespec, -EFAULT or -EINVAL.
 func (m *Machine) readTimespec(a uint64) (time.Duration, uint64) {
+	return m.readTime(a, time.Nanosecond)
+}
+
+// readTimeval reads a struct timeval (seconds, microseconds).
+func (m *Machine) readTimeval(a uint64) (time.Duration, uint64) {
+	return m.readTime(a, time.Microsecond)
+}
+
+// readTime reads seconds and a count of unit below a second (16 bytes)
+// at a as a duration (seconds past 2^32 count as 2^32), or gives -EFAULT,
+// or -EINVAL for negative seconds or a fraction of a second or more.
+func (m *Machine) readTime(a uint64, unit time.Duration) (time.Duration, uint64) {
 	if !m.Mem.CanRead(a, 16) {
 		return 0, neg(eFAULT)
 	}
 	sec, _ := m.Mem.Read64(a)
-	nsec, _ := m.Mem.Read64(a + 8)
-	if int64(sec) < 0 || nsec >= 1e9 {
+	frac, _ := m.Mem.Read64(a + 8)
+	if int64(sec) < 0 || frac >= uint64(time.Second/unit) {
 		return 0, neg(eINVAL)
 	}
-	if sec > 1<<32 {
-		sec = 1 << 32
-	}
-	return time.Duration(sec)*time.Second + time.Duration(nsec), 0
+	return time.Duration(min(sec, 1<<32))*time.Second + time.Duration(frac)*unit, 0
 }
 
 // sysNanosleep sleeps. A signal with a handler ends it early with -EINTR

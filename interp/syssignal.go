@@ -5,8 +5,6 @@ package interp
 import (
 	"math/bits"
 	"time"
-
-	"golang.org/x/sys/unix"
 )
 
 // sigState is what rt_sigaction, rt_sigprocmask and sigaltstack record,
@@ -124,11 +122,7 @@ func (m *Machine) sysRtSigsuspend(set, size uint64) uint64 {
 	m.sig.suspended, m.sig.saved = true, m.sig.mask
 	m.sig.mask = s &^ unblockable
 	for !m.exited && !m.interrupted() {
-		fds := []unix.PollFd{{Fd: m.wakeFd(), Events: unix.POLLIN}}
-		if n, _ := unix.Ppoll(fds, nil, nil); n > 0 {
-			m.drainWake()
-			m.deliver(false)
-		}
+		m.napUntil(time.Time{})
 	}
 	return neg(eINTR)
 }
@@ -160,36 +154,17 @@ func (m *Machine) sysRtSigtimedwait(set, info, ts, size uint64) uint64 {
 		if p := m.sig.pending.Load() & want; p != 0 {
 			sig := bits.TrailingZeros64(p) + 1
 			m.sig.pending.And(^(uint64(1) << (sig - 1)))
-			si := m.sig.info[sig]
-			m.sig.info[sig] = sigInfo{}
-			if si == (sigInfo{}) {
-				si.code = siKernel
-			}
+			si := m.takeInfo(sig)
 			if info != 0 {
-				clear(m.Mem.Bytes(info, 128))
-				m.Mem.store32(info, uint32(sig))
-				m.Mem.store32(info+8, uint32(si.code))
-				m.Mem.store32(info+16, si.pid)
-				m.Mem.store32(info+20, si.uid)
+				m.putSiginfo(info, sig, si)
 			}
 			return uint64(sig)
 		}
 		if m.exited || m.interrupted() {
 			return neg(eINTR)
 		}
-		var tsp *unix.Timespec
-		if ts != 0 {
-			left := time.Until(deadline)
-			if left <= 0 {
-				return neg(eAGAIN)
-			}
-			t := unix.NsecToTimespec(int64(left))
-			tsp = &t
-		}
-		fds := []unix.PollFd{{Fd: m.wakeFd(), Events: unix.POLLIN}}
-		if n, _ := unix.Ppoll(fds, tsp, nil); n > 0 {
-			m.drainWake()
-			m.deliver(false)
+		if m.napUntil(deadline) {
+			return neg(eAGAIN)
 		}
 	}
 }

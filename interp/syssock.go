@@ -3,7 +3,6 @@
 package interp
 
 import (
-	"encoding/binary"
 	"time"
 	"unsafe"
 
@@ -205,15 +204,21 @@ func (m *Machine) sysBindConnect(fd, addr, n uint64, connect bool) uint64 {
 	return neg(uint64(soErr))
 }
 
-func (m *Machine) sysListen(fd, backlog uint64) uint64 {
+// onSock runs op on guest fd's host socket (onHostFd for sockets:
+// -ENOTSOCK for another file).
+func (m *Machine) onSock(fd uint64, op func(h int) error) uint64 {
 	_, h, e := m.sock(fd)
 	if e != 0 {
 		return e
 	}
-	if err := unix.Listen(h, int(int32(backlog))); err != nil {
+	if err := op(h); err != nil {
 		return errno(err)
 	}
 	return 0
+}
+
+func (m *Machine) sysListen(fd, backlog uint64) uint64 {
+	return m.onSock(fd, func(h int) error { return unix.Listen(h, int(int32(backlog))) })
 }
 
 func (m *Machine) sysAccept4(fd, addr, lenp, flags uint64) uint64 {
@@ -347,10 +352,8 @@ func (m *Machine) sysSetsockopt(fd, level, name, val, n uint64) uint64 {
 	}
 	if level == unix.SOL_SOCKET && (name == unix.SO_RCVTIMEO || name == unix.SO_SNDTIMEO) && n >= 16 {
 		// The host socket never blocks, so its timeout never applies:
-		// the guest's waits keep it (struct timeval, the host has
-		// checked it).
-		sec, usec := binary.LittleEndian.Uint64(b), binary.LittleEndian.Uint64(b[8:])
-		d := time.Duration(min(sec, 1<<32))*time.Second + time.Duration(usec)*time.Microsecond
+		// the guest's waits keep it (a negative one is none).
+		d, _ := m.readTimeval(val)
 		f, _, _ := m.sock(fd)
 		if name == unix.SO_RCVTIMEO {
 			f.rcvTimeo = d
@@ -395,14 +398,7 @@ func (m *Machine) sysGetsockopt(fd, level, name, val, lenp uint64) uint64 {
 }
 
 func (m *Machine) sysShutdown(fd, how uint64) uint64 {
-	_, h, e := m.sock(fd)
-	if e != 0 {
-		return e
-	}
-	if err := unix.Shutdown(h, int(int32(how))); err != nil {
-		return errno(err)
-	}
-	return 0
+	return m.onSock(fd, func(h int) error { return unix.Shutdown(h, int(int32(how))) })
 }
 
 func init() {
