@@ -71,8 +71,11 @@ int main(void)
 	printf("not a socket %d ENOTSOCK %d\n", listen(1, 1), errno == ENOTSOCK);
 	close(sv[0]); printf("send to closed pair %zd EPIPE %d\n", send(sv[1], "x", 1, MSG_NOSIGNAL), errno == EPIPE);
 	struct timeval tv = {0, 20000};
-	printf("SO_RCVTIMEO: %d\n", setsockopt(u, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv));
-	printf("recv past the timeout: %zd EAGAIN %d\n", recv(u, b, sizeof b, 0), errno == EAGAIN);
+	/* (A socket of its own: u's blocking recv below must wait for the
+	 * timer's signal, not for a timeout.) */
+	int u3 = socket(AF_INET, SOCK_DGRAM, 0);
+	printf("SO_RCVTIMEO: %d\n", setsockopt(u3, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv));
+	printf("recv past the timeout: %zd EAGAIN %d\n", recv(u3, b, sizeof b, 0), errno == EAGAIN);
 	setsockopt(c, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
 	printf("read past the timeout: %zd EAGAIN %d\n", read(c, b, sizeof b), errno == EAGAIN);
 	struct sigaction sa;
