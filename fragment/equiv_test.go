@@ -131,7 +131,8 @@ func scratchReg(rng *rand.Rand, r uint8) uint8 {
 // rewrites: constants built by lui+addi (also as addresses, in and out of
 // bounds), slli/srli and slli/srai pairs, sext.w, zero-extending andi,
 // multiplies and unsigned divides by constants, addi and addiw chains,
-// address arithmetic, table lookups, and repeated accesses off one base.
+// address arithmetic, table lookups, repeated accesses off one base,
+// rotations, bytes stored and read back wider, and quiet compares.
 func idiom(rng *rand.Rand) []interp.Inst {
 	type I = interp.Inst
 	r := func() uint8 { return scratchReg(rng, uint8(1+rng.IntN(31))) }
@@ -144,7 +145,7 @@ func idiom(rng *rand.Rand) []interp.Inst {
 		lo := v << 52 >> 52
 		return []I{{Op: interp.OpLUI, Rd: rd, Imm: int64(int32(v - lo))}, {Op: interp.OpADDI, Rd: rd, Rs1: rd, Imm: lo}}
 	}
-	switch rng.IntN(14) {
+	switch rng.IntN(15) {
 	case 0: // a constant, then used
 		return append(lui(d, int64(int32(rng.Uint32()))), I{Op: interp.OpADD, Rd: s, Rs1: d, Rs2: t})
 	case 1: // a constant address, in or out of bounds
@@ -247,6 +248,16 @@ func idiom(rng *rand.Rand) []interp.Inst {
 			back = loads[rng.IntN(7)]
 		}
 		return append(seq, I{Op: back, Rd: d, Rs1: base, Imm: o + int64(rng.IntN(2)*rng.IntN(3))})
+	case 13: // gcc's quiet compare (frflags, flt or fle, fsflags), its
+		// saved flags seldom read again (amd64's lazy fflags)
+		cmp := []interp.Op{interp.OpFLTD, interp.OpFLED, interp.OpFLTS, interp.OpFEQD}[rng.IntN(4)]
+		seq := []I{{Op: interp.OpCSRRS, Rd: d, Imm: interp.CSRFflags},
+			{Op: cmp, Rd: s, Rs1: uint8(rng.IntN(32)), Rs2: uint8(rng.IntN(32))},
+			{Op: interp.OpCSRRW, Rs1: d, Imm: interp.CSRFflags}}
+		if rng.IntN(4) == 0 {
+			seq = append(seq, I{Op: interp.OpADD, Rd: t, Rs1: t, Rs2: d})
+		}
+		return seq
 	default: // a copy, then a use and an overwrite
 		return []I{{Op: interp.OpADDI, Rd: d, Rs1: s, Imm: 0}, {Op: interp.OpSUB, Rd: t, Rs1: d, Rs2: s}, {Op: interp.OpXOR, Rd: d, Rs1: t, Rs2: s}}
 	}

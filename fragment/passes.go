@@ -67,6 +67,11 @@ type Options struct {
 	// also where the fragment itself wrote a single to that f register
 	// since its head (amd64.Options.NoBoxKnown).
 	NoBoxKnown bool
+	// NoLazyFflags computes the value of every read of fflags where it
+	// is read, also where only exits can see it, instead of storing
+	// MXCSR there and leaving the rest to the exits
+	// (amd64.Options.NoLazyFflags).
+	NoLazyFflags bool
 	// NoConstFold turns off constant propagation and folding
 	// (ir/constfold.go): known branch outcomes, constant addresses checked at
 	// compile time, algebraic identities.
@@ -262,6 +267,7 @@ var backendSwitches = []pass{
 	{"storecombine", nil, func(o *Options) *bool { return &o.NoStoreCombine }, "byte stores that fill a word (gcc's copy of a word it cannot prove aligned) stay byte stores, and a wider load of them waits for them to reach the cache instead of being forwarded one store"},
 	{"avx", nil, func(o *Options) *bool { return &o.NoAVX }, "double-precision add, subtract, multiply and divide use SSE2's two-operand forms, with a copy of the first operand where the result goes, even where the host has AVX's three-operand ones"},
 	{"box-known", nil, func(o *Options) *bool { return &o.NoBoxKnown }, "every single-precision operand's NaN box is tested (five instructions), also where the fragment wrote a single to that register since its head"},
+	{"lazy-fflags", nil, func(o *Options) *bool { return &o.NoLazyFflags }, "a read of fflags whose register only exits can see (the frflags of gcc's quiet compares, as in every sqrt call) is computed where it is read (STMXCSR, a load of what it stored and a dozen instructions) instead of as a lone STMXCSR decoded in the exit stubs"},
 	{"loop-align", nil, func(o *Options) *bool { return &o.NoLoopAlign }, "a looping fragment's head stays where it falls, after its entry code, instead of on a 32-byte boundary"},
 }
 

@@ -47,8 +47,15 @@ type State struct {
 	// same words, so sampling is one stream whichever mode runs an
 	// instruction. Unused when no profiler is attached.
 	Countdown [NumCountdowns]uint64
+	// FlagSnaps are the MXCSR snapshots of reads of fflags whose value
+	// only exits can see (offset 848, amd64's lazy fflags, flagsnap.go):
+	// native code stores MXCSR there where the guest reads fflags and
+	// computes the register's value at an exit; an entry marks them
+	// empty (all ones, which MXCSR, whose upper half is reserved as
+	// zero, never is). Scratch: nothing outside native code reads them.
+	FlagSnaps [NumFlagSnaps]uint32
 	// Native is the memory native queries share with the query engine
-	// (offset 848, rpa.Engine.UseNative): sampling gaps drawn ahead,
+	// (offset 864, rpa.Engine.UseNative): sampling gaps drawn ahead,
 	// native counters and the record buffer (RPA sec. 3.4.2).
 	Native rpa.NativeState
 }
@@ -88,3 +95,7 @@ func (s *State) AccrueFlags() {
 // relational profiler's PCT entries (32 instruction classes x tags and 3
 // event classes).
 const NumCountdowns = 35
+
+// NumFlagSnaps is the number of State.FlagSnaps: reads of fflags one
+// fragment may leave to its exits (amd64.MaxFlagSnaps).
+const NumFlagSnaps = 4

@@ -35,9 +35,12 @@ const (
 	// StateCountdown is Countdown: the relational profiler's sampling
 	// countdowns, 8 bytes each, indexed by ir.Inst.Off of an OpSample.
 	StateCountdown = 568
+	// StateFlagSnaps is FlagSnaps: MaxFlagSnaps 4-byte MXCSR snapshots
+	// of reads of fflags left to the exits (flagsnap.go).
+	StateFlagSnaps = 848
 	// StateNative is Native: the rpa.NativeState native queries use
 	// (last: its size follows rpa.NativeGaps).
-	StateNative = 848
+	StateNative = 864
 )
 
 // Offsets in State of the rpa.NativeState fields native queries use.

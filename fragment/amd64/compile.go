@@ -75,6 +75,10 @@ type Options struct {
 	// its own countdown in a register (sampleCountdown).
 	CountdownHome  bool
 	CountdownIndex int64
+	// NoLazyFflags computes the value of every read of fflags where it
+	// is read (STMXCSR, its load and the mapping), also where only exits
+	// can see it (flagsnap.go).
+	NoLazyFflags bool
 }
 
 // Code is one fragment's machine code: position-independent, entered at
@@ -128,6 +132,7 @@ type compiler struct {
 	// headBoxed are the f registers an OpBoxCheck proved boxed on entry,
 	// which the body keeps boxed: known at its head.
 	headBoxed uint32
+	snaps     flagSnaps // reads of fflags left to the exits (flagsnap.go)
 	exits     []*exitStub
 	body      *label
 	cold      []func() // out-of-line code, emitted after the exit stubs
@@ -191,10 +196,11 @@ func compile(f *ir.Func, opts Options) (*Code, error) {
 	// self-loop: every allocated register is loaded at the entry, and
 	// an exit writes back whatever an earlier iteration wrote.
 	c.loops = f.Loops || c.selfExits
+	c.snaps = findFlagSnaps(f, !opts.NoLazyFflags)
 	if opts.CountdownHome && !opts.NoRegAlloc && !opts.NoHomeRegs {
-		c.ra = allocateCountdownHome(f, !opts.NoBPReg, opts.CountdownIndex)
+		c.ra = allocateCountdownHome(f, !opts.NoBPReg, opts.CountdownIndex, c.snaps.regs)
 	} else {
-		c.ra = allocate(f, c.loops, !opts.NoRegAlloc, !opts.NoBPReg, !opts.NoHomeRegs)
+		c.ra = allocate(f, c.loops, !opts.NoRegAlloc, !opts.NoBPReg, !opts.NoHomeRegs, c.snaps.regs)
 	}
 	c.fr = allocateFloat(f, !opts.NoRegAlloc && !opts.NoFloatRegs)
 	c.sx.on = !opts.NoLazySext
@@ -246,6 +252,7 @@ func compile(f *ir.Func, opts Options) (*Code, error) {
 	} else {
 		linked = a.mark()
 	}
+	c.emptySnaps()
 	for r := uint8(1); r < 32; r++ {
 		if ra.needsLoad(r, c.loops) {
 			a.op(xMOVQ, mem(rSt, regOff(r)), reg(ra.host[r]))

@@ -1021,6 +1021,13 @@ func (c *compiler) fflagsInto() {
 	tmp := mem(rSt, StateMXCSR)
 	a.op(xSTMXCSR, none, tmp)
 	a.op(xMOVL, tmp, reg(rAX))
+	c.fflagsFromAX()
+}
+
+// fflagsFromAX is fflagsInto from the MXCSR value in AX (a snapshot,
+// flagsnap.go): the guest's fflags into DX; AX and CX are clobbered.
+func (c *compiler) fflagsFromAX() {
+	a := c.a
 	a.op(xMOVL, reg(rAX), reg(rCX))
 	a.op(xANDL, imm(0x3c), reg(rCX))
 	a.op(xMOVQ, imm(flagNibbles), reg(rDX))
@@ -1060,7 +1067,7 @@ func (c *compiler) csrInto(csr int64) {
 // clears the host's sticky flags (they are part of the old value); a
 // write of frm installs its rounding mode in MXCSR at once when the host
 // has it (else the next ir.OpFrm leaves).
-func (c *compiler) lowerCSR(in ir.Inst) {
+func (c *compiler) lowerCSR(i int, in ir.Inst) {
 	a := c.a
 	fcsr, tmp := mem(rSt, StateFCSR), mem(rSt, StateMXCSR)
 	clearFlags := func() {
@@ -1076,6 +1083,10 @@ func (c *compiler) lowerCSR(in ir.Inst) {
 		a.bind(skip)
 	}
 	if ir.IsCSRRead(in.Op) {
+		if k, ok := c.snaps.slot[i]; ok {
+			c.lowerSnap(k)
+			return
+		}
 		c.csrInto(in.Off)
 		c.store(rDX, in.Dst)
 		return

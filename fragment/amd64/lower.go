@@ -232,7 +232,7 @@ func (c *compiler) lowerInst(i int, in ir.Inst) {
 		c.nanAfter(in)
 		c.boxAfter(in)
 	case ir.IsCSRRead(op) || ir.IsCSRWrite(op):
-		c.lowerCSR(in)
+		c.lowerCSR(i, in)
 	case ir.IsAtomic(op):
 		c.lowerAtomic(i, in)
 	default:

@@ -44,6 +44,8 @@ type regAlloc struct {
 	// cdHome: cd is the countdown's home across linked fragments
 	// (Options.CountdownHome), not this fragment's alone.
 	cdHome bool
+	// inState are guest registers kept out of host registers (keepOut).
+	inState uint32
 }
 
 // homeGuests are the guest registers that have a home host register, in
@@ -67,9 +69,11 @@ const minBorrowUses = 3
 // registers it may use; homes puts registers with a home (homeGuests) in
 // it, and the others in the homes of registers the fragment uses less.
 // loops says that the fragment runs its body again without leaving (a
-// self-loop, or side exits back to the body).
-func allocate(f *ir.Func, loops, enabled, withBP, homes bool) *regAlloc {
+// self-loop, or side exits back to the body). The guest registers of
+// inState get none and stay in State (a home among them is evicted).
+func allocate(f *ir.Func, loops, enabled, withBP, homes bool, inState uint32) *regAlloc {
 	ra, count := usage(f)
+	ra.keepOut(&count, inState)
 	if !enabled {
 		return ra
 	}
@@ -107,6 +111,19 @@ func usage(f *ir.Func) (*regAlloc, [32]int) {
 		}
 	}
 	return ra, count
+}
+
+// keepOut keeps the guest registers of inState out of host registers:
+// assign sees no use of them, and gives their homes to others (they are
+// evicted: the linked entry stores them to State, linked exits load them
+// back).
+func (ra *regAlloc) keepOut(count *[32]int, inState uint32) {
+	for r := 1; r < 32; r++ {
+		if inState&(1<<r) != 0 {
+			count[r] = 0
+		}
+	}
+	ra.inState = inState
 }
 
 // assign gives the host registers regs to the guest registers f uses
@@ -148,6 +165,11 @@ func (ra *regAlloc) assign(f *ir.Func, count *[32]int, regs []register, homes bo
 		ra.evicted |= 1 << g
 		next--
 	}
+	for _, g := range homeGuests[:len(regs)] {
+		if ra.inState&(1<<g) != 0 {
+			ra.evicted |= 1 << g // its home is free to borrow
+		}
+	}
 	for _, r := range order {
 		if h := ra.home[r]; h != 0 && ra.evicted&(1<<r) == 0 {
 			ra.host[r] = h
@@ -182,12 +204,13 @@ func (ra *regAlloc) assign(f *ir.Func, count *[32]int, regs []register, homes bo
 // register holds countdown off in every fragment, and the guest
 // registers share the others, their homes included (the guest register
 // whose home that register would be has none).
-func allocateCountdownHome(f *ir.Func, withBP bool, off int64) *regAlloc {
+func allocateCountdownHome(f *ir.Func, withBP bool, off int64, inState uint32) *regAlloc {
 	regs := allocatable
 	if !withBP {
 		regs = regs[:len(regs)-1]
 	}
 	ra, count := usage(f)
+	ra.keepOut(&count, inState)
 	ra.cd, ra.cdOff, ra.cdHome = regs[len(regs)-1], off, true
 	ra.assign(f, &count, regs[:len(regs)-1], true)
 	return ra

@@ -82,8 +82,9 @@ func loopChecked(f *ir.Func) bool {
 
 // writeBack stores the allocated guest registers that are dirty at exit
 // e into State, sign-extending the stale ones first; resident home
-// registers aside (see writeHomes). Dirty f registers too, and the
-// sampling countdown if a register holds it (regAlloc.cd).
+// registers aside (see writeHomes). Dirty f registers too, the
+// sampling countdown if a register holds it (regAlloc.cd), and the
+// reads of fflags left to the exits (flushSnaps).
 func (c *compiler) writeBack(e *exitStub) {
 	for _, r := range c.ra.dirty(e.at, c.loops) {
 		if e.stale&(1<<r) != 0 {
@@ -97,6 +98,7 @@ func (c *compiler) writeBack(e *exitStub) {
 	if c.ra.cd != 0 && !c.ra.cdHome {
 		c.a.op(xMOVQ, reg(c.ra.cd), mem(rSt, StateCountdown+8*c.ra.cdOff))
 	}
+	c.flushSnaps(e.Kind == exit.Indirect)
 }
 
 // writeHomes stores the home registers (those of mask) into State, on

@@ -1,0 +1,85 @@
+package fragment_test
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"strings"
+	"testing"
+
+	"rvdyn/fragment"
+	"rvdyn/internal/rvtest"
+	"rvdyn/interp"
+)
+
+// TestLazyFflagsLoop runs a self-loop with gcc's quiet compare (frflags,
+// flt, fsflags, as every sqrt call under -fmath-errno has it) between
+// operations that raise new flags, with side exits before and after the
+// read of fflags taken at random iterations, on operands that raise
+// every flag, against the interpreter: the register that holds the
+// flags read (left to the exits, amd64's flagsnap.go), fflags and
+// every other register must agree at every exit, the budget running
+// out on the back edge included; the first iteration's early exit
+// leaves the register's entry value. The same loop with the register
+// read in the body computes it where it is read.
+func TestLazyFflagsLoop(t *testing.T) {
+	type I = interp.Inst
+	const dyn = 7
+	body := []I{
+		{Op: interp.OpFDIVD, Rd: 1, Rs1: 11, Rs2: 12, Imm: dyn},
+		{Op: interp.OpAND, Rd: 5, Rs1: 10, Rs2: 9},
+		{Op: interp.OpBEQ, Rs1: 5, Rs2: 0}, // to the end: before the read
+		{Op: interp.OpCSRRS, Rd: 13, Rs1: 0, Imm: interp.CSRFflags},
+		{Op: interp.OpFLTD, Rd: 14, Rs1: 1, Rs2: 13},
+		{Op: interp.OpCSRRW, Rd: 0, Rs1: 13, Imm: interp.CSRFflags},
+		{Op: interp.OpFSQRTD, Rd: 2, Rs1: 1, Imm: dyn},
+		{Op: interp.OpFMULD, Rd: 3, Rs1: 2, Rs2: 12, Imm: dyn},
+		{Op: interp.OpAND, Rd: 7, Rs1: 10, Rs2: 15},
+		{Op: interp.OpBEQ, Rs1: 7, Rs2: 0}, // to the end: after it
+		{Op: interp.OpFADDD, Rd: 11, Rs1: 11, Rs2: 3, Imm: dyn},
+		{Op: interp.OpADD, Rd: 6, Rs1: 6, Rs2: 14},
+		{Op: interp.OpADDI, Rd: 10, Rs1: 10, Imm: -1},
+	}
+	readBody := append(append([]I{}, body...), I{Op: interp.OpXOR, Rd: 6, Rs1: 6, Rs2: 13})
+	vals := []uint64{0x3ff0000000000000, 0xbff0000000000000, 0, 0x8000000000000000, 0x7ff0000000000000,
+		0x7ff8000000000000, 0x7ff4000000000000, 0x0000000000000001, 0x7fefffffffffffff, 0x4008000000000000,
+		0x3fb999999999999a, 0xc000000000000000}
+	rng := rand.New(rand.NewPCG(27, 28))
+	for _, tc := range []struct {
+		name string
+		body []I
+		left bool // the read is left to the exits
+	}{{"unread", body, true}, {"read", readBody, false}} {
+		b := append([]I{}, tc.body...)
+		for k, in := range b { // the branches go to the loop's exit ecall
+			if in.Op == interp.OpBEQ {
+				b[k].Imm = 4 * int64(len(b)-k+1)
+			}
+		}
+		img := loopImage(b, make([]byte, 64), 64)
+		set := func(cpu *interp.CPU, iters uint64, masks bool) {
+			*cpu = interp.CPU{PC: rvtest.MakeELFText}
+			cpu.X[10], cpu.X[9], cpu.X[15] = iters, ^uint64(0), ^uint64(0)
+			if masks {
+				cpu.X[9], cpu.X[15] = uint64(rng.IntN(64)), uint64(rng.IntN(64))
+			}
+			cpu.X[13] = rng.Uint64() // the entry value an early exit keeps
+			cpu.FCSR = uint64(rng.IntN(5))<<5 | uint64(rng.IntN(32))
+			for _, r := range []int{11, 12, 13} {
+				cpu.F[r] = vals[rng.IntN(len(vals))]
+			}
+		}
+		for _, lazy := range []bool{true, false} {
+			trace, code := compileLoop(t, img, len(b), func(cpu *interp.CPU) { set(cpu, 20, false) }, fragment.Options{NoLazyFflags: !lazy})
+			var listing strings.Builder
+			if err := fragment.WriteListing(&listing, trace, code); err != nil {
+				t.Fatal(err)
+			}
+			if left := strings.Contains(listing.String(), "STMXCSR 0x350(R15)"); left != (lazy && tc.left) {
+				t.Fatalf("%s, lazy %v: the read is left to the exits: %v\n%s", tc.name, lazy, left, listing.String())
+			}
+			runLoop(t, fmt.Sprintf("%s, lazy %v", tc.name, lazy), img, trace, code, 600, rng, func(cpu *interp.CPU, _ int) {
+				set(cpu, uint64(1+rng.IntN(30)), true)
+			})
+		}
+	}
+}
