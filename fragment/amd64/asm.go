@@ -29,8 +29,8 @@ const (
 	rR13
 	rR14
 	rR15
-	// XMM registers, for floating point (float.go): X0..X3 are scratch.
-	// X15 is never touched: Go's internal ABI keeps it zero.
+	// XMM registers, for floating point (float.go): X0..X3 are scratch,
+	// X4..X15 hold f registers (fregalloc.go).
 	rX0
 	rX1
 	rX2

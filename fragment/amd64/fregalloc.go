@@ -9,9 +9,13 @@ import (
 )
 
 // floatAllocatable are the XMM registers f registers may live in. X0..X3
-// are the floating-point scratch registers (float.go); X15 is Go's zero
-// register in its internal ABI, never touched.
-var floatAllocatable = []register{rX0 + 4, rX0 + 5, rX0 + 6, rX0 + 7, rX0 + 8, rX0 + 9, rX0 + 10, rX0 + 11, rX0 + 12, rX0 + 13, rX0 + 14}
+// are the floating-point scratch registers (float.go). X15 is Go's zero
+// register in its internal ABI (ABIInternal), but undefined in ABI0:
+// native code runs under the code cache's ABI0 trampoline, and the
+// ABI0 -> ABIInternal transition back into Go zeroes X15 again, as it
+// restores R14, which native code uses too (cmd/compile's
+// abi-internal.md, "amd64 architecture").
+var floatAllocatable = []register{rX0 + 4, rX0 + 5, rX0 + 6, rX0 + 7, rX0 + 8, rX0 + 9, rX0 + 10, rX0 + 11, rX0 + 12, rX0 + 13, rX0 + 14, rX0 + 15}
 
 // floatAlloc maps f registers to XMM registers for one fragment, as
 // regAlloc does x registers (without the home register convention: every
