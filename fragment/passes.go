@@ -72,6 +72,11 @@ type Options struct {
 	// MXCSR there and leaving the rest to the exits
 	// (amd64.Options.NoLazyFflags).
 	NoLazyFflags bool
+	// NoBMI2 shifts by a register amount and rotates with x86's
+	// two-operand forms, the count copied into CX and the source into
+	// the destination, even where the host has BMI2's SHLX, SHRX, SARX
+	// and RORX (amd64.Options.NoBMI2).
+	NoBMI2 bool
 	// NoConstFold turns off constant propagation and folding
 	// (ir/constfold.go): known branch outcomes, constant addresses checked at
 	// compile time, algebraic identities.
@@ -268,6 +273,7 @@ var backendSwitches = []pass{
 	{"avx", nil, func(o *Options) *bool { return &o.NoAVX }, "double-precision add, subtract, multiply and divide use SSE2's two-operand forms, with a copy of the first operand where the result goes, even where the host has AVX's three-operand ones"},
 	{"box-known", nil, func(o *Options) *bool { return &o.NoBoxKnown }, "every single-precision operand's NaN box is tested (five instructions), also where the fragment wrote a single to that register since its head"},
 	{"lazy-fflags", nil, func(o *Options) *bool { return &o.NoLazyFflags }, "a read of fflags whose register only exits can see (the frflags of gcc's quiet compares, as in every sqrt call) is computed where it is read (STMXCSR, a load of what it stored and a dozen instructions) instead of as a lone STMXCSR decoded in the exit stubs"},
+	{"bmi2", nil, func(o *Options) *bool { return &o.NoBMI2 }, "shifts by a register amount and rotates use x86's two-operand forms (the count copied into CX, the source into the destination) even where the host has BMI2's SHLX, SHRX, SARX and RORX"},
 	{"loop-align", nil, func(o *Options) *bool { return &o.NoLoopAlign }, "a looping fragment's head stays where it falls, after its entry code, instead of on a 32-byte boundary"},
 }
 

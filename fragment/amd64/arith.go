@@ -3,9 +3,51 @@
 package amd64
 
 import (
+	"golang.org/x/sys/cpu"
+
 	"rvdyn/fragment/ir"
 	"rvdyn/interp"
 )
+
+// hostBMI2 reports whether the host has BMI2, whose shifts by a register
+// (SHLX, SHRX, SARX) and rotate (RORX) write a register apart from the
+// source and take the count from any register (Options.NoBMI2).
+var hostBMI2 = cpu.X86.HasBMI2
+
+// shiftsX are the shifts by a register amount in BMI2's forms.
+var shiftsX = map[interp.Op]mnemonic{
+	interp.OpSLL: xSHLXQ, interp.OpSRL: xSHRXQ, interp.OpSRA: xSARXQ,
+	interp.OpSLLW: xSHLXL, interp.OpSRLW: xSHRXL, interp.OpSRAW: xSARXL,
+}
+
+// shiftX lowers a shift by a register amount (Dst != 0) with BMI2:
+// "SHLXQ count, src, dst" reads the count from whatever register holds
+// it and the source where it lives (a host register or its State
+// slot), where x86's other shifts count in CL and shift in place,
+// costing a copy of the count into CX and of the source into the
+// destination. The hardware masks the count to 6 bits (5 for the L
+// forms), as RISC-V does; the L forms read the low word and write it
+// zero-extended, finished like any W result (finish32).
+func (c *compiler) shiftX(in ir.Inst) {
+	cnt := c.hostOf(in.B)
+	if cnt == 0 {
+		c.load(in.B, rCX)
+		cnt = rCX
+	}
+	var src operand
+	if in.A.IsConst || in.A.Reg == 0 {
+		c.load(in.A, rDX)
+		src = reg(rDX)
+	} else {
+		src = c.opnd(in.A, rDX)
+	}
+	w := c.work(in, ir.Val{})
+	c.a.op3(shiftsX[in.Op], reg(cnt), src, reg(w))
+	if isW(in.Op) {
+		c.finish32(in, w)
+	}
+	c.store(w, in.Dst)
+}
 
 // arith lowers an ALU or M-extension instruction (Dst != 0).
 func (c *compiler) arith(in ir.Inst) {
@@ -45,6 +87,8 @@ func (c *compiler) arith(in ir.Inst) {
 			c.finish32(in, w)
 		}
 		c.store(w, in.Dst)
+	case shifts[op] != 0 && !y.IsConst && c.bmi2:
+		c.shiftX(in)
 	case shifts[op] != 0:
 		if !y.IsConst {
 			c.load(y, rCX)

@@ -190,6 +190,14 @@ const (
 	xVSUBSD // d = a - b
 	xVMULSD
 	xVDIVSD
+	xSHLXQ // three operands (op3, BMI2): count, src, dst: dst = src << count
+	xSHLXL
+	xSHRXQ // dst = src >> count, logical
+	xSHRXL
+	xSARXQ // dst = src >> count, arithmetic
+	xSARXL
+	xRORXQ // three operands (op3, BMI2): $n, src, dst: dst = src rotated right by n
+	xRORXL
 	numInsts
 )
 
@@ -217,6 +225,8 @@ var mnemonicNames = [numInsts]string{
 	xVFMSUB231SD: "VFMSUB231SD", xVFNMADD231SD: "VFNMADD231SD", xVFNMSUB231SD: "VFNMSUB231SD",
 	xVFMADD231SS: "VFMADD231SS", xVFMSUB231SS: "VFMSUB231SS", xVFNMADD231SS: "VFNMADD231SS",
 	xVFNMSUB231SS: "VFNMSUB231SS", xVADDSD: "VADDSD", xVSUBSD: "VSUBSD", xVMULSD: "VMULSD", xVDIVSD: "VDIVSD",
+	xSHLXQ: "SHLXQ", xSHLXL: "SHLXL", xSHRXQ: "SHRXQ", xSHRXL: "SHRXL", xSARXQ: "SARXQ", xSARXL: "SARXL",
+	xRORXQ: "RORXQ", xRORXL: "RORXL",
 }
 
 // mnemonicName returns i's name ("MOVQ").

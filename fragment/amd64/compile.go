@@ -79,6 +79,11 @@ type Options struct {
 	// is read (STMXCSR, its load and the mapping), also where only exits
 	// can see it (flagsnap.go).
 	NoLazyFflags bool
+	// NoBMI2 lowers shifts by a register amount and rotates with x86's
+	// two-operand forms (the count copied into CX, the source into the
+	// destination) also where the host has BMI2's SHLX, SHRX, SARX and
+	// RORX (hostBMI2).
+	NoBMI2 bool
 }
 
 // Code is one fragment's machine code: position-independent, entered at
@@ -125,6 +130,7 @@ type compiler struct {
 	noIBL      bool // indirect stubs leave instead of looking up the table
 	combine    bool // byte stores are combined (storecombine.go)
 	avx        bool // AVX's three-operand arithmetic (hostAVX and not Options.NoAVX)
+	bmi2       bool // BMI2's shifts and rotate (hostBMI2 and not Options.NoBMI2)
 	// boxed are the f registers known to hold a NaN-boxed single at
 	// this point of the body: loadSingle need not test them.
 	boxed    uint32
@@ -207,6 +213,7 @@ func compile(f *ir.Func, opts Options) (*Code, error) {
 	c.fn.on = !opts.NoLazyNaN
 	c.combine = !opts.NoStoreCombine
 	c.avx = hostAVX && !opts.NoAVX
+	c.bmi2 = hostBMI2 && !opts.NoBMI2
 	c.boxKnown = !opts.NoBoxKnown
 	if c.loops {
 		c.redefined = redefinedAtHead(f)

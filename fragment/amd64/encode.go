@@ -203,6 +203,20 @@ var fmaOps = [numInsts]struct {
 // sources.
 var avxOps = [numInsts]byte{xVADDSD: 0x58, xVMULSD: 0x59, xVSUBSD: 0x5c, xVDIVSD: 0x5e}
 
+// bmi2Ops are BMI2's shifts and rotate (VEX.LZ.pp.map.W op /r):
+// SHLX, SHRX and SARX (map 0F 38, opcode F7, the count in VEX.vvvv)
+// and RORX (map 0F 3A, opcode F0, an 8-bit immediate). The
+// destination is apart from the source, which may be memory.
+var bmi2Ops = [numInsts]struct {
+	mmmmm, pp, op byte
+	w             bool
+}{
+	xSHLXQ: {vexMap0F38, vexPP66, 0xf7, true}, xSHLXL: {vexMap0F38, vexPP66, 0xf7, false},
+	xSHRXQ: {vexMap0F38, vexPPF2, 0xf7, true}, xSHRXL: {vexMap0F38, vexPPF2, 0xf7, false},
+	xSARXQ: {vexMap0F38, vexPPF3, 0xf7, true}, xSARXL: {vexMap0F38, vexPPF3, 0xf7, false},
+	xRORXQ: {vexMap0F3A, vexPPF2, 0xf0, true}, xRORXL: {vexMap0F3A, vexPPF2, 0xf0, false},
+}
+
 // unaryOps are the F7 group's one-operand instructions: /digit and W.
 var unaryOps = [numInsts]groupOp{
 	xMULQ: {4, true, true}, xNEGQ: {3, true, true}, xNEGL: {3, false, true},
@@ -256,6 +270,19 @@ func (e *encoder) encode(i mnemonic, from, mid, to operand) {
 	}
 	if op := avxOps[i]; op != 0 {
 		e.vex(vexMap0F, vexPPF2, false, op, to.reg.xmm(), mid.reg.xmm(), from)
+		return
+	}
+	if b := bmi2Ops[i]; b.op != 0 {
+		if to.kind != kReg || mid.kind != kReg && mid.kind != kMem {
+			e.fail("%s with %v, %v, %v", mnemonicName(i), from, mid, to)
+			return
+		}
+		if b.op == 0xf0 { // RORX $n, src, dst
+			e.vex(b.mmmmm, b.pp, b.w, b.op, to.reg.hw(), 0, mid)
+			e.put(byte(from.off))
+			return
+		}
+		e.vex(b.mmmmm, b.pp, b.w, b.op, to.reg.hw(), from.reg.hw(), mid)
 		return
 	}
 	if u := unaryOps[i]; u.ok {
@@ -493,12 +520,15 @@ func (e *encoder) mov(i mnemonic, from, to operand) {
 const (
 	vexMap0F   = 1
 	vexMap0F38 = 2
+	vexMap0F3A = 3
 	vexPP66    = 1
+	vexPPF3    = 2
 	vexPPF2    = 3
 )
 
 // vex encodes a VEX instruction (VEX.LIG.pp.map.W op /r): the FMA3
-// instructions and AVX's scalar arithmetic, with reg, vvvv and r/m
+// instructions, AVX's scalar arithmetic and BMI2's shifts (whose L, 0
+// here, must be 0), with reg, vvvv and r/m
 // operand rm; the two-byte prefix where it can say everything, as
 // golang-asm encodes it.
 func (e *encoder) vex(mmmmm, pp byte, w bool, op, reg, vvvv byte, rm operand) {

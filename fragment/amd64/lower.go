@@ -165,6 +165,20 @@ func (c *compiler) lowerInst(i int, in ir.Inst) {
 		// RORL writes the rotated word zero-extended: rorw's result is
 		// then finished like a W op's (left stale, or extended).
 		w := c.work(in, ir.Val{})
+		if c.bmi2 && !in.A.IsConst && in.A.Reg != 0 && c.hostOf(in.A) != w {
+			// RORX rotates where the source lives into w: no copy.
+			rorx := xRORXQ
+			n := int64(in.B.Const & 63)
+			if op == ir.OpRorW {
+				rorx, n = xRORXL, int64(in.B.Const&31)
+			}
+			a.op3(rorx, imm(n), c.opnd(in.A, rCX), reg(w))
+			if op == ir.OpRorW {
+				c.finish32(in, w)
+			}
+			c.store(w, in.Dst)
+			break
+		}
 		c.load(in.A, w)
 		if op == ir.OpRorW {
 			a.op(xRORL, imm(int64(in.B.Const&31)), reg(w))
