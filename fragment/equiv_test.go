@@ -251,9 +251,27 @@ func idiom(rng *rand.Rand) []interp.Inst {
 	case 13: // gcc's quiet compare (frflags, flt or fle, fsflags), its
 		// saved flags seldom read again (amd64's lazy fflags)
 		cmp := []interp.Op{interp.OpFLTD, interp.OpFLED, interp.OpFLTS, interp.OpFEQD}[rng.IntN(4)]
-		seq := []I{{Op: interp.OpCSRRS, Rd: d, Imm: interp.CSRFflags},
-			{Op: cmp, Rd: s, Rs1: uint8(rng.IntN(32)), Rs2: uint8(rng.IntN(32))},
-			{Op: interp.OpCSRRW, Rs1: d, Imm: interp.CSRFflags}}
+		f1, f2 := uint8(rng.IntN(32)), uint8(rng.IntN(32))
+		var seq []I
+		if rng.IntN(2) == 0 {
+			// gcc's "if (x < 0) ...; sqrt(x)": the same compare, signaling,
+			// before the idiom (whose quiet one then copies its result),
+			// now and then an operand or that result changed between
+			prior := I{Op: cmp, Rd: t, Rs1: f1, Rs2: f2}
+			if rng.IntN(4) == 0 {
+				prior.Op = []interp.Op{interp.OpFLTD, interp.OpFLED, interp.OpFLTS, interp.OpFEQD}[rng.IntN(4)]
+			}
+			seq = append(seq, prior)
+			switch rng.IntN(6) {
+			case 0:
+				seq = append(seq, I{Op: interp.OpFSGNJD, Rd: []uint8{f1, f2}[rng.IntN(2)], Rs1: uint8(rng.IntN(32)), Rs2: uint8(rng.IntN(32))})
+			case 1:
+				seq = append(seq, I{Op: interp.OpADDI, Rd: t, Rs1: t, Imm: 1})
+			}
+		}
+		seq = append(seq, I{Op: interp.OpCSRRS, Rd: d, Imm: interp.CSRFflags},
+			I{Op: cmp, Rd: s, Rs1: f1, Rs2: f2},
+			I{Op: interp.OpCSRRW, Rs1: d, Imm: interp.CSRFflags})
 		if rng.IntN(4) == 0 {
 			seq = append(seq, I{Op: interp.OpADD, Rd: t, Rs1: t, Rs2: d})
 		}

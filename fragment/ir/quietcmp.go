@@ -20,6 +20,13 @@ import "rvdyn/interp"
 // idiom's costly part) for it. The read stays, since a holds fflags for
 // whatever reads it later. The RV64GC ray guest's hottest loop has the
 // idiom in every iteration.
+//
+// A quiet compare that repeats an earlier compare (the same op on the
+// same f registers, neither written since, nor the earlier result)
+// becomes a copy of that result: the values are equal, NaN operands
+// included, and the quiet one raises no flag. GCC emits this pair for
+// "if (x < 0) ...; sqrt(x)": the branch's signaling flt, then the
+// quiet one that decides whether sqrt sets errno.
 func QuietCompare(f *Func) {
 	for i := 0; i < len(f.Insts); i++ {
 		r := f.Insts[i]
@@ -55,6 +62,7 @@ func QuietCompare(f *Func) {
 		}
 		for _, k := range cmps {
 			f.Insts[k].F.Quiet = true
+			reuseCompare(f, k)
 		}
 		f.Insts = append(f.Insts[:w], f.Insts[w+1:]...)
 	}
@@ -67,4 +75,29 @@ func isFloatCompare(op interp.Op) bool {
 		return true
 	}
 	return false
+}
+
+// reuseCompare makes quiet compare k a copy of the result of the
+// nearest earlier compare by the same op of the same f registers, if
+// nothing between writes those f registers or that result.
+func reuseCompare(f *Func, k int) {
+	q := f.Insts[k]
+	if q.Dst == 0 {
+		return
+	}
+	var xw, fw uint32 // x and f registers written between
+	for j := k - 1; j >= 0; j-- {
+		in := &f.Insts[j]
+		if in.Op == q.Op && in.F.A == q.F.A && in.F.B == q.F.B && in.Dst != 0 &&
+			xw&(1<<in.Dst) == 0 && fw&(1<<q.F.A|1<<q.F.B) == 0 {
+			f.Insts[k].Op, f.Insts[k].A, f.Insts[k].B, f.Insts[k].F = OpMov, R(in.Dst), Val{}, FloatArgs{}
+			return
+		}
+		if in.Dst != 0 {
+			xw |= 1 << in.Dst
+		}
+		if d, _, _, _ := FloatUses(in.Op); d && IsFloat(in.Op) {
+			fw |= 1 << in.F.D
+		}
+	}
 }

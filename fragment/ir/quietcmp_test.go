@@ -64,3 +64,53 @@ func TestQuietCompare(t *testing.T) {
 		})
 	}
 }
+
+// TestQuietCompareReuse checks that a quiet compare repeating an earlier
+// compare of the same f registers becomes a copy of its result, and
+// stays a compare where the operands or that result changed between, or
+// where the earlier compare is another one.
+func TestQuietCompareReuse(t *testing.T) {
+	const a3, a4, a5 = 13, 14, 15
+	read := Inst{Op: interp.OpCSRRS, Dst: a3, A: C(0), Off: interp.CSRFflags}
+	write := Inst{Op: interp.OpCSRRW, A: R(a3), Off: interp.CSRFflags}
+	quiet := Inst{Op: interp.OpFLTD, Dst: a4, F: FloatArgs{A: 10, B: 8}}
+	first := Inst{Op: interp.OpFLTD, Dst: a5, F: FloatArgs{A: 10, B: 8}}
+	for _, tc := range []struct {
+		name   string
+		before []Inst // between the first compare and the read
+		first  Inst
+		reused bool
+	}{
+		{"the same compare", nil, first, true},
+		{"integer work between", []Inst{{Op: interp.OpADD, Dst: 16, A: R(16), B: C(1)}}, first, true},
+		{"an operand written between", []Inst{{Op: interp.OpFADDD, F: FloatArgs{D: 8, A: 2, B: 3, RM: 7}}}, first, false},
+		{"an operand moved from an x register between", []Inst{{Op: interp.OpFMVDX, A: R(2), F: FloatArgs{D: 10}}}, first, false},
+		{"the result overwritten between", []Inst{{Op: interp.OpADD, Dst: a5, A: R(a5), B: C(1)}}, first, false},
+		{"another op", nil, Inst{Op: interp.OpFLED, Dst: a5, F: FloatArgs{A: 10, B: 8}}, false},
+		{"the operands swapped", nil, Inst{Op: interp.OpFLTD, Dst: a5, F: FloatArgs{A: 8, B: 10}}, false},
+		{"a result to x0", nil, Inst{Op: interp.OpFLTD, F: FloatArgs{A: 10, B: 8}}, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f := &Func{Head: 0x1000, env: testEnv}
+			insts := append(append([]Inst{tc.first}, tc.before...), read, quiet, write)
+			for i, in := range insts {
+				in.PC, in.Step, in.Exit, in.Len = 0x1000+4*uint64(i), i, -1, 4
+				f.Insts = append(f.Insts, in)
+			}
+			f.Guest = len(f.Insts)
+			f.Insts = append(f.Insts, Inst{Op: OpExit, PC: 0x1000 + 4*uint64(f.Guest), Step: f.Guest, Exit: f.newExit(exit.Branch, 0x2000, 0x1000, f.Guest)})
+			if err := Verify(f); err != nil {
+				t.Fatalf("built IR does not verify: %v\n%v", err, f)
+			}
+			QuietCompare(f)
+			if err := Verify(f); err != nil {
+				t.Fatalf("after the pass: %v\n%v", err, f)
+			}
+			q := f.Insts[len(insts)-2]
+			reused := q.Op == OpMov && q.Dst == a4 && q.A.IsReg(a5)
+			if reused != tc.reused || !reused && (q.Op != interp.OpFLTD || !q.F.Quiet) {
+				t.Errorf("quiet compare became %v; want a copy of a5: %v\n%v", q, tc.reused, f)
+			}
+		})
+	}
+}
