@@ -72,6 +72,10 @@ type Options struct {
 	// MXCSR there and leaving the rest to the exits
 	// (amd64.Options.NoLazyFflags).
 	NoLazyFflags bool
+	// NoBudgetReg keeps the budget's host register (R12) for the budget
+	// in every fragment instead of giving it to one more guest register
+	// where they outnumber the host registers (amd64.Options.NoBudgetReg).
+	NoBudgetReg bool
 	// NoBMI2 shifts by a register amount and rotates with x86's
 	// two-operand forms, the count copied into CX and the source into
 	// the destination, even where the host has BMI2's SHLX, SHRX, SARX
@@ -273,6 +277,7 @@ var backendSwitches = []pass{
 	{"avx", nil, func(o *Options) *bool { return &o.NoAVX }, "double-precision add, subtract, multiply and divide use SSE2's two-operand forms, with a copy of the first operand where the result goes, even where the host has AVX's three-operand ones"},
 	{"box-known", nil, func(o *Options) *bool { return &o.NoBoxKnown }, "every single-precision operand's NaN box is tested (five instructions), also where the fragment wrote a single to that register since its head"},
 	{"lazy-fflags", nil, func(o *Options) *bool { return &o.NoLazyFflags }, "a read of fflags whose register only exits can see (the frflags of gcc's quiet compares, as in every sqrt call) is computed where it is read (STMXCSR, a load of what it stored and a dozen instructions) instead of as a lone STMXCSR decoded in the exit stubs"},
+	{"budget-reg", nil, func(o *Options) *bool { return &o.NoBudgetReg }, "the budget keeps its host register in every fragment, instead of lending it to one more guest register (the budget then in memory) where the guest registers outnumber the host registers"},
 	{"bmi2", nil, func(o *Options) *bool { return &o.NoBMI2 }, "shifts by a register amount and rotates use x86's two-operand forms (the count copied into CX, the source into the destination) even where the host has BMI2's SHLX, SHRX, SARX and RORX"},
 	{"loop-align", nil, func(o *Options) *bool { return &o.NoLoopAlign }, "a looping fragment's head stays where it falls, after its entry code, instead of on a 32-byte boundary"},
 }

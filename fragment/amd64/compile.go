@@ -79,6 +79,12 @@ type Options struct {
 	// is read (STMXCSR, its load and the mapping), also where only exits
 	// can see it (flagsnap.go).
 	NoLazyFflags bool
+	// NoBudgetReg keeps the budget in R12 throughout every fragment.
+	// Otherwise a fragment whose guest registers outnumber the host
+	// registers, and that does not loop or loops through a long body,
+	// gives R12 to one more guest register and keeps the budget in
+	// State.Budget (regAlloc.giveBudget).
+	NoBudgetReg bool
 	// NoBMI2 lowers shifts by a register amount and rotates with x86's
 	// two-operand forms (the count copied into CX, the source into the
 	// destination) also where the host has BMI2's SHLX, SHRX, SARX and
@@ -206,7 +212,8 @@ func compile(f *ir.Func, opts Options) (*Code, error) {
 	if opts.CountdownHome && !opts.NoRegAlloc && !opts.NoHomeRegs {
 		c.ra = allocateCountdownHome(f, !opts.NoBPReg, opts.CountdownIndex, c.snaps.regs)
 	} else {
-		c.ra = allocate(f, c.loops, !opts.NoRegAlloc, !opts.NoBPReg, !opts.NoHomeRegs, c.snaps.regs)
+		budget := !opts.NoBudgetReg && !(f.Loops && !opts.NoBulk && matchBulk(f) != nil) // lowerBulk counts in R12
+		c.ra = allocate(f, c.loops, !opts.NoRegAlloc, !opts.NoBPReg, !opts.NoHomeRegs, budget, c.snaps.regs)
 	}
 	c.fr = allocateFloat(f, !opts.NoRegAlloc && !opts.NoFloatRegs)
 	c.sx.on = !opts.NoLazySext
@@ -260,6 +267,9 @@ func compile(f *ir.Func, opts Options) (*Code, error) {
 		linked = a.mark()
 	}
 	c.emptySnaps()
+	if ra.budgetReg {
+		a.op(xMOVQ, reg(rBudget), mem(rSt, StateBudget)) // R12 holds a guest register here
+	}
 	for r := uint8(1); r < 32; r++ {
 		if ra.needsLoad(r, c.loops) {
 			a.op(xMOVQ, mem(rSt, regOff(r)), reg(ra.host[r]))

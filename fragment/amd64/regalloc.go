@@ -46,6 +46,9 @@ type regAlloc struct {
 	cdHome bool
 	// inState are guest registers kept out of host registers (keepOut).
 	inState uint32
+	// budgetReg: R12, the budget's register, holds a guest register in
+	// this fragment and the budget lives in State.Budget (giveBudget).
+	budgetReg bool
 }
 
 // homeGuests are the guest registers that have a home host register, in
@@ -71,7 +74,8 @@ const minBorrowUses = 3
 // loops says that the fragment runs its body again without leaving (a
 // self-loop, or side exits back to the body). The guest registers of
 // inState get none and stay in State (a home among them is evicted).
-func allocate(f *ir.Func, loops, enabled, withBP, homes bool, inState uint32) *regAlloc {
+// budget lets the budget's register hold one more (giveBudget).
+func allocate(f *ir.Func, loops, enabled, withBP, homes, budget bool, inState uint32) *regAlloc {
 	ra, count := usage(f)
 	ra.keepOut(&count, inState)
 	if !enabled {
@@ -87,7 +91,47 @@ func allocate(f *ir.Func, loops, enabled, withBP, homes bool, inState uint32) *r
 		ra.cd, ra.cdOff = regs[len(regs)-1], cdOff
 	}
 	ra.assign(f, &count, regs, homes)
+	if budget && ra.cd == 0 {
+		ra.giveBudget(f, &count, loops)
+	}
 	return ra
+}
+
+// minBudgetRegLoop is the fewest guest instructions in the body of a
+// fragment that loops for its budget register to hold a guest register
+// (giveBudget): its back edge then charges the budget in memory, a
+// read-modify-write whose store must be forwarded to the next
+// iteration's load, a few cycles that a body this long hides.
+const minBudgetRegLoop = 32
+
+// giveBudget hands R12, the budget's register, to the most used guest
+// register that got no host register, if there is one worth it (as
+// many uses as a borrowed home needs; in a fragment that loops, a body
+// of at least minBudgetRegLoop instructions). The budget then lives in
+// State.Budget inside this fragment: the entries store R12 there before
+// loading guest registers, every exit stub reloads it into R12 after its
+// write back (writeBack), so that links, indirect branch lookups and the
+// trampoline find the budget in R12 as usual, and a back edge charges
+// State.Budget itself. The register pressure of long loops (SHA-256's
+// rounds, AES, compressors) is what it is for: without BP, one register
+// fewer, they run 6-18% slower. A shorter loop body pays the entry's
+// store, the exits' reloads and the back edge's memory for too little:
+// RV64GC bytecode's dispatch loop (29 instructions, left through the
+// indirect branch lookup in most passes) ran 2-4% slower lending R12.
+func (ra *regAlloc) giveBudget(f *ir.Func, count *[32]int, loops bool) {
+	if loops && f.Guest < minBudgetRegLoop {
+		return
+	}
+	best, n := 0, 0
+	for r := 1; r < 32; r++ {
+		if ra.host[r] == 0 && count[r] > n {
+			best, n = r, count[r]
+		}
+	}
+	if best == 0 || n < minBorrowUses && !loops {
+		return
+	}
+	ra.host[best], ra.budgetReg = rBudget, true
 }
 
 // usage is a regAlloc with no register given yet: which guest registers

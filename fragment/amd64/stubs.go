@@ -84,7 +84,8 @@ func loopChecked(f *ir.Func) bool {
 // e into State, sign-extending the stale ones first; resident home
 // registers aside (see writeHomes). Dirty f registers too, the
 // sampling countdown if a register holds it (regAlloc.cd), and the
-// reads of fflags left to the exits (flushSnaps).
+// reads of fflags left to the exits (flushSnaps); last, where R12 holds
+// a guest register (regAlloc.budgetReg), the budget back into R12.
 func (c *compiler) writeBack(e *exitStub) {
 	for _, r := range c.ra.dirty(e.at, c.loops) {
 		if e.stale&(1<<r) != 0 {
@@ -99,6 +100,9 @@ func (c *compiler) writeBack(e *exitStub) {
 		c.a.op(xMOVQ, reg(c.ra.cd), mem(rSt, StateCountdown+8*c.ra.cdOff))
 	}
 	c.flushSnaps(e.Kind == exit.Indirect)
+	if c.ra.budgetReg {
+		c.a.op(xMOVQ, mem(rSt, StateBudget), reg(rBudget)) // the budget back where links expect it
+	}
 }
 
 // writeHomes stores the home registers (those of mask) into State, on
@@ -176,7 +180,11 @@ func (c *compiler) emitStub(e *exitStub) {
 		c.writeHomes(e, c.ra.resident)
 	}
 	if e.Retired > 0 {
-		a.op(xSUBQ, imm(int64(e.Retired)), reg(rBudget))
+		budget := reg(rBudget)
+		if e.linked != nil && c.ra.budgetReg {
+			budget = mem(rSt, StateBudget) // R12 holds a guest register on the back edge
+		}
+		a.op(xSUBQ, imm(int64(e.Retired)), budget)
 		switch {
 		case e.linked != nil:
 			a.jcc(condGT, e.linked) // the back edge: loop while budget is left
