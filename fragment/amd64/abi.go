@@ -13,7 +13,9 @@ import (
 // scratch. Native code never touches the stack pointer, uses BP as a
 // general register (the trampoline saves and restores it) and calls
 // nothing. rBudget holds State.Budget while native code runs (the trampoline
-// loads and stores it).
+// loads and stores it), except inside a fragment that lends it to a guest
+// register (regAlloc.giveBudget): there State.Budget holds the budget
+// from the entry to the exit stubs, which put it back in rBudget.
 const rBudget = rR12
 
 // Offsets in bytes of the fields of fragment.State that native code and

@@ -10,7 +10,8 @@ import (
 
 // allocatable are the host registers guest registers may live in, in the
 // order they are handed out. AX, CX and DX are scratch, R12 holds the
-// budget, R14 and R15 are fixed, SP is never touched. BP comes last: it is
+// budget (or one more guest register, giveBudget), R14 and R15 are fixed,
+// SP is never touched. BP comes last: it is
 // Go's frame pointer, which the trampoline saves and restores around
 // native code (codecache/enter_amd64.s), and Options.NoBPReg leaves it out.
 var allocatable = []register{rBX, rSI, rDI, rR8, rR9, rR10, rR11, rR13, rBP}
