@@ -34,12 +34,10 @@ func (c *compiler) shiftX(in ir.Inst) {
 		c.load(in.B, rCX)
 		cnt = rCX
 	}
-	var src operand
-	if in.A.IsConst || in.A.Reg == 0 {
+	src := c.opnd(in.A, rDX)
+	if src.isImm() { // the source is a register or memory
 		c.load(in.A, rDX)
 		src = reg(rDX)
-	} else {
-		src = c.opnd(in.A, rDX)
 	}
 	w := c.work(in, ir.Val{})
 	c.a.op3(shiftsX[in.Op], reg(cnt), src, reg(w))

@@ -209,10 +209,14 @@ func compile(f *ir.Func, opts Options) (*Code, error) {
 	// an exit writes back whatever an earlier iteration wrote.
 	c.loops = f.Loops || c.selfExits
 	c.snaps = findFlagSnaps(f, !opts.NoLazyFflags)
+	var bulk *bulkLoop
+	if !opts.NoBulk {
+		bulk = matchBulk(f)
+	}
+	budget := !opts.NoBudgetReg && bulk == nil // lowerBulk counts in R12
 	if opts.CountdownHome && !opts.NoRegAlloc && !opts.NoHomeRegs {
 		c.ra = allocateCountdownHome(f, !opts.NoBPReg, opts.CountdownIndex, c.snaps.regs)
 	} else {
-		budget := !opts.NoBudgetReg && !(f.Loops && !opts.NoBulk && matchBulk(f) != nil) // lowerBulk counts in R12
 		c.ra = allocate(f, c.loops, !opts.NoRegAlloc, !opts.NoBPReg, !opts.NoHomeRegs, budget, c.snaps.regs)
 	}
 	c.fr = allocateFloat(f, !opts.NoRegAlloc && !opts.NoFloatRegs)
@@ -284,11 +288,8 @@ func compile(f *ir.Func, opts Options) (*Code, error) {
 		a.op(xMOVQ, mem(rSt, StateCountdown+8*ra.cdOff), reg(ra.cd))
 	}
 	c.lowerLoopChecks()
-	var bulk *bulkLoop
-	if !opts.NoBulk {
-		if bulk = matchBulk(f); bulk != nil {
-			c.lowerBulk(bulk)
-		}
+	if bulk != nil {
+		c.lowerBulk(bulk)
 	}
 	var prologueEnd *inst
 	if align {

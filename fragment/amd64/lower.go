@@ -162,29 +162,22 @@ func (c *compiler) lowerInst(i int, in ir.Inst) {
 	case ir.IsALU(op):
 		c.arith(in)
 	case ir.IsRot(op):
-		// RORL writes the rotated word zero-extended: rorw's result is
-		// then finished like a W op's (left stale, or extended).
+		// RORL (and RORX's word form) writes the rotated word
+		// zero-extended: rorw's result is then finished like a W op's
+		// (left stale, or extended).
 		w := c.work(in, ir.Val{})
-		if c.bmi2 && !in.A.IsConst && in.A.Reg != 0 && c.hostOf(in.A) != w {
-			// RORX rotates where the source lives into w: no copy.
-			rorx := xRORXQ
-			n := int64(in.B.Const & 63)
-			if op == ir.OpRorW {
-				rorx, n = xRORXL, int64(in.B.Const&31)
-			}
-			a.op3(rorx, imm(n), c.opnd(in.A, rCX), reg(w))
-			if op == ir.OpRorW {
-				c.finish32(in, w)
-			}
-			c.store(w, in.Dst)
-			break
-		}
-		c.load(in.A, w)
+		ror, rorx, n := xRORQ, xRORXQ, int64(in.B.Const&63)
 		if op == ir.OpRorW {
-			a.op(xRORL, imm(int64(in.B.Const&31)), reg(w))
-			c.finish32(in, w)
+			ror, rorx, n = xRORL, xRORXL, int64(in.B.Const&31)
+		}
+		if c.bmi2 && !in.A.IsConst && in.A.Reg != 0 && c.hostOf(in.A) != w {
+			a.op3(rorx, imm(n), c.opnd(in.A, rCX), reg(w)) // from where the source lives: no copy
 		} else {
-			a.op(xRORQ, imm(int64(in.B.Const&63)), reg(w))
+			c.load(in.A, w)
+			a.op(ror, imm(n), reg(w))
+		}
+		if op == ir.OpRorW {
+			c.finish32(in, w)
 		}
 		c.store(w, in.Dst)
 	case ir.IsLoad(op):
