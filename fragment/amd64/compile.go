@@ -128,6 +128,11 @@ type compiler struct {
 	// them in full or can exit (redefinedAtHead): the back edge leaves
 	// them stale.
 	redefined uint32
+	// headSext are the registers the body starts with stale and known
+	// to be sign-extended, tested on entry (sextCheck); sxBroken is set
+	// when a write to one of them is not known to be.
+	headSext uint32
+	sxBroken bool
 	// fredefined are the f registers the loop body writes before it
 	// reads them or can exit (fredefinedAtHead): the back edge leaves
 	// them dirty.
@@ -173,7 +178,18 @@ func (c *compiler) mark(pc uint64) {
 // out-of-line slow paths. An error means the assembler rejected an
 // instruction, which is a bug.
 func Compile(f *ir.Func, opts Options) (*Code, error) {
-	return compile(f, opts)
+	code, want, err := compile(f, opts, 0)
+	if err != nil || want == 0 {
+		return code, err
+	}
+	// A self-loop whose back edge extends registers only for the exits
+	// before their next value: lowered again with them stale at the
+	// head (sext.go, headSextWanted), unless a write to one of them is
+	// not known to be sign-extended.
+	if again, _, err := compile(f, opts, want); err == nil && again != nil {
+		return again, nil
+	}
+	return code, nil
 }
 
 // LoopAlign is the alignment of a looping fragment's head, in bytes: a
@@ -194,8 +210,11 @@ func Compile(f *ir.Func, opts Options) (*Code, error) {
 // code's size, known only once assembled.
 const LoopAlign = 32
 
-// compile is Compile.
-func compile(f *ir.Func, opts Options) (*Code, error) {
+// compile is Compile with the registers of headSext left stale at a
+// self-loop's head (sext.go). It also returns the registers a second
+// lowering could leave so (headSextWanted), and no code if a write to
+// one of headSext is not known to be sign-extended.
+func compile(f *ir.Func, opts Options, headSext uint32) (*Code, uint32, error) {
 	a := newAssembler()
 	defer a.release()
 	c := &compiler{a: a, env: f.Env(), f: f, body: &label{}, loops: f.Loops, noIBL: opts.NoIBL}
@@ -227,7 +246,9 @@ func compile(f *ir.Func, opts Options) (*Code, error) {
 	c.bmi2 = hostBMI2 && !opts.NoBMI2
 	c.boxKnown = !opts.NoBoxKnown
 	if c.loops {
-		c.redefined = redefinedAtHead(f)
+		c.redefined = redefinedAtHead(f, false)
+		c.headSext = headSext
+		c.redefined |= headSext
 		c.fredefined = fredefinedAtHead(f)
 	}
 	c.marks = make([]pcMark, 0, len(f.Insts)+len(f.Exits)+2)
@@ -287,6 +308,7 @@ func compile(f *ir.Func, opts Options) (*Code, error) {
 	if ra.cd != 0 && !ra.cdHome {
 		a.op(xMOVQ, mem(rSt, StateCountdown+8*ra.cdOff), reg(ra.cd))
 	}
+	c.sextCheck()
 	c.lowerLoopChecks()
 	if bulk != nil {
 		c.lowerBulk(bulk)
@@ -303,6 +325,7 @@ func compile(f *ir.Func, opts Options) (*Code, error) {
 	a.bind(c.body)
 	last := len(f.Insts) - 1
 	c.boxed = c.headBoxed
+	c.sx.stale, c.sx.known = c.headSext, c.headSext
 	for i := 0; i < last; i++ {
 		in := f.Insts[i]
 		c.mark(in.PC)
@@ -316,6 +339,13 @@ func compile(f *ir.Func, opts Options) (*Code, error) {
 	// The end stub is emitted first, right here: the recorded path falls
 	// through into it.
 	end := c.stubFor(f.Insts[last].Exit, last)
+	var want uint32
+	if headSext == 0 && f.Loops {
+		want = c.headSextWanted(end.stale)
+	}
+	if c.sxBroken {
+		return nil, 0, nil
+	}
 	if f.Loops {
 		end.linked = c.body
 	}
@@ -333,7 +363,7 @@ func compile(f *ir.Func, opts Options) (*Code, error) {
 	}
 	bytes, err := a.assemble()
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	if align {
 		at := toPrologue.offset()
@@ -354,5 +384,5 @@ func compile(f *ir.Func, opts Options) (*Code, error) {
 	if bodyMark >= 0 {
 		code.LoopHead = a.markOffset(bodyMark)
 	}
-	return code, nil
+	return code, want, nil
 }

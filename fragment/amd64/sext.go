@@ -3,6 +3,7 @@
 package amd64
 
 import (
+	"rvdyn/fragment/exit"
 	"rvdyn/fragment/ir"
 	"rvdyn/interp"
 )
@@ -18,9 +19,11 @@ import (
 // and in exit stubs before it is written back to State.
 //
 // Invariants: a stale register is allocated (State slots are always
-// exact); at the fragment entry and at the head of a self-loop nothing is
-// stale (the back edge extends what is); an exit stub extends the stale
-// registers it writes back.
+// exact); at the fragment entry nothing is stale, and at the head of a
+// self-loop only registers the body writes before it reads them in full
+// (redefinedAtHead; the back edge extends the others) and before any
+// exit, or that are always sign extensions (headSext); an exit stub
+// extends the stale registers it writes back.
 type sextState struct {
 	on bool // Options.NoLazySext is off
 	// stale: bit r is set when r's host register has the right low 32
@@ -103,6 +106,8 @@ func (c *compiler) knownResult(in ir.Inst) bool {
 		return true
 	case op == interp.OpSLT, op == interp.OpSLTU:
 		return true
+	case op == interp.OpAND && (nonNeg32(in.A) || nonNeg32(in.B)):
+		return true // in [0, c]
 	case op == interp.OpAND || op == interp.OpOR || op == interp.OpXOR:
 		return c.knownVal(in.A) && c.knownVal(in.B)
 	case op == ir.OpMov:
@@ -110,6 +115,9 @@ func (c *compiler) knownResult(in ir.Inst) bool {
 	}
 	return false
 }
+
+// nonNeg32 reports whether v is a constant in [0, 2^31).
+func nonNeg32(v ir.Val) bool { return v.IsConst && v.Const < 1<<31 }
 
 // lowerSext lowers IR instruction i with lazy sign extension: it extends
 // the stale operands in reads in full, lowers it, and records whether its
@@ -134,6 +142,8 @@ func (c *compiler) lowerSext(i int, in ir.Inst) {
 	c.sx.known &^= bit
 	if known {
 		c.sx.known |= bit
+	} else if c.headSext&bit != 0 {
+		c.sxBroken = true // (see sextCheck)
 	}
 	if c.sx.lazy || (in.Op == ir.OpMov && c.sx.rawStale) {
 		c.sx.stale |= bit
@@ -141,15 +151,20 @@ func (c *compiler) lowerSext(i int, in ir.Inst) {
 }
 
 // redefinedAtHead returns the guest registers that a self-loop's body
-// writes before it reads them in full or can leave through any exit:
-// such a register may reach the head with a stale upper half, because
-// nothing on the path from the head to its next value can see that half
-// (W ops read only the low half). The back edge then need not extend it,
-// except on its way out when the budget is spent.
-func redefinedAtHead(f *ir.Func) uint32 {
+// writes before it reads them in full (W ops read only the low half)
+// and, unless throughExits, before it can leave through any exit: such
+// a register may reach the head with a stale upper half, because nothing
+// on the path from the head to its next value can see that half. The
+// back edge then need not extend it, except on its way out when the
+// budget is spent.
+//
+// Through exits, a register is left stale at the head only as one of
+// headSext: the exit stubs before its next value extend it, which is
+// right only if its value is always a sign extension (stale or not).
+func redefinedAtHead(f *ir.Func, throughExits bool) uint32 {
 	var dead, seen uint32
 	for _, in := range f.Insts {
-		if in.Exit >= 0 || in.Op == ir.OpExit {
+		if !throughExits && (in.Exit >= 0 || in.Op == ir.OpExit) {
 			break // every register not yet written is written back there
 		}
 		for _, v := range [...]ir.Val{in.A, in.B} {
@@ -165,6 +180,51 @@ func redefinedAtHead(f *ir.Func) uint32 {
 		}
 	}
 	return dead
+}
+
+// headSextWanted returns, after a first lowering of a self-loop, the
+// registers the back edge had to extend only because an exit comes
+// before their next value: stale at the end of the body (in the end
+// stub), written before read in full, in host registers. A second
+// lowering may leave them stale at the head (headSext), paying instead
+// one test per register on entry and an extension in the exit stubs
+// that come before their next value, off the loop's path.
+func (c *compiler) headSextWanted(endStale uint32) uint32 {
+	if !c.loops || !c.sx.on {
+		return 0
+	}
+	want := endStale & redefinedAtHead(c.f, true) &^ c.redefined
+	for r := uint8(1); r < 32; r++ {
+		if c.host(r) == 0 {
+			want &^= 1 << r
+		}
+	}
+	return want
+}
+
+// sextCheck emits, on entry, the test that each register of headSext
+// holds the sign extension of its low 32 bits, else an exit to the
+// interpreter at the head before anything is done (the interpreter runs
+// an iteration, which writes them): with it, and every write to them in
+// the body a value known to be sign-extended (sxBroken otherwise), a
+// MOVLQSX of one in an exit stub gives its exact value whether the
+// iteration came from the entry or from the back edge.
+//
+//	MOVLQSX r, CX ; CMPQ CX, r ; JNE exit
+func (c *compiler) sextCheck() {
+	if c.headSext == 0 {
+		return
+	}
+	s := &exitStub{Record: exit.Record{Kind: exit.Interp, Target: c.f.Head, From: c.f.Head}, stub: &label{}}
+	c.exits = append(c.exits, s)
+	for r := uint8(1); r < 32; r++ {
+		if c.headSext&(1<<r) != 0 {
+			h := c.host(r)
+			c.a.op(xMOVLQSX, reg(h), reg(rCX))
+			c.a.op(xCMPQ, reg(rCX), reg(h))
+			c.a.jcc(condNE, s.stub)
+		}
+	}
 }
 
 // finish32 completes an instruction whose result in w has the right low
