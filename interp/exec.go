@@ -312,7 +312,7 @@ loop:
 			n++
 			err = &Fault{Kind: FaultBreakpoint, PC: pc, Raw: in.Raw}
 			break loop
-		default: // OpIllegal, a text chunk not decoded yet, or A, F, D, CSR
+		default: // OpIllegal, a slot not decoded yet, or A, F, D, CSR
 			if in.Op > OpEBREAK {
 				m.pending = budget - n - 1 // retired in this run before it (rdinstret)
 				err = m.execExt(*in, pc, nil)
@@ -326,7 +326,7 @@ loop:
 				continue
 			}
 			n++
-			if m.decodeChunk(off) {
+			if m.decodeRun(off) {
 				continue // fetch again, decoded
 			}
 			if !m.isExec(pc) {

@@ -123,8 +123,9 @@ type Machine struct {
 	Mem *Memory
 
 	// The predecoded text (text.go): code[i] decodes the instruction at
-	// codeLo+2*i once its chunk is decoded (bit i%2048/32 of
-	// decoded[i/2048]); marks[i]
+	// codeLo+2*i once it is decoded (the zero Inst until then; bit
+	// i%2048/32 of decoded[i/2048] is set once a slot of its chunk is);
+	// marks[i]
 	// stops a dispatch run on a transfer to it. Both arrays live outside
 	// the Go heap (codeMem, marksMem).
 	code              []Inst
@@ -223,7 +224,7 @@ func (m *Machine) InstAt(pc uint64) (Inst, bool) {
 	if pc&1 != 0 || off >= 2*uint64(len(m.code)) || !m.isExec(pc) {
 		return Inst{}, false
 	}
-	m.decodeChunk(off)
+	m.decodeRun(off)
 	return m.code[off>>1], true
 }
 

@@ -12,20 +12,23 @@ import (
 // The text has one slot per halfword, since with compressed instructions
 // any even address can start one: slot i holds the instruction that
 // starts at codeLo+2*i, 2 or 4 bytes long (a 4-byte instruction also
-// has a slot, a different decoding, at its middle; it is used only if
-// control goes there). The text is decoded lazily, a chunk of 64 bytes
-// (32 slots) at a time, so that what loading costs is bounded by the
-// file, not by the sizes a header claims, and what start-up costs is
-// bounded by the code a run executes, not by the pages it touches: the
-// Inst and mark arrays cover the whole executable range but are reserved
-// address space (pages committed when touched), and a chunk is decoded
-// the first time an instruction in it is fetched. A statically linked
+// has a slot, a different decoding, at its middle; it is decoded only if
+// control goes there). The text is decoded lazily, so that what loading
+// costs is bounded by the file, not by the sizes a header claims, and
+// what start-up costs is bounded by the code a run executes, not by the
+// pages it touches: the Inst and mark arrays cover the whole executable
+// range but are reserved address space (pages committed when touched),
+// and the first fetch of an undecoded slot decodes the run of
+// instructions from it to the end of its chunk of 64 bytes (decodeRun),
+// each where the one before ends: middle slots of 4-byte instructions
+// are not decoded (in RV64GC code about a third of the slots), and
+// neither is the chunk before the fetched instruction. A statically linked
 // glibc program executes a few thousand instructions spread over a
 // hundred or more text pages before main; decoding whole pages cost it
 // about 200,000 slot decodes and 3 ms of a 15 ms start (docs/performance.md,
 // "Start-up"). An undecoded slot holds the zero Inst, OpIllegal, so the
 // interpreter's hot path needs no test: the illegal-instruction case
-// decodes the chunk and retries.
+// decodes the run and retries.
 
 // mapArray reserves an array of n elements of T outside the Go heap (T
 // must hold no pointers); its pages cost nothing until touched.
@@ -63,7 +66,7 @@ func (m *Machine) initText(lo uint64) error {
 
 const (
 	slotsPerPage  = pageSize / 2
-	chunkSize     = pageSize / 64 // bytes of text decoded at once: a page is 64 chunks, one bit each in decoded
+	chunkSize     = pageSize / 64 // a decoding run ends at a chunk's end: a page is 64 chunks, one bit each in decoded
 	slotsPerChunk = chunkSize / 2
 )
 
@@ -77,27 +80,45 @@ func (m *Machine) closeText() {
 	m.code, m.marks, m.codeMem, m.marksMem = nil, nil, nil, nil
 }
 
-// decodeChunk decodes the executable halfwords of the chunk of text
-// holding code offset off (pc - codeLo); it reports false if the chunk
-// was decoded already. The first chunk decoded on a page puts the page
-// on SyncText's list.
-func (m *Machine) decodeChunk(off uint64) bool {
+// decodeRun decodes the instructions that start at code offset off
+// (pc - codeLo) and follow it in its chunk of text, each at the end of
+// the one before (a 4-byte instruction's middle slot stays undecoded
+// unless control goes there), up to the end of the chunk, a slot
+// decoded already or one that is not executable. It reports whether the
+// slot at off holds a decoding now that it did not before: false if it
+// was decoded, is not executable, or decodes as the zero Inst (the
+// all-zero parcel, an illegal instruction). The first slot decoded on a
+// page puts the page on SyncText's list, and each chunk it reaches gets
+// its bit in decoded.
+func (m *Machine) decodeRun(off uint64) bool {
+	first := off / 2
+	end := min((first/slotsPerChunk+1)*slotsPerChunk, uint64(len(m.code)))
+	i := first
+	for i < end {
+		s := &m.code[i]
+		a := m.codeLo + 2*i
+		if s.Op != OpIllegal || s.Raw != 0 || !m.isExec(a) {
+			break
+		}
+		*s = Decode(m.rawAt(a))
+		m.noteDecoded(2 * i)
+		i += s.Len() / 2
+	}
+	return i > first && (m.code[first].Op != OpIllegal || m.code[first].Raw != 0)
+}
+
+// noteDecoded records that the chunk holding code offset off has decoded
+// slots (the page goes on SyncText's list with its first).
+func (m *Machine) noteDecoded(off uint64) {
 	p := off / pageSize
 	bit := uint64(1) << (off % pageSize / chunkSize)
 	if m.decoded[p]&bit != 0 {
-		return false
+		return
 	}
 	if m.decoded[p] == 0 {
 		m.decodedPages = append(m.decodedPages, m.codeLo+p*pageSize)
 	}
 	m.decoded[p] |= bit
-	first := off / chunkSize * slotsPerChunk
-	for i := first; i < first+slotsPerChunk && i < uint64(len(m.code)); i++ {
-		if a := m.codeLo + 2*i; m.isExec(a) {
-			m.code[i] = Decode(m.rawAt(a))
-		}
-	}
-	return true
 }
 
 // rawAt returns the instruction bits at executable address a as Decode
@@ -157,8 +178,8 @@ func (m *Machine) textDiffers(a uint64) bool {
 		}
 		first := off/2 + c*slotsPerChunk
 		for i := first; i < first+slotsPerChunk; i++ {
-			if m.code[i].Raw != m.rawAt(m.codeLo+2*i) {
-				return true
+			if in := &m.code[i]; (in.Op != OpIllegal || in.Raw != 0) && in.Raw != m.rawAt(m.codeLo+2*i) {
+				return true // (undecoded slots are decoded from memory when fetched)
 			}
 		}
 	}
