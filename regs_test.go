@@ -92,3 +92,58 @@ func TestHomeRegistersAcrossLinks(t *testing.T) {
 		})
 	}
 }
+
+// staleHeadReentered is an inner loop that leaves a W result (t0) stale at
+// its head although a side exit comes before t0 is written again (the fragment tests on entry that t0 is a sign extension), entered
+// 400 times by an outer loop that puts 2^32, no sign extension, into t0
+// first: every entry's test fails until the dispatcher compiles the head
+// again without the stale register.
+func staleHeadReentered() []byte {
+	const (
+		zero, t0, s1, a0, a1, a2, a3, a4 = 0, 5, 9, 10, 11, 12, 13, 14
+	)
+	prog := cat(li(s1, 400), li(a0, 0x20000), li(a1, 0x7ffffff0), li(a2, 0))
+	outer := len(prog)
+	prog = append(prog,
+		I{Op: interp.OpADDI, Rd: t0, Imm: 1},
+		I{Op: interp.OpSLLI, Rd: t0, Rs1: t0, Imm: 32}, // 2^32
+		I{Op: interp.OpADDI, Rd: a3, Imm: 200},
+	)
+	inner := len(prog)
+	prog = append(prog,
+		I{Op: interp.OpLW, Rd: a4, Rs1: a0},
+		I{Op: interp.OpBLT, Rs1: a4, Rs2: zero, Imm: 8}, // a side exit before t0's next value
+		I{Op: interp.OpADDW, Rd: t0, Rs1: a4, Rs2: a1},  // stale at the end of the body
+		I{Op: interp.OpADDW, Rd: a2, Rs1: a2, Rs2: t0},  // reads t0's low half only
+		I{Op: interp.OpADDI, Rd: a3, Rs1: a3, Imm: -1},
+		I{Op: interp.OpSW, Rs1: a0, Rs2: a2},
+	)
+	prog = append(prog, I{Op: interp.OpBNE, Rs1: a3, Rs2: zero, Imm: int64(4 * (inner - len(prog)))})
+	prog = append(prog, I{Op: interp.OpADDI, Rd: s1, Rs1: s1, Imm: -1})
+	prog = append(prog, I{Op: interp.OpBNE, Rs1: s1, Rs2: zero, Imm: int64(4 * (outer - len(prog)))})
+	prog = append(prog, I{Op: interp.OpANDI, Rd: a0, Rs1: a2, Imm: 0x7f})
+	prog = append(prog, exitWith()...)
+	return rvtest.MakeELF(words(prog...), nil, 4096)
+}
+
+// TestStaleHeadEntryTestFails: where the entry test of a register left
+// stale at a loop head keeps failing, the head is compiled again without
+// it after a bounded number of failures (each runs an iteration in the
+// interpreter), and every configuration agrees with the interpreter.
+func TestStaleHeadEntryTestFails(t *testing.T) {
+	img := staleHeadReentered()
+	ref := agreeEverywhere(t, img, rvdyn.Options{}, hardeningConfigs())
+	if ref.err != nil {
+		t.Fatalf("interp: %v", ref.err)
+	}
+	got := run(t, img, rvdyn.Options{Mode: rvdyn.ModeDynamo})
+	if d := sameOutcome(ref, got); d != "" {
+		t.Fatal(d)
+	}
+	s := got.stats
+	t.Logf("entry tests failed %d, fragments removed %d", s.EntryTestFails, s.EntryTestRemoved)
+	if s.EntryTestFails == 0 || s.EntryTestRemoved == 0 || s.EntryTestFails > 2*16 {
+		t.Errorf("entry tests failed %d, fragments removed for them %d: want some, each removal after 16", s.EntryTestFails, s.EntryTestRemoved)
+	}
+	checkQemu(t, img, ref)
+}

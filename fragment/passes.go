@@ -76,6 +76,11 @@ type Options struct {
 	// in every fragment instead of giving it to one more guest register
 	// where they outnumber the host registers (amd64.Options.NoBudgetReg).
 	NoBudgetReg bool
+	// NoHeadSext keeps no register stale at a loop's head that an exit
+	// can see before its next value (amd64.Options.NoHeadSext). Not a
+	// switch of its own (it is part of lazy-sext): the dispatcher sets it
+	// for one head, whose entry test of such registers kept failing.
+	NoHeadSext bool
 	// NoBMI2 shifts by a register amount and rotates with x86's
 	// two-operand forms, the count copied into CX and the source into
 	// the destination, even where the host has BMI2's SHLX, SHRX, SARX

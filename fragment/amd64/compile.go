@@ -85,6 +85,10 @@ type Options struct {
 	// gives R12 to one more guest register and keeps the budget in
 	// State.Budget (regAlloc.giveBudget).
 	NoBudgetReg bool
+	// NoHeadSext extends at a self-loop's back edge every register an
+	// exit can see before its next value (no headSext, sext.go): the
+	// dispatcher sets it for a head whose entry test keeps failing.
+	NoHeadSext bool
 	// NoBMI2 lowers shifts by a register amount and rotates with x86's
 	// two-operand forms (the count copied into CX, the source into the
 	// destination) also where the host has BMI2's SHLX, SHRX, SARX and
@@ -179,7 +183,7 @@ func (c *compiler) mark(pc uint64) {
 // instruction, which is a bug.
 func Compile(f *ir.Func, opts Options) (*Code, error) {
 	code, want, err := compile(f, opts, 0)
-	if err != nil || want == 0 {
+	if err != nil || want == 0 || opts.NoHeadSext {
 		return code, err
 	}
 	// A self-loop whose back edge extends registers only for the exits

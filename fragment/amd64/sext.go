@@ -215,7 +215,7 @@ func (c *compiler) sextCheck() {
 	if c.headSext == 0 {
 		return
 	}
-	s := &exitStub{Record: exit.Record{Kind: exit.Interp, Target: c.f.Head, From: c.f.Head}, stub: &label{}}
+	s := &exitStub{Record: exit.Record{Kind: exit.Interp, Target: c.f.Head, From: c.f.Head, EntryTest: true}, stub: &label{}}
 	c.exits = append(c.exits, s)
 	for r := uint8(1); r < 32; r++ {
 		if c.headSext&(1<<r) != 0 {

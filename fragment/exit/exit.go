@@ -90,4 +90,10 @@ type Record struct {
 	// From retired with a value other than the one the fragment was
 	// specialized on.
 	Spec bool
+	// EntryTest marks the exit of a test on entry that found a
+	// register the fragment leaves stale at its loop head holding no
+	// sign extension (amd64's sextCheck): the interpreter runs on from
+	// the head, and the dispatcher compiles the head again without
+	// that mechanism if the test keeps failing.
+	EntryTest bool
 }

@@ -141,7 +141,7 @@ func (vm *VM) build(trace *interp.Trace, t0 time.Time) error {
 		}()
 	}
 	env := vm.compileEnv()
-	code, err := compileTrace(trace, env, vm.opts.Optimize, vm.sample)
+	code, err := compileTrace(trace, env, vm.optimizeFor(trace.Head), vm.sample)
 	if err != nil {
 		return fmt.Errorf("compiling trace at 0x%x: %w", trace.Head, err)
 	}
@@ -178,7 +178,7 @@ func (vm *VM) queueTrace(trace *interp.Trace) bool {
 		}
 		go serve(a.jobs, a.done, a.hooks.service)
 	}
-	opts := vm.opts.Optimize
+	opts := vm.optimizeFor(trace.Head)
 	if opts.Values != nil {
 		opts.Values = newFrozenValues(trace, opts.Values)
 	}

@@ -85,7 +85,7 @@ func (vm *VM) retranslate() error {
 	}
 	slices.SortFunc(olds, func(a, b old) int { return cmp.Compare(a.off, b.off) }) // the order they were placed in
 	for _, o := range olds {
-		code, err := compileTrace(o.trace, env, vm.opts.Optimize, vm.sample)
+		code, err := compileTrace(o.trace, env, vm.optimizeFor(o.trace.Head), vm.sample)
 		if err != nil {
 			return fmt.Errorf("compiling trace at 0x%x again after an interval cut: %w", o.trace.Head, err)
 		}

@@ -195,6 +195,9 @@ func (vm *VM) runNative(f *codecache.Fragment, budget uint64) error {
 		} else {
 			vm.ctr.exits[exit.Interp]++
 		}
+		if e.EntryTest {
+			vm.entryTestFailed(e.Frag)
+		}
 		// The instruction native code left to the interpreter: a
 		// faulting access, a jalr whose target is not the recorded one,
 		// or the relational profiler's sample, which the hook sees.
@@ -348,4 +351,41 @@ func (vm *VM) emptyCache() {
 func (vm *VM) caught(err error) bool {
 	var f *interp.Fault
 	return errors.As(err, &f) && vm.m.CatchFault(f)
+}
+
+// maxEntryFails is how many times the entry test of a fragment (the
+// registers it leaves stale at its loop head hold sign extensions,
+// exit.Record.EntryTest) may fail before its head is compiled again
+// without leaving them so: each failure runs an iteration in the
+// interpreter, which a loop entered often with other values in those
+// registers would pay on every entry.
+const maxEntryFails = 16
+
+// entryTestFailed counts a failed entry test of fragment f and, at
+// maxEntryFails for its head, removes f and compiles that head from now
+// on with fragment.Options.NoHeadSext (optimizeFor).
+func (vm *VM) entryTestFailed(f *codecache.Fragment) {
+	vm.ctr.entryFails++
+	if vm.entryFails == nil {
+		vm.entryFails, vm.noHeadSext = make(map[uint64]int), make(map[uint64]bool)
+	}
+	if vm.entryFails[f.Head]++; vm.entryFails[f.Head] < maxEntryFails {
+		return
+	}
+	delete(vm.entryFails, f.Head)
+	vm.noHeadSext[f.Head] = true
+	vm.ctr.entryRemoved++
+	vm.cache.Remove(f)
+	delete(vm.frags, f)
+	vm.m.Mark(f.Head, false)
+	vm.removed(vm.m.Retired(), f.Head)
+}
+
+// optimizeFor returns the fragment options a trace from head is compiled
+// with: Options.Optimize, without stale registers at a loop head that an
+// exit can see where the entry test of them kept failing.
+func (vm *VM) optimizeFor(head uint64) fragment.Options {
+	opts := vm.opts.Optimize
+	opts.NoHeadSext = opts.NoHeadSext || vm.noHeadSext[head]
+	return opts
 }

@@ -33,6 +33,8 @@ type counters struct {
 	phaseRemoved      uint64 // the fragments those removed
 	capacityFlushes   uint64
 	staleRemoved      uint64
+	entryFails        uint64 // failed entry tests (exit.Record.EntryTest)
+	entryRemoved      uint64 // fragments removed for them
 	cutFlushes        uint64
 	cutRetranslated   uint64
 	bailedOutAt       uint64
@@ -78,6 +80,8 @@ type Stats struct {
 	PhaseBackoffs     int                       // phase flushes found premature, each doubling the burst the next needs (codecache.Policy.Regret)
 	CapacityFlushes   uint64                    // ... because the cache was full
 	StaleRemoved      uint64                    // fragments removed because the code they were built from changed (rewritten and fence.i, unmapped, re-protected): per page, no flush
+	EntryTestFails    uint64                    // exits of failed entry tests: a register a fragment leaves stale at its loop head held no sign extension on entry
+	EntryTestRemoved  uint64                    // fragments removed because their entry test kept failing (their heads compiled again without it)
 	CutFlushes        uint64                    // flushes after a munmap or mprotect cut a fast interval of guest memory short (codecache.Policy.Cut)
 	CutRetranslated   uint64                    // fragments those flushes compiled again from their traces (0 with codecache.PolicyOptions.CutRecord)
 	TableWalks        uint64                    // native accesses and loop checks that no fast interval held, so that the access table was walked (interp.Memory.TableWalks)
@@ -126,7 +130,7 @@ func (vm *VM) Stats() Stats {
 		GuestInstructions: vm.m.Retired(), CacheInstructions: c.cacheInstructions,
 		Traces: c.traces, TraceInstructions: c.traceInstructions, EndReasons: c.endReasons,
 		TooLarge: c.tooLarge, Exits: c.exits,
-		PhaseFlushes: c.phaseFlushes, PhaseRemoved: c.phaseRemoved, PhaseBackoffs: c.phaseBackoffs, CapacityFlushes: c.capacityFlushes, StaleRemoved: c.staleRemoved, CutFlushes: c.cutFlushes, CutRetranslated: c.cutRetranslated,
+		PhaseFlushes: c.phaseFlushes, PhaseRemoved: c.phaseRemoved, PhaseBackoffs: c.phaseBackoffs, CapacityFlushes: c.capacityFlushes, StaleRemoved: c.staleRemoved, EntryTestFails: c.entryFails, EntryTestRemoved: c.entryRemoved, CutFlushes: c.cutFlushes, CutRetranslated: c.cutRetranslated,
 		BailedOutAt: c.bailedOutAt,
 		Wall:        c.wall, RecordTime: c.recordTime, CompileTime: c.compileTime, SelectTime: c.selectTime,
 		LastInsert: c.lastInsert, Compiler: vm.async.stats,

@@ -19,7 +19,7 @@ var statsKeys = []string{"mode", "delay", "exit_code", "guest_instructions", "ca
 	"interpreted_instructions", "trace_heads", "traces", "trace_instructions", "trace_end_reasons",
 	"fragments", "fragments_too_large", "heads_interpreted", "code_bytes", "links", "cache_exits",
 	"exits_branch", "exits_budget", "exits_interp", "exits_indirect", "exits_sample", "flushes", "phase_flushes", "phase_removed", "phase_backoffs",
-	"capacity_flushes", "cut_flushes", "cut_retranslated", "table_walks", "stale_removed", "bailed_out_at", "record_seconds", "compile_seconds", "syscalls", "unknown_syscalls", "signals_handled",
+	"capacity_flushes", "cut_flushes", "cut_retranslated", "table_walks", "stale_removed", "entry_test_fails", "entry_test_removed", "bailed_out_at", "record_seconds", "compile_seconds", "syscalls", "unknown_syscalls", "signals_handled",
 	"wall_seconds", "top_fragments"}
 
 func TestStatsJSON(t *testing.T) {
