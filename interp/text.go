@@ -97,15 +97,20 @@ func (m *Machine) decodeRun(off uint64) bool {
 	for i < end {
 		s := &m.code[i]
 		a := m.codeLo + 2*i
-		if s.Op != OpIllegal || s.Raw != 0 || !m.isExec(a) {
+		if s.decoded() || !m.isExec(a) {
 			break
 		}
 		*s = Decode(m.rawAt(a))
 		m.noteDecoded(2 * i)
 		i += s.Len() / 2
 	}
-	return i > first && (m.code[first].Op != OpIllegal || m.code[first].Raw != 0)
+	return i > first && m.code[first].decoded()
 }
+
+// decoded reports whether a slot of the predecoded text holds a
+// decoding: anything but the zero Inst of an undecoded slot (which the
+// all-zero parcel, an illegal instruction, also decodes to).
+func (in *Inst) decoded() bool { return in.Op != OpIllegal || in.Raw != 0 }
 
 // noteDecoded records that the chunk holding code offset off has decoded
 // slots (the page goes on SyncText's list with its first).
@@ -178,7 +183,7 @@ func (m *Machine) textDiffers(a uint64) bool {
 		}
 		first := off/2 + c*slotsPerChunk
 		for i := first; i < first+slotsPerChunk; i++ {
-			if in := &m.code[i]; (in.Op != OpIllegal || in.Raw != 0) && in.Raw != m.rawAt(m.codeLo+2*i) {
+			if in := &m.code[i]; in.decoded() && in.Raw != m.rawAt(m.codeLo+2*i) {
 				return true // (undecoded slots are decoded from memory when fetched)
 			}
 		}

@@ -375,6 +375,13 @@ func (vm *VM) entryTestFailed(f *codecache.Fragment) {
 	delete(vm.entryFails, f.Head)
 	vm.noHeadSext[f.Head] = true
 	vm.ctr.entryRemoved++
+	vm.removeFragment(f)
+}
+
+// removeFragment takes fragment f out of the code cache, at the
+// dispatcher's safe point, so that its head is counted, recorded and
+// compiled again when it is hot again.
+func (vm *VM) removeFragment(f *codecache.Fragment) {
 	vm.cache.Remove(f)
 	delete(vm.frags, f)
 	vm.m.Mark(f.Head, false)

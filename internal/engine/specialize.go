@@ -13,10 +13,7 @@ import (
 // despecialize takes fragment f, whose specialization guard failed too
 // often, out of the code cache; its head will be compiled again.
 func (vm *VM) despecialize(f *codecache.Fragment) {
-	vm.cache.Remove(f)
-	delete(vm.frags, f)
-	vm.m.Mark(f.Head, false)
-	vm.removed(vm.m.Retired(), f.Head)
+	vm.removeFragment(f)
 	vm.vals.Removed()
 }
 
