@@ -92,6 +92,9 @@ func (m *Machine) closeText() {
 // its bit in decoded.
 func (m *Machine) decodeRun(off uint64) bool {
 	first := off / 2
+	if m.decoded[off/pageSize] == 0 {
+		m.populate(off / pageSize)
+	}
 	end := min((first/slotsPerChunk+1)*slotsPerChunk, uint64(len(m.code)))
 	i := first
 	for i < end {
@@ -105,6 +108,23 @@ func (m *Machine) decodeRun(off uint64) bool {
 		i += s.Len() / 2
 	}
 	return i > first && m.code[first].decoded()
+}
+
+// populate commits the Inst slots of text page p (code offset
+// p*pageSize) for writing, before its first decoding writes them. The
+// fetch that found the page undecoded has read a slot, which mapped the
+// kernel's shared zero page there, and each of the page's eight Inst
+// pages would otherwise fault twice: on a first read (zero page) and on
+// the write that follows (copy on write, whose TLB flush interrupts the
+// other core when the Go runtime has a thread there). One
+// MADV_POPULATE_WRITE for the eight costs one system call; an error
+// (a kernel before 5.14) leaves the faults to do it.
+func (m *Machine) populate(p uint64) {
+	lo := p * slotsPerPage * uint64(unsafe.Sizeof(Inst{}))
+	hi := min(lo+slotsPerPage*uint64(unsafe.Sizeof(Inst{})), uint64(len(m.codeMem)))
+	if lo < hi {
+		_ = unix.Madvise(m.codeMem[lo:hi], unix.MADV_POPULATE_WRITE)
+	}
 }
 
 // decoded reports whether a slot of the predecoded text holds a
