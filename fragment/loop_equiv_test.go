@@ -22,6 +22,8 @@ const (
 	loopPtr2 = 28 // steps by step2 (maybe 0)
 	loopInv  = 6  // never changes
 	loopEnd  = 7
+	loopDiff = 29 // never changes: loopPtr2-loopPtr on entry
+	loopSum  = 30 // loopPtr+loopDiff, a derived base (ir.Inst.Index)
 )
 
 // randomLoop returns a loop of gcc's pointer-loop shape: a few random
@@ -36,6 +38,14 @@ func randomLoop(rng *rand.Rand, step1, step2 int64) []uint32 {
 	var prog []I
 	access := func() {
 		base := bases[rng.IntN(3)]
+		if rng.IntN(4) == 0 { // off the sum of an induction register and an invariant one, as glibc's byte copy
+			a, b := uint8(loopPtr), uint8(loopDiff)
+			if rng.IntN(2) == 0 {
+				a, b = b, a
+			}
+			prog = append(prog, I{Op: interp.OpADD, Rd: loopSum, Rs1: a, Rs2: b})
+			base = loopSum
+		}
 		off := int64(rng.IntN(33) - 16)
 		if rng.IntN(3) == 0 {
 			prog = append(prog, I{Op: stores[rng.IntN(4)], Rs1: base, Rs2: uint8(10 + rng.IntN(6)), Imm: off})
@@ -102,6 +112,7 @@ func checkRandomLoop(t *testing.T, cache *codecache.Cache, rng *rand.Rand, opts 
 			x[r] = rng.Uint64() >> (rng.IntN(4) * 16)
 		}
 		x[loopPtr], x[loopPtr2], x[loopInv] = ptr, ptr2, inv
+		x[loopDiff] = ptr2 - ptr
 		x[loopEnd] = ptr + uint64(iters*step1) + skew
 	}
 	mid := uint64(rvtest.MakeELFData + dataSize/2)
@@ -134,7 +145,7 @@ func checkRandomLoop(t *testing.T, cache *codecache.Cache, rng *rand.Rand, opts 
 	native.UseCPU(&st.CPU)
 	const top = 16 << 20
 	inBounds := false
-	switch rng.IntN(8) {
+	switch rng.IntN(9) {
 	case 0, 1: // in bounds, finishing
 		set(&st.CPU.X, mid, mid+256, mid-256, int64(1+rng.IntN(100)), 0)
 		inBounds = true
@@ -149,6 +160,10 @@ func checkRandomLoop(t *testing.T, cache *codecache.Cache, rng *rand.Rand, opts 
 		set(&st.CPU.X, uint64(8*rng.IntN(40)), mid, mid, 60, 0)
 	case 5: // an end never met, or very far
 		set(&st.CPU.X, mid, mid, mid, 30, []uint64{1, 1 << 40, 1 << 62}[rng.IntN(3)])
+	case 8: // a derived base (loopPtr+loopDiff) off the end of an interval part-way, or wild
+		set(&st.CPU.X, mid, mid, mid, 60, 0)
+		wild := []uint64{guardGap - uint64(8*rng.IntN(40)), top - uint64(8*rng.IntN(40)), 8, 1 << 40}[rng.IntN(4)]
+		st.CPU.X[loopDiff] = wild - mid
 	default: // a wild invariant base
 		set(&st.CPU.X, mid, mid, []uint64{0, guardGap, top - 4, 1 << 40}[rng.IntN(4)], 10, 0)
 	}

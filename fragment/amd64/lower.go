@@ -510,7 +510,8 @@ func (c *compiler) pageLoop(need uint8, fail *label) {
 // recorded interval [low, low+size):
 //
 //	MOVQ DX, AX ; SHLQ $log2|c|, AX     ; K*|c| (c = 0: MOVQ $hi-lo, AX instead)
-//	MOVQ s, CX ; [SUBQ AX, CX]          ; the range starts at s+lo-K*|c| for c < 0
+//	MOVQ s, CX ; [ADDQ t, CX]           ; a derived base s+t (ir.Inst.Index)
+//	[SUBQ AX, CX]                       ; the range starts at s+lo-K*|c| for c < 0
 //	ADDQ $hi-lo, AX                     ; AX = the range's length
 //	SUBQ $low-lo, CX ; ADDQ AX, CX ; JCS exit ; CMPQ CX, $size ; JAE exit
 //
@@ -650,7 +651,7 @@ func (c *compiler) loopRange(in ir.Inst) {
 	step := int64(in.B.Const)
 	if step == 0 {
 		a.op(xMOVQ, imm(span), reg(rAX))
-		c.load(in.A, rCX)
+		c.loopBase(in)
 		return
 	}
 	m := step
@@ -659,12 +660,22 @@ func (c *compiler) loopRange(in ir.Inst) {
 	}
 	a.op(xMOVQ, reg(rDX), reg(rAX))
 	a.op(xSHLQ, imm(int64(bits.TrailingZeros64(uint64(m)))), reg(rAX))
-	c.load(in.A, rCX)
+	c.loopBase(in)
 	if step < 0 {
 		a.op(xSUBQ, reg(rAX), reg(rCX))
 	}
 	if span != 0 {
 		a.op(xADDQ, imm(span), reg(rAX))
+	}
+}
+
+// loopBase puts a loop check's base in CX: its register's value, plus
+// its second register's for a derived base (ir.Inst.Index), wrapping as
+// the guest's add does.
+func (c *compiler) loopBase(in ir.Inst) {
+	c.load(in.A, rCX)
+	if in.Index != 0 {
+		c.a.op(xADDQ, c.opnd(ir.R(in.Index), 0), reg(rCX))
 	}
 }
 

@@ -4,6 +4,7 @@ package ir
 
 import (
 	"math/bits"
+	"sort"
 
 	"rvdyn/fragment/exit"
 	"rvdyn/interp"
@@ -51,6 +52,16 @@ const maxHoistOff = 1 << 29
 // exit but now runs in the interpreter, as "for (p = s; p != s+n; p++)
 // if (*p == c) break;" with a large n would.
 //
+// A derived base, the sum of two head values (a value computed by "add
+// d, s, t" with s and t as they were at the head plus constants), is
+// hoisted like a register when the sum steps as a register may: the
+// OpLoopCheck names both (Inst.Index) and checks their sum at the entry,
+// stepping by the sum of their steps. That is the shape of an indexed
+// copy, "d[i] = s[i]" compiled to one induction register and a distance
+// between the arrays, as in glibc's byte-at-a-time memcpy tail ("lbu;
+// addi a5; add a3, a4, a5; sb 0(a3); bne"), which every RV64GC guest
+// runs and whose store kept its check in every iteration.
+//
 // An OpCheck (see CheckRange) counts as the accesses it covers: when
 // its base register is invariant or steps, it is hoisted like them and
 // removed from the body.
@@ -71,15 +82,19 @@ func CheckHoist(f *Func) {
 		mixedStack    bool
 		n             int
 	}
-	var uses [32]use
+	uses := map[headBase]*use{}
 	vals := newValues()
 	trips := []Trip{}
 	exits := 0 // guards and jalrs: the ways the loop can leave but a fault
 	for i := range f.Insts {
 		in := &f.Insts[i]
 		if (IsAccess(in.Op) || in.Op == OpCheck) && in.Exit >= 0 && !in.A.IsConst {
-			if id, delta := vals.of(in.A.Reg); id < 32 {
-				u := &uses[id]
+			if b, delta, ok := headBaseOf(vals, in.A.Reg); ok {
+				u := uses[b]
+				if u == nil {
+					u = &use{}
+					uses[b] = u
+				}
 				c := in.check()
 				if u.n == 0 {
 					u.lo, u.hi, u.stack, u.mapped = delta+c.lo, delta+c.hi, in.Stack, in.Mapped
@@ -128,18 +143,27 @@ func CheckHoist(f *Func) {
 	if s := env.MemSize - env.GuardHi; s > 0 {
 		limit = min(limit, s)
 	}
-	var hoisted [32]bool
-	for s := uint8(1); s < 32; s++ {
-		u := uses[s]
-		c, ok := step(s)
-		if u.n == 0 || !ok || u.mixedStack || u.loads && u.stores && !mixed || uint64(u.hi-u.lo) >= limit {
+	hoisted := map[headBase]bool{}
+	keys := make([]headBase, 0, len(uses))
+	for b := range uses {
+		keys = append(keys, b)
+	}
+	sort.Slice(keys, func(i, j int) bool { return keys[i].less(keys[j]) })
+	for _, b := range keys {
+		u := uses[b]
+		c, ok := step(b.a)
+		if b.b != 0 {
+			c2, ok2 := step(b.b)
+			c, ok = c+c2, ok && ok2
+		}
+		if !ok || u.mixedStack || u.loads && u.stores && !mixed || uint64(u.hi-u.lo) >= limit {
 			continue
 		}
 		if c != 0 && (f.Trip.Step == 0 || !pow2(c) || c <= -MaxHoistStep || c >= MaxHoistStep) || u.lo <= -maxHoistOff || u.hi >= maxHoistOff {
 			continue
 		}
-		hoisted[s] = true
-		f.Pre = append(f.Pre, Inst{Op: OpLoopCheck, A: R(s), B: C(uint64(c)), Cover: Cover{Lo: u.lo, Hi: u.hi, Store: u.stores},
+		hoisted[b] = true
+		f.Pre = append(f.Pre, Inst{Op: OpLoopCheck, A: R(b.a), Index: b.b, B: C(uint64(c)), Cover: Cover{Lo: u.lo, Hi: u.hi, Store: u.stores},
 			Stack: u.stack, Mapped: u.mapped, PC: f.Head, Step: 0})
 	}
 	if len(f.Pre) == 0 {
@@ -161,7 +185,7 @@ func CheckHoist(f *Func) {
 			in.Exit += n
 		}
 		if (IsAccess(in.Op) || in.Op == OpCheck) && in.Exit >= 0 && !in.A.IsConst {
-			if id, _ := vals.of(in.A.Reg); id < 32 && hoisted[id] {
+			if b, _, ok := headBaseOf(vals, in.A.Reg); ok && hoisted[b] {
 				in.Exit, in.Cover = -1, Cover{}
 			}
 		}
@@ -184,6 +208,33 @@ func CheckHoist(f *Func) {
 		}
 		f.Trip = Trip{} // no hoisted check needs the bound
 	}
+}
+
+// A headBase is what a hoisted check's accesses are off: the head value
+// of register a, or with b != 0 the sum of the head values of a and b
+// (a < b), the derived base of "add a3, a4, a5" with a4 invariant and a5
+// an induction register (gcc's shape for dst[i] = src[i], and glibc's
+// byte copy loop). The sum steps by the sum of their steps.
+type headBase struct{ a, b uint8 }
+
+// less orders bases: single registers first, by register, then sums.
+func (x headBase) less(y headBase) bool {
+	if (x.b == 0) != (y.b == 0) {
+		return x.b == 0
+	}
+	return x.a < y.a || x.a == y.a && x.b < y.b
+}
+
+// headBaseOf returns the base register r's value is off, and how far,
+// if it is a head value or the sum of two (values.sum).
+func headBaseOf(vals *values, r uint8) (headBase, int64, bool) {
+	if id, delta := vals.of(r); id < 32 {
+		return headBase{a: uint8(id)}, delta, id != 0
+	}
+	if s, ok := vals.sum(r); ok {
+		return headBase{s.A, s.B}, s.D, true
+	}
+	return headBase{}, 0, false
 }
 
 // tripOf returns the Trip a guard "exit if beq X, End" gives, if X is a

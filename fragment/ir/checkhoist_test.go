@@ -107,6 +107,35 @@ func TestCheckHoist(t *testing.T) {
 			a0 = ld 0(a5)
 			a5 = add a5, 24
 			exit if beq a5, a1`},
+		{"a derived base: an invariant plus an induction register (glibc's byte copy)", `
+			a2 = lbu 0(a5)
+			a5 = add a5, 1
+			a3 = add a4, a5
+			sb a2, 0(a3)
+			exit if beq a1, a5`, `
+			trip: a5 steps by 1, exit when a5+1 == a1
+			loopcheck load 0..0(a5) stepping 1 else exit 0
+			loopcheck store 1..1(a4+a5) stepping 1 else exit 1
+			a2 = lbu 0(a5) nocheck
+			a5 = add a5, 1
+			a3 = add a4, a5
+			sb a2, 0(a3) nocheck
+			exit if beq a1, a5`},
+		{"a sum of two induction registers whose step is not a power of two keeps its checks", `
+			a0 = ld 0(a5)
+			a3 = add a5, a2
+			sd a0, 0(a3)
+			a5 = add a5, 8
+			a2 = add a2, 4
+			exit if beq a5, a1`, `
+			trip: a5 steps by 8, exit when a5+8 == a1
+			loopcheck load 0..0(a5) stepping 8 else exit 0
+			a0 = ld 0(a5) nocheck
+			a3 = add a5, a2
+			sd a0, 0(a3)
+			a5 = add a5, 8
+			a2 = add a2, 4
+			exit if beq a5, a1`},
 		{"a downward walk", `
 			a0 = ld -8(a5)
 			a5 = add a5, -8
@@ -167,6 +196,26 @@ func TestVerifyLoopChecks(t *testing.T) {
 		"a trip with no guard":         func(f *Func) { f.Trip.Delta = 0 },
 		"no trip for a step":           func(f *Func) { f.Trip = Trip{} },
 		"a base stepped by a register": func(f *Func) { f.Insts[1].B = R(11) },
+	}
+	const copyLoop = "a2 = lbu 0(a5)\na5 = add a5, 1\na3 = add a4, a5\nsb a2, 0(a3)\nexit if beq a1, a5"
+	derived := map[string]func(f *Func){
+		"a derived base with a wrong step":              func(f *Func) { f.Pre[1].B = C(2) },
+		"a derived base's registers out of order":       func(f *Func) { f.Pre[1].A, f.Pre[1].Index = R(15), 14 },
+		"a derived base of other registers":             func(f *Func) { f.Pre[1].A = R(10) },
+		"a derived base without its induction register": func(f *Func) { f.Pre[1].Index = 20 },
+		"a second register on a body instruction":       func(f *Func) { f.Insts[0].Index = 3 },
+	}
+	for name, brk := range derived {
+		t.Run(name, func(t *testing.T) {
+			f := hoisted(t, copyLoop)
+			if len(f.Pre) != 2 || f.Pre[1].Index == 0 {
+				t.Fatalf("no derived base hoisted:\n%v", f)
+			}
+			brk(f)
+			if err := Verify(f); err == nil {
+				t.Errorf("Verify accepted\n%v", f)
+			}
+		})
 	}
 	for name, brk := range breaks {
 		t.Run(name, func(t *testing.T) {

@@ -127,6 +127,28 @@ type values struct {
 	id    [32]int
 	delta [32]int64
 	next  int
+	// sums are the values computed as the sum of two registers that
+	// held head values, by value id: such a value is A+B+D at the head
+	// of the iteration (CheckHoist's derived bases, the shape of
+	// "dst[i] = src[i]" compiled to one index and two bases).
+	sums map[int]sumOf
+}
+
+// sumOf is a value that is the sum of head values A and B (registers,
+// A < B, neither x0) plus D.
+type sumOf struct {
+	A, B uint8
+	D    int64
+}
+
+// sum returns the head values register r's value is the sum of, plus a
+// distance, if it is one (see values.sums).
+func (v *values) sum(r uint8) (sumOf, bool) {
+	s, ok := v.sums[v.id[r]]
+	if ok {
+		s.D += v.delta[r]
+	}
+	return s, ok
 }
 
 func newValues() *values {
@@ -163,7 +185,21 @@ func (v *values) write(in *Inst) {
 			return
 		}
 	}
+	var sum sumOf
+	if in.Op == interp.OpADD && !in.A.IsConst && !in.B.IsConst && in.A.Reg != 0 && in.B.Reg != 0 {
+		ia, ib := v.id[in.A.Reg], v.id[in.B.Reg]
+		sum = sumOf{uint8(min(ia, ib)), uint8(max(ia, ib)), v.delta[in.A.Reg] + v.delta[in.B.Reg]}
+		if ia >= 32 || ib >= 32 || ia == ib || ia == 0 || ib == 0 {
+			sum = sumOf{}
+		}
+	}
 	v.id[d], v.delta[d] = v.next, 0
+	if sum != (sumOf{}) {
+		if v.sums == nil {
+			v.sums = map[int]sumOf{}
+		}
+		v.sums[v.next] = sum
+	}
 	v.next++
 }
 

@@ -157,6 +157,10 @@ type Inst struct {
 	// Mapped marks one whose recorded address was in the mappings'
 	// interval (Env.InMapped): its check tries that interval first.
 	Mapped bool
+	// Index, on an OpLoopCheck, is a second base register (0: none): the
+	// accesses checked are off the sum of A's and Index's values at the
+	// head (CheckHoist's derived bases), which steps by B.
+	Index uint8
 	// Cover, on a load or store with an exit, widens its bounds check to
 	// a range of addresses off the same base (see CheckWiden); the zero
 	// Cover is the ordinary check of the access's own address.
@@ -291,7 +295,11 @@ func (in Inst) String() string {
 		if in.Cover.Store {
 			kind = "store"
 		}
-		fmt.Fprintf(&b, "loopcheck %s %d..%d(%v) stepping %d else exit %d", kind, in.Cover.Lo, in.Cover.Hi, in.A, int64(in.B.Const), in.Exit)
+		base := in.A.String()
+		if in.Index != 0 {
+			base += "+" + R(in.Index).String()
+		}
+		fmt.Fprintf(&b, "loopcheck %s %d..%d(%s) stepping %d else exit %d", kind, in.Cover.Lo, in.Cover.Hi, base, int64(in.B.Const), in.Exit)
 		return b.String()
 	case op == OpBoxCheck:
 		b.WriteString("boxcheck")

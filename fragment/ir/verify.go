@@ -128,9 +128,15 @@ func verifyOperands(f *Func) error {
 		if in.Op != OpLoopCheck || in.A.IsConst || in.A.Reg == 0 || in.A.Reg > 31 || !in.B.IsConst {
 			return badInst(-1-i, in, "not a loop check of a register")
 		}
+		if in.Index != 0 && (in.Index <= in.A.Reg || in.Index > 31) {
+			return badInst(-1-i, in, "a loop check's second register must follow its first")
+		}
 	}
 	for i := range f.Insts {
 		in := &f.Insts[i]
+		if in.Index != 0 {
+			return badInst(i, in, "only a loop check has a second base register")
+		}
 		for _, v := range []Val{in.A, in.B} {
 			if !v.IsConst && v.Reg > 31 {
 				return badInst(i, in, "operand names register %d", v.Reg)
@@ -309,7 +315,11 @@ func verifyBounds(f *Func) error {
 		if !fitsInterval(c.Lo, c.Hi, c.Store, env) {
 			return badInst(-1-i, in, "range %d..%d does not fit an interval", c.Lo, c.Hi)
 		}
-		checks[int(in.A.Reg)] = append(checks[int(in.A.Reg)], covered{c.Lo, c.Hi, c.Store})
+		k := int(in.A.Reg)
+		if in.Index != 0 {
+			k = sumKey(in.A.Reg, in.Index)
+		}
+		checks[k] = append(checks[k], covered{c.Lo, c.Hi, c.Store})
 	}
 	for i := range f.Insts {
 		in := &f.Insts[i]
@@ -328,9 +338,21 @@ func verifyBounds(f *Func) error {
 		}
 		rg.write(in, vals)
 		vals.write(in)
+		if s, ok := vals.sum(in.Dst); ok && in.Dst != 0 {
+			// A sum of two head values: what a loop check of that sum
+			// proved, as offsets from the new value (A+B+D).
+			id, _ := vals.of(in.Dst)
+			for _, c := range checks[sumKey(s.A, s.B)] {
+				checks[id] = append(checks[id], covered{c.lo - s.D, c.hi - s.D, c.store})
+			}
+		}
 	}
 	return nil
 }
+
+// sumKey is verifyBounds' key for the checks of the sum of head values a
+// and b (an OpLoopCheck with an Index): negative, apart from value ids.
+func sumKey(a, b uint8) int { return -1 - int(a)*32 - int(b) }
 
 // verifyAccess checks load or store i: without an exit, that an earlier
 // check or its constant address proves it in bounds; with one, that a
@@ -409,7 +431,15 @@ func verifyLoop(f *Func) error {
 			}
 			continue
 		}
-		if id, delta := vals.of(in.A.Reg); id != int(in.A.Reg) || delta != int64(in.B.Const) {
+		id, delta := vals.of(in.A.Reg)
+		if in.Index != 0 {
+			id2, delta2 := vals.of(in.Index)
+			if id2 != int(in.Index) {
+				id = -1
+			}
+			delta += delta2
+		}
+		if id != int(in.A.Reg) || delta != int64(in.B.Const) {
 			return fmt.Errorf("loop check %v: %v does not step by %d per iteration", in, in.A, int64(in.B.Const))
 		}
 	}
