@@ -3,6 +3,7 @@ package fragment_test
 import (
 	"bytes"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"testing"
 
@@ -24,20 +25,30 @@ const (
 	loopEnd  = 7
 	loopDiff = 29 // never changes: loopPtr2-loopPtr on entry
 	loopSum  = 30 // loopPtr+loopDiff, a derived base (ir.Inst.Index)
+	loopCnt  = 31 // with a 32-bit counter: counts by addiw 1 up to loopEnd (C's int i)
 )
 
 // randomLoop returns a loop of gcc's pointer-loop shape: a few random
 // loads and stores off the three base registers (at small offsets, some
 // before and some after the pointers step), then "bne ptr, end, loop",
-// then an exit ecall. Sometimes a data-dependent exit is added.
-func randomLoop(rng *rand.Rand, step1, step2 int64) []uint32 {
+// then an exit ecall. Sometimes a data-dependent exit is added. With
+// w32 the loop counts instead: "addiw cnt, cnt, 1; bne cnt, end", the
+// pointers stepping beside (a trip of 32-bit arithmetic, ir.Trip.W).
+func randomLoop(rng *rand.Rand, step1, step2 int64, w32 bool) []uint32 {
 	type I = interp.Inst
 	loads := []interp.Op{interp.OpLB, interp.OpLH, interp.OpLW, interp.OpLD, interp.OpLBU, interp.OpLHU, interp.OpLWU}
 	stores := []interp.Op{interp.OpSB, interp.OpSH, interp.OpSW, interp.OpSD}
 	bases := []uint8{loopPtr, loopPtr2, loopInv}
 	var prog []I
+	first := w32 // a counting loop's first access is off loopPtr, which runs off its interval when the count is wrong
 	access := func() {
 		base := bases[rng.IntN(3)]
+		if first {
+			off := int64(rng.IntN(33) - 16)
+			prog = append(prog, I{Op: stores[rng.IntN(4)], Rs1: loopPtr, Rs2: uint8(10 + rng.IntN(6)), Imm: off})
+			first = false
+			return
+		}
 		if rng.IntN(4) == 0 { // off the sum of an induction register and an invariant one, as glibc's byte copy
 			a, b := uint8(loopPtr), uint8(loopDiff)
 			if rng.IntN(2) == 0 {
@@ -66,7 +77,12 @@ func randomLoop(rng *rand.Rand, step1, step2 int64) []uint32 {
 	for n := rng.IntN(3); n > 0; n-- {
 		access()
 	}
-	prog = append(prog, I{Op: interp.OpBNE, Rs1: loopPtr, Rs2: loopEnd, Imm: -4 * int64(len(prog))})
+	if w32 {
+		prog = append(prog, I{Op: interp.OpADDIW, Rd: loopCnt, Rs1: loopCnt, Imm: 1})
+		prog = append(prog, I{Op: interp.OpBNE, Rs1: loopCnt, Rs2: loopEnd, Imm: -4 * int64(len(prog))})
+	} else {
+		prog = append(prog, I{Op: interp.OpBNE, Rs1: loopPtr, Rs2: loopEnd, Imm: -4 * int64(len(prog))})
+	}
 	for i := range prog {
 		if prog[i].Op == interp.OpBEQ {
 			prog[i].Imm = 4 * int64(len(prog)-i) // to the exit
@@ -105,8 +121,10 @@ func TestLoopMatchesInterpreter(t *testing.T) {
 func checkRandomLoop(t *testing.T, cache *codecache.Cache, rng *rand.Rand, opts fragment.Options, what string) exit.Kind {
 	steps := []int64{1, 2, 4, 8, -4, -8, 3}
 	step1, step2 := steps[rng.IntN(len(steps))], []int64{0, 4, -8, 8}[rng.IntN(4)]
-	words := randomLoop(rng, step1, step2)
+	w32 := rng.IntN(3) == 0
+	words := randomLoop(rng, step1, step2, w32)
 	img := rvtest.MakeELF(words, randomData(rng), dataSize)
+	cnt0 := []int32{0, -40, 100000}[rng.IntN(3)] // a 32-bit counter's start
 	set := func(x *[32]uint64, ptr, ptr2, inv uint64, iters int64, skew uint64) {
 		for r := 10; r < 16; r++ {
 			x[r] = rng.Uint64() >> (rng.IntN(4) * 16)
@@ -114,6 +132,10 @@ func checkRandomLoop(t *testing.T, cache *codecache.Cache, rng *rand.Rand, opts 
 		x[loopPtr], x[loopPtr2], x[loopInv] = ptr, ptr2, inv
 		x[loopDiff] = ptr2 - ptr
 		x[loopEnd] = ptr + uint64(iters*step1) + skew
+		if w32 {
+			x[loopCnt] = uint64(int64(cnt0))
+			x[loopEnd] = uint64(int64(cnt0+int32(iters))) + skew
+		}
 	}
 	mid := uint64(rvtest.MakeELFData + dataSize/2)
 
@@ -145,7 +167,11 @@ func checkRandomLoop(t *testing.T, cache *codecache.Cache, rng *rand.Rand, opts 
 	native.UseCPU(&st.CPU)
 	const top = 16 << 20
 	inBounds := false
-	switch rng.IntN(9) {
+	k := rng.IntN(10)
+	if w32 && rng.IntN(3) == 0 {
+		k = 9 // the counter's own hazards more often
+	}
+	switch k {
 	case 0, 1: // in bounds, finishing
 		set(&st.CPU.X, mid, mid+256, mid-256, int64(1+rng.IntN(100)), 0)
 		inBounds = true
@@ -164,6 +190,35 @@ func checkRandomLoop(t *testing.T, cache *codecache.Cache, rng *rand.Rand, opts 
 		set(&st.CPU.X, mid, mid, mid, 60, 0)
 		wild := []uint64{guardGap - uint64(8*rng.IntN(40)), top - uint64(8*rng.IntN(40)), 8, 1 << 40}[rng.IntN(4)]
 		st.CPU.X[loopDiff] = wild - mid
+	case 9: // a 32-bit counter that wraps past 2^31 on the way, or not sign-extended on entry
+		iters := int64(1 + rng.IntN(60))
+		set(&st.CPU.X, mid, mid+256, mid-256, iters, 0)
+		if !w32 {
+			break
+		}
+		x := &st.CPU.X
+		switch rng.IntN(4) {
+		case 0: // wraps to negative and meets its end
+			x[loopCnt] = uint64(int64(math.MaxInt32 - int32(rng.IntN(50))))
+		case 1: // not sign-extended on entry (the first addiw makes it so)
+			x[loopCnt] |= 1 << 40
+		default:
+			// An end or a start outside 32 bits whose 64-bit distance
+			// looks like a short loop, although the 32-bit counter never
+			// meets the end: a pointer near the end of its interval
+			// walks off it after the iterations the distance promises.
+			start := int64(math.MaxInt32 - 20)
+			if rng.IntN(2) == 0 {
+				start = math.MinInt32 - 20 // not sign-extended: harmless, the distance is the same in 32 bits
+			}
+			x[loopCnt], x[loopEnd] = uint64(start), uint64(start+iters)
+			if step1 > 0 {
+				x[loopPtr] = guardGap - uint64((iters+2)*step1) - 16
+			} else {
+				x[loopPtr] = rvtest.MakeELFData + uint64((iters+2)*-step1) + 16
+			}
+			x[loopDiff] = x[loopPtr2] - x[loopPtr]
+		}
 	default: // a wild invariant base
 		set(&st.CPU.X, mid, mid, []uint64{0, guardGap, top - 4, 1 << 40}[rng.IntN(4)], 10, 0)
 	}

@@ -500,6 +500,8 @@ func (c *compiler) pageLoop(need uint8, fail *label) {
 // Step, a power of two, and the loop leaves at latest when Reg+Delta ==
 // End), DX gets the last iteration K:
 //
+//	[MOVQ End, CX ; MOVLQSX CX, DX ; CMPQ CX, DX ; JNE exit] ; a 32-bit trip (ir.Trip.W):
+//	                                                 ; End a sign-extended 32-bit value
 //	MOVQ End, DX ; SUBQ Reg, DX ; SUBQ $Delta, DX   ; (Reg+Delta-End for Step < 0)
 //	TESTQ $|Step|-1, DX ; JNE exit                  ; not a whole number of steps
 //	SHRQ $log2|Step|, DX
@@ -533,6 +535,15 @@ func (c *compiler) lowerLoopChecks() {
 	}
 	if t := f.Trip; t.Step != 0 {
 		fail := stubs[0].stub
+		if t.W && !t.End.IsConst {
+			// A trip of 32-bit arithmetic (ir.Trip.W) holds for an end
+			// that is a sign-extended 32-bit value (a constant end is
+			// one, ir.CheckHoist).
+			c.load(t.End, rCX)
+			a.op(xMOVLQSX, reg(rCX), reg(rDX))
+			a.op(xCMPQ, reg(rCX), reg(rDX))
+			a.jcc(condNE, fail)
+		}
 		sub := func(v ir.Val) {
 			if v.IsConst && !ir.FitsInt32(int64(v.Const)) {
 				c.load(v, rCX)

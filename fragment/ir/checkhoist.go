@@ -83,8 +83,8 @@ func CheckHoist(f *Func) {
 		n             int
 	}
 	uses := map[headBase]*use{}
-	vals := newValues()
-	trips := []Trip{}
+	vals, wvals := newValues(), newValuesW32()
+	trips, wtrips := []Trip{}, []Trip{}
 	exits := 0 // guards and jalrs: the ways the loop can leave but a fault
 	for i := range f.Insts {
 		in := &f.Insts[i]
@@ -113,8 +113,13 @@ func CheckHoist(f *Func) {
 			if t, ok := tripOf(in, vals); ok {
 				trips = append(trips, t)
 			}
+			if t, ok := tripOf(in, wvals); ok && wTripEnd(t.End) {
+				t.W = true
+				wtrips = append(wtrips, t)
+			}
 		}
 		vals.write(in)
+		wvals.write(in)
 	}
 	// step returns s's step per iteration, or false if its value at the
 	// next head is not its value at this head plus a constant.
@@ -123,10 +128,14 @@ func CheckHoist(f *Func) {
 		return delta, id == int(s)
 	}
 	if exits != 1 {
-		trips = nil // see below
+		trips, wtrips = nil, nil // see below
 	}
-	for _, t := range trips {
+	for _, t := range append(trips, wtrips...) {
 		c, ok := step(t.Reg)
+		if t.W {
+			id, delta := wvals.of(t.Reg)
+			c, ok = delta, id == int(t.Reg)
+		}
 		if !ok || !pow2(c) || c <= -MaxHoistStep || c >= MaxHoistStep {
 			continue
 		}
@@ -235,6 +244,13 @@ func headBaseOf(vals *values, r uint8) (headBase, int64, bool) {
 		return headBase{s.A, s.B}, s.D, true
 	}
 	return headBase{}, 0, false
+}
+
+// wTripEnd reports whether end may bound a Trip of 32-bit arithmetic: a
+// register (the entry checks that it is sign-extended) or a constant
+// that is a sign-extended 32-bit value.
+func wTripEnd(end Val) bool {
+	return !end.IsConst || int64(end.Const) == int64(int32(end.Const))
 }
 
 // tripOf returns the Trip a guard "exit if beq X, End" gives, if X is a

@@ -136,6 +136,39 @@ func TestCheckHoist(t *testing.T) {
 			a5 = add a5, 8
 			a2 = add a2, 4
 			exit if beq a5, a1`},
+		{"a 32-bit counter bounds the loop (C's int i)", `
+			a2 = ld 0(a4)
+			a4 = add a4, 8
+			a3 = addw a5, 1
+			a5 = mov a3
+			exit if beq a3, a6`, `
+			trip: a5 steps by 1, exit when a5+1 == a6 (32-bit)
+			loopcheck load 0..0(a4) stepping 8 else exit 0
+			a2 = ld 0(a4) nocheck
+			a4 = add a4, 8
+			a3 = addw a5, 1
+			a5 = mov a3
+			exit if beq a3, a6`},
+		{"a 32-bit counter against a constant outside 32 bits gives no trip", `
+			a2 = ld 0(a4)
+			a4 = add a4, 8
+			a5 = addw a5, 1
+			exit if beq a5, 4294967296`, `
+			a2 = ld 0(a4)
+			a4 = add a4, 8
+			a5 = addw a5, 1
+			exit if beq a5, 0x100000000`},
+		{"a counter compared in 32 bits but stepped in 64 gives no trip", `
+			a2 = ld 0(a4)
+			a4 = add a4, 8
+			a3 = addw a5, 1
+			a5 = add a5, 1
+			exit if beq a3, a6`, `
+			a2 = ld 0(a4)
+			a4 = add a4, 8
+			a3 = addw a5, 1
+			a5 = add a5, 1
+			exit if beq a3, a6`},
 		{"a downward walk", `
 			a0 = ld -8(a5)
 			a5 = add a5, -8
@@ -205,6 +238,30 @@ func TestVerifyLoopChecks(t *testing.T) {
 		"a derived base without its induction register": func(f *Func) { f.Pre[1].Index = 20 },
 		"a second register on a body instruction":       func(f *Func) { f.Insts[0].Index = 3 },
 	}
+	const countLoop = "a2 = ld 0(a4)\na4 = add a4, 8\na5 = addw a5, 1\nexit if beq a5, a6"
+	counted := map[string]func(f *Func){
+		"a 32-bit trip taken for a 64-bit one": func(f *Func) { f.Trip.W = false },
+		"a 32-bit trip's end outside 32 bits":  func(f *Func) { f.Trip.End = C(1 << 32) },
+	}
+	for name, brk := range counted {
+		t.Run(name, func(t *testing.T) {
+			f := hoisted(t, countLoop)
+			if !f.Trip.W {
+				t.Fatalf("no 32-bit trip:\n%v", f)
+			}
+			brk(f)
+			if err := Verify(f); err == nil {
+				t.Errorf("Verify accepted\n%v", f)
+			}
+		})
+	}
+	t.Run("a 64-bit trip taken for a 32-bit one", func(t *testing.T) {
+		f := hoisted(t, loop)
+		f.Trip.W = true
+		if err := Verify(f); err == nil {
+			t.Errorf("Verify accepted\n%v", f)
+		}
+	})
 	for name, brk := range derived {
 		t.Run(name, func(t *testing.T) {
 			f := hoisted(t, copyLoop)

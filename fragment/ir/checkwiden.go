@@ -132,6 +132,19 @@ type values struct {
 	// of the iteration (CheckHoist's derived bases, the shape of
 	// "dst[i] = src[i]" compiled to one index and two bases).
 	sums map[int]sumOf
+	// w32 follows 32-bit additions (addw of a constant) instead of
+	// 64-bit ones, for a Trip of 32-bit arithmetic (Trip.W): a register
+	// is then sext32(its value id + delta), or the value itself through
+	// moves alone.
+	w32 bool
+}
+
+// newValuesW32 returns a values that follows 32-bit additions of
+// constants (see values.w32).
+func newValuesW32() *values {
+	v := newValues()
+	v.w32 = true
+	return v
 }
 
 // sumOf is a value that is the sum of head values A and B (registers,
@@ -174,6 +187,10 @@ func (v *values) write(in *Inst) {
 	switch {
 	case in.Op == OpMov && !in.A.IsConst:
 		src = in.A
+	case v.w32:
+		if in.Op == interp.OpADDW && !in.A.IsConst && in.B.IsConst {
+			src, c = in.A, int64(int32(in.B.Const))
+		}
 	case in.Op == interp.OpADD && !in.A.IsConst && in.B.IsConst:
 		src, c = in.A, int64(in.B.Const)
 	case in.Op == interp.OpADD && in.A.IsConst && !in.B.IsConst:
@@ -186,7 +203,7 @@ func (v *values) write(in *Inst) {
 		}
 	}
 	var sum sumOf
-	if in.Op == interp.OpADD && !in.A.IsConst && !in.B.IsConst && in.A.Reg != 0 && in.B.Reg != 0 {
+	if !v.w32 && in.Op == interp.OpADD && !in.A.IsConst && !in.B.IsConst && in.A.Reg != 0 && in.B.Reg != 0 {
 		ia, ib := v.id[in.A.Reg], v.id[in.B.Reg]
 		sum = sumOf{uint8(min(ia, ib)), uint8(max(ia, ib)), v.delta[in.A.Reg] + v.delta[in.B.Reg]}
 		if ia >= 32 || ib >= 32 || ia == ib || ia == 0 || ib == 0 {

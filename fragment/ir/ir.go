@@ -374,11 +374,24 @@ type Func struct {
 // X = Reg+Delta+k*Step, so no iteration after the first k with
 // Reg+Delta+k*Step == End runs, and if End-Reg-Delta is not a multiple of
 // Step there is no bound.
+//
+// W marks a trip of 32-bit arithmetic, C's int counter ("addiw a3, a5,
+// 1; ... bne a3, a6"): X and Reg's next value come from Reg's value by
+// 32-bit additions of constants (addw, sign-extending) and moves only,
+// so iteration k reaches the guard with X a sign-extended 32-bit value
+// congruent to Reg+Delta+k*Step modulo 2^32 (X is Reg itself, not
+// extended, only at k = 0 when the chain is moves alone). The entry
+// checks that End is a sign-extended 32-bit value; then a K in
+// [0, 2^31) from the 64-bit formula above makes X == End at iteration
+// K at the latest (at 0 exactly when Reg+Delta == End), so the bound
+// holds: the loop may leave earlier, never later. Reg itself needs no
+// check: a start outside 32 bits is as far from End modulo 2^32.
 type Trip struct {
 	Reg   uint8
 	Delta int64
 	Step  int64
 	End   Val
+	W     bool
 }
 
 // Env returns the guest memory limits f was lowered for, normalized
@@ -388,7 +401,11 @@ func (f *Func) Env() Env { return f.env }
 func (f *Func) String() string {
 	var b strings.Builder
 	if f.Trip.Step != 0 {
-		fmt.Fprintf(&b, "  trip: %v steps by %d, exit when %v%+d == %v\n", interp.RegName(f.Trip.Reg), f.Trip.Step, interp.RegName(f.Trip.Reg), f.Trip.Delta, f.Trip.End)
+		w := ""
+		if f.Trip.W {
+			w = " (32-bit)"
+		}
+		fmt.Fprintf(&b, "  trip: %v steps by %d, exit when %v%+d == %v%s\n", interp.RegName(f.Trip.Reg), f.Trip.Step, interp.RegName(f.Trip.Reg), f.Trip.Delta, f.Trip.End, w)
 	}
 	for _, in := range f.Pre {
 		fmt.Fprintf(&b, "  %8s      %v\n", "entry", in)

@@ -409,14 +409,21 @@ func verifyLoop(f *Func) error {
 	if len(f.Pre) == 0 && f.Trip.Step == 0 {
 		return nil
 	}
-	vals := newValues()
+	vals, tvals := newValues(), newValues() // tvals follows the trip's arithmetic
+	if f.Trip.W {
+		tvals = newValuesW32()
+		if !wTripEnd(f.Trip.End) {
+			return fmt.Errorf("trip %+v: a 32-bit trip's end is a constant outside 32 bits", f.Trip)
+		}
+	}
 	tripFound := false
 	for i := range f.Insts {
 		in := &f.Insts[i]
-		if t, ok := tripOf(in, vals); ok && in.Op == interp.OpBEQ && f.Trip.Step != 0 && t.Reg == f.Trip.Reg && t.Delta == f.Trip.Delta && t.End == f.Trip.End {
+		if t, ok := tripOf(in, tvals); ok && in.Op == interp.OpBEQ && f.Trip.Step != 0 && t.Reg == f.Trip.Reg && t.Delta == f.Trip.Delta && t.End == f.Trip.End {
 			tripFound = true
 		}
 		vals.write(in)
+		tvals.write(in)
 	}
 	for _, in := range f.Pre {
 		switch in.Op {
@@ -444,10 +451,10 @@ func verifyLoop(f *Func) error {
 		}
 	}
 	if t := f.Trip; t.Step != 0 {
-		id, delta := vals.of(t.Reg)
+		id, delta := tvals.of(t.Reg)
 		end := t.End.IsConst
 		if !end {
-			eid, ed := vals.of(t.End.Reg)
+			eid, ed := tvals.of(t.End.Reg)
 			end = eid == int(t.End.Reg) && ed == 0
 		}
 		if !tripFound || id != int(t.Reg) || delta != t.Step || !pow2(t.Step) || !end {
