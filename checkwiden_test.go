@@ -238,3 +238,59 @@ func TestHoistedLoopWalksOffMemory(t *testing.T) {
 		})
 	}
 }
+
+// searchReentered is a guest whose inner loop is a search ("for (p =
+// s; p != s+n; p++) if (*p) break;") entered 400 times: n (1.5 GiB) reaches far
+// past the data segment, but a nonzero byte ten bytes in ends every run
+// of it. With the early-exit trip (ir.CheckHoistEarlyExits) the loop's
+// entry check covers all n bytes and fails on every entry although no
+// access leaves memory. Its exit status is the sum of the bytes found.
+func searchReentered() []byte {
+	const (
+		zero, s1, a0, a2, a4, a5, a6 = 0, 9, 10, 12, 14, 15, 16
+	)
+	prog := cat(li(s1, 400), li(a2, 0))
+	outer := len(prog)
+	prog = append(prog, cat(li(a5, rvtest.MakeELFData), li(a6, rvtest.MakeELFData+3<<29))...)
+	inner := len(prog)
+	prog = append(prog,
+		I{Op: interp.OpLBU, Rd: a4, Rs1: a5},
+		I{Op: interp.OpBNE, Rs1: a4, Rs2: zero, Imm: 12}, // found: leave early
+		I{Op: interp.OpADDI, Rd: a5, Rs1: a5, Imm: 1},
+	)
+	prog = append(prog, I{Op: interp.OpBNE, Rs1: a5, Rs2: a6, Imm: int64(4 * (inner - len(prog)))})
+	prog = append(prog, I{Op: interp.OpADD, Rd: a2, Rs1: a2, Rs2: a4}) // found:
+	prog = append(prog, I{Op: interp.OpADDI, Rd: s1, Rs1: s1, Imm: -1})
+	prog = append(prog, I{Op: interp.OpBNE, Rs1: s1, Rs2: zero, Imm: int64(4 * (outer - len(prog)))})
+	prog = append(prog, I{Op: interp.OpANDI, Rd: a0, Rs1: a2, Imm: 0x7f})
+	prog = append(prog, exitWith()...)
+	data := make([]byte, 4096)
+	data[10] = 3
+	return rvtest.MakeELF(words(prog...), data, 4096)
+}
+
+// TestEarlyExitTripFails: where the loop checks of a loop with early
+// exits keep failing (its trip bound reaches out of memory, its other
+// exit ends it long before), the head is compiled again without them
+// after a bounded number of failures, and every configuration agrees
+// with the interpreter.
+func TestEarlyExitTripFails(t *testing.T) {
+	img := searchReentered()
+	ref := agreeEverywhere(t, img, rvdyn.Options{}, widenConfigs())
+	if ref.err != nil {
+		t.Fatalf("interp: %v", ref.err)
+	}
+	if ref.code != 400*3&0x7f {
+		t.Fatalf("interp: exit status %d, want %d", ref.code, 400*3&0x7f)
+	}
+	got := run(t, img, rvdyn.Options{Mode: rvdyn.ModeDynamo})
+	if d := sameOutcome(ref, got); d != "" {
+		t.Fatal(d)
+	}
+	s := got.stats
+	t.Logf("entry tests failed %d, fragments removed %d", s.EntryTestFails, s.EntryTestRemoved)
+	if s.EntryTestFails == 0 || s.EntryTestRemoved == 0 || s.EntryTestFails > 2*16 {
+		t.Errorf("entry tests failed %d, fragments removed for them %d: want some, each removal after 16", s.EntryTestFails, s.EntryTestRemoved)
+	}
+	checkQemu(t, img, ref)
+}

@@ -106,6 +106,12 @@ type Options struct {
 	// keeps its own check instead of one check per base value covering
 	// every index.
 	NoCheckRange bool
+	// NoCheckHoistExits hoists the checks of stepping bases only out of
+	// self-loops whose trip guard is their one way out (ir.CheckHoist),
+	// not out of those with other guards too (ir.CheckHoistEarlyExits).
+	// A dispatcher also sets it for a head whose loop checks kept failing
+	// (see exit.Record.EntryTest).
+	NoCheckHoistExits bool
 	// NoCheckHoist turns off bounds-check hoisting (ir/checkhoist.go):
 	// a self-loop checks its induction and invariant bases in every
 	// iteration instead of once on entry.
@@ -173,6 +179,7 @@ var passes = []pass{
 	{"loadelim", ir.LoadElim, func(o *Options) *bool { return &o.NoLoadElim }, "redundant loads stay and stores are not forwarded to the loads after them"},
 	{"copyprop", ir.CopyProp, func(o *Options) *bool { return &o.NoCopyProp }, "no copy propagation"},
 	{"checkrange", ir.CheckRange, func(o *Options) *bool { return &o.NoCheckRange }, "each table lookup (a base plus a bounded index) keeps its own bounds check instead of one per base value covering every index"},
+	{"checkhoist-exits", ir.CheckHoistEarlyExits, func(o *Options) *bool { return &o.NoCheckHoistExits }, "a self-loop that can leave through other guards than its trip count's checks its stepping bases in every iteration (only a loop with one way out checks them once on entry)"},
 	{"checkhoist", ir.CheckHoist, func(o *Options) *bool { return &o.NoCheckHoist }, "a self-loop checks its induction and invariant bases in every iteration instead of once on entry"},
 	{"checkwiden", ir.CheckWiden, func(o *Options) *bool { return &o.NoCheckWiden }, "each load and store keeps its own bounds check instead of one per base register value covering all its offsets"},
 	{"boxcheck", ir.BoxCheck, func(o *Options) *bool { return &o.NoBoxCheck }, "a self-loop tests the NaN box of a single it reads before writing it (a loop invariant, an accumulator) in every iteration instead of once on entry"},
@@ -252,7 +259,7 @@ func optimize(f *ir.Func, opts Options) error {
 		}
 	}
 	for _, p := range passes {
-		if *p.off(&opts) {
+		if *p.off(&opts) || p.name == "checkhoist-exits" && opts.NoCheckHoist {
 			continue
 		}
 		p.run(f)

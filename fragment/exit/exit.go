@@ -90,10 +90,12 @@ type Record struct {
 	// From retired with a value other than the one the fragment was
 	// specialized on.
 	Spec bool
-	// EntryTest marks the exit of a test on entry that found a
-	// register the fragment leaves stale at its loop head holding no
-	// sign extension (amd64's sextCheck): the interpreter runs on from
-	// the head, and the dispatcher compiles the head again without
-	// that mechanism if the test keeps failing.
+	// EntryTest marks the exit of a test on entry that may fail where
+	// nothing is wrong ahead: one that found a register the fragment
+	// leaves stale at its loop head holding no sign extension (amd64's
+	// sextCheck), or a loop check bounded by the trip of a loop that may
+	// leave earlier through another guard (ir.CheckHoistEarlyExits).
+	// The interpreter runs on from the head, and the dispatcher compiles
+	// the head again without those mechanisms if its tests keep failing.
 	EntryTest bool
 }

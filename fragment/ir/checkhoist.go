@@ -50,7 +50,8 @@ const maxHoistOff = 1 << 29
 // budget runs out or an access faults, and a failed entry check means a
 // fault ahead, not a loop that would have left early through another
 // exit but now runs in the interpreter, as "for (p = s; p != s+n; p++)
-// if (*p == c) break;" with a large n would.
+// if (*p == c) break;" with a large n would. CheckHoistEarlyExits lifts
+// that restriction, with a remedy for such loops.
 //
 // A derived base, the sum of two head values (a value computed by "add
 // d, s, t" with s and t as they were at the head plus constants), is
@@ -69,7 +70,22 @@ const maxHoistOff = 1 << 29
 // Only bases whose accesses all hit the same interval while recording
 // are hoisted, so that one interval is checked, and only steps that are
 // powers of two (either sign), so that the emitted code shifts.
-func CheckHoist(f *Func) {
+func CheckHoist(f *Func) { checkHoist(f, false) }
+
+// CheckHoistEarlyExits is CheckHoist that also uses a trip bound in a
+// loop with other guards (or a jalr) than its trip's exit: a search
+// ("while (i != n && a[i] != x) i++"), a loop with a break, a state
+// machine's loop. The bound still holds, since such an exit only ends
+// the loop earlier (never later), but the check of all K+1 iterations
+// can fail for a loop that would have left long before an access went
+// out of bounds; the interpreter then runs that entry's iterations.
+// Such a fragment's loop checks leave through exits marked
+// exit.Record.EntryTest, so that a dispatcher can compile a head whose
+// checks keep failing again without this (fragment.Options
+// NoCheckHoistExits).
+func CheckHoistEarlyExits(f *Func) { checkHoist(f, true) }
+
+func checkHoist(f *Func, early bool) {
 	if !f.Loops || len(f.Pre) > 0 {
 		return
 	}
@@ -127,8 +143,8 @@ func CheckHoist(f *Func) {
 		id, delta := vals.of(s)
 		return delta, id == int(s)
 	}
-	if exits != 1 {
-		trips, wtrips = nil, nil // see below
+	if exits != 1 && !early {
+		trips, wtrips = nil, nil // see CheckHoist
 	}
 	for _, t := range append(trips, wtrips...) {
 		c, ok := step(t.Reg)
@@ -209,13 +225,20 @@ func CheckHoist(f *Func) {
 		}
 	}
 	f.Insts = out
-	if f.Trip.Step != 0 {
-		for _, in := range f.Pre {
-			if in.B.Const != 0 {
-				return
+	stepping := false
+	for _, in := range f.Pre {
+		stepping = stepping || in.B.Const != 0
+	}
+	if !stepping {
+		f.Trip = Trip{} // no hoisted check needs the bound
+	}
+	if f.Trip.Step != 0 && exits != 1 {
+		// The bound of a loop that may leave earlier (CheckHoistEarlyExits).
+		for i := range f.Pre {
+			if f.Pre[i].Op == OpLoopCheck {
+				f.Exits[f.Pre[i].Exit].EntryTest = true
 			}
 		}
-		f.Trip = Trip{} // no hoisted check needs the bound
 	}
 }
 

@@ -323,3 +323,40 @@ func TestCheckHoistFloat(t *testing.T) {
 		t.Errorf("want two entry checks and the fld and fsd without theirs:\n%v", g)
 	}
 }
+
+// TestCheckHoistEarlyExits: a loop with another guard than its trip's
+// gets its stepping base's checks hoisted by CheckHoistEarlyExits, not
+// by CheckHoist, and their exits are entry tests (which a dispatcher may
+// give up on); a loop with one way out gets no entry tests.
+func TestCheckHoistEarlyExits(t *testing.T) {
+	const search = "a0 = ld 0(a5)\nexit if beq a0, a2\na5 = add a5, 8\nexit if beq a5, a1"
+	f := buildLoop(t, search)
+	CheckHoist(f)
+	if len(f.Pre) != 0 {
+		t.Errorf("CheckHoist used the trip of a loop with another way out:\n%v", f)
+	}
+	g := buildLoop(t, search)
+	CheckHoistEarlyExits(g)
+	if err := Verify(g); err != nil {
+		t.Fatalf("%v\n%v", err, g)
+	}
+	want := []string{
+		"trip: a5 steps by 8, exit when a5+8 == a1",
+		"loopcheck load 0..0(a5) stepping 8 else exit 0",
+		"a0 = ld 0(a5) nocheck",
+		"exit if beq a0, a2",
+		"a5 = add a5, 8",
+		"exit if beq a5, a1",
+	}
+	if got := strings.TrimSpace(loopText(g)); got != strings.Join(want, "\n") {
+		t.Errorf("got:\n%s\nwant:\n%s", got, strings.Join(want, "\n"))
+	}
+	if len(g.Pre) != 1 || !g.Exits[g.Pre[0].Exit].EntryTest {
+		t.Errorf("the loop check's exit is not an entry test:\n%v", g)
+	}
+	h := buildLoop(t, "a0 = ld 0(a5)\na5 = add a5, 8\nexit if beq a5, a1")
+	CheckHoistEarlyExits(h)
+	if len(h.Pre) != 1 || h.Exits[h.Pre[0].Exit].EntryTest {
+		t.Errorf("a loop with one way out: want one loop check, not an entry test:\n%v", h)
+	}
+}

@@ -353,27 +353,29 @@ func (vm *VM) caught(err error) bool {
 	return errors.As(err, &f) && vm.m.CatchFault(f)
 }
 
-// maxEntryFails is how many times the entry test of a fragment (the
-// registers it leaves stale at its loop head hold sign extensions,
-// exit.Record.EntryTest) may fail before its head is compiled again
-// without leaving them so: each failure runs an iteration in the
-// interpreter, which a loop entered often with other values in those
-// registers would pay on every entry.
+// maxEntryFails is how many times the entry tests of a fragment
+// (exit.Record.EntryTest: the registers it leaves stale at its loop head
+// hold sign extensions, the loop checks of a loop with early exits
+// hold) may fail before its head is compiled again without them: each
+// failure runs the loop in the interpreter, which a loop entered often
+// with other values in those registers, or one that leaves long before
+// the bound its checks cover, would pay on every entry.
 const maxEntryFails = 16
 
 // entryTestFailed counts a failed entry test of fragment f and, at
 // maxEntryFails for its head, removes f and compiles that head from now
-// on with fragment.Options.NoHeadSext (optimizeFor).
+// on with fragment.Options.NoHeadSext and NoCheckHoistExits (optimizeFor):
+// without the mechanisms whose tests may fail with nothing wrong ahead.
 func (vm *VM) entryTestFailed(f *codecache.Fragment) {
 	vm.ctr.entryFails++
 	if vm.entryFails == nil {
-		vm.entryFails, vm.noHeadSext = make(map[uint64]int), make(map[uint64]bool)
+		vm.entryFails, vm.plainHeads = make(map[uint64]int), make(map[uint64]bool)
 	}
 	if vm.entryFails[f.Head]++; vm.entryFails[f.Head] < maxEntryFails {
 		return
 	}
 	delete(vm.entryFails, f.Head)
-	vm.noHeadSext[f.Head] = true
+	vm.plainHeads[f.Head] = true
 	vm.ctr.entryRemoved++
 	vm.removeFragment(f)
 }
@@ -389,10 +391,14 @@ func (vm *VM) removeFragment(f *codecache.Fragment) {
 }
 
 // optimizeFor returns the fragment options a trace from head is compiled
-// with: Options.Optimize, without stale registers at a loop head that an
-// exit can see where the entry test of them kept failing.
+// with: Options.Optimize, where the entry tests of head kept failing
+// without stale registers at a loop head that an exit can see and
+// without loop checks bounded by the trip of a loop that may leave
+// earlier (exit.Record.EntryTest).
 func (vm *VM) optimizeFor(head uint64) fragment.Options {
 	opts := vm.opts.Optimize
-	opts.NoHeadSext = opts.NoHeadSext || vm.noHeadSext[head]
+	if vm.plainHeads[head] {
+		opts.NoHeadSext, opts.NoCheckHoistExits = true, true
+	}
 	return opts
 }

@@ -80,8 +80,8 @@ type Stats struct {
 	PhaseBackoffs     int                       // phase flushes found premature, each doubling the burst the next needs (codecache.Policy.Regret)
 	CapacityFlushes   uint64                    // ... because the cache was full
 	StaleRemoved      uint64                    // fragments removed because the code they were built from changed (rewritten and fence.i, unmapped, re-protected): per page, no flush
-	EntryTestFails    uint64                    // exits of failed entry tests: a register a fragment leaves stale at its loop head held no sign extension on entry
-	EntryTestRemoved  uint64                    // fragments removed because their entry test kept failing (their heads compiled again without it)
+	EntryTestFails    uint64                    // exits of failed entry tests (exit.Record.EntryTest): a register a fragment leaves stale at its loop head held no sign extension on entry, or a loop check bounded by the trip of a loop with early exits failed
+	EntryTestRemoved  uint64                    // fragments removed because their entry tests kept failing (their heads compiled again without those mechanisms)
 	CutFlushes        uint64                    // flushes after a munmap or mprotect cut a fast interval of guest memory short (codecache.Policy.Cut)
 	CutRetranslated   uint64                    // fragments those flushes compiled again from their traces (0 with codecache.PolicyOptions.CutRecord)
 	TableWalks        uint64                    // native accesses and loop checks that no fast interval held, so that the access table was walked (interp.Memory.TableWalks)

@@ -229,10 +229,10 @@ type VM struct {
 	sample fragment.Sampler        // the profiler's emitted sampling decisions, or nil
 	vals   *selection.ValueProfile // Options.Specialize's value profile, or nil
 	// entryFails counts, per head, the failed entry tests of its
-	// fragment (exit.Record.EntryTest); noHeadSext are the heads
+	// fragment (exit.Record.EntryTest); plainHeads are the heads
 	// compiled without what they test (entryTestFailed).
 	entryFails map[uint64]int
-	noHeadSext map[uint64]bool
+	plainHeads map[uint64]bool
 	// rpaNative is the query engine whose queries run natively, which
 	// draws sampling gaps ahead after each native run; nil if none.
 	rpaNative   *rpa.Engine
