@@ -30,6 +30,9 @@ func randomALULoop(rng *rand.Rand) []uint32 {
 			if op == interp.OpSLLIW || op == interp.OpSRLIW || op == interp.OpSRAIW {
 				imm = int64(rng.IntN(32))
 			}
+			if op == interp.OpADDIW && rng.IntN(2) == 0 {
+				imm = 0 // sext.w: a W result of its operand's low half, left stale too
+			}
 			prog = append(prog, I{Op: op, Rd: reg(), Rs1: reg(), Imm: imm})
 		} else {
 			prog = append(prog, I{Op: ops[rng.IntN(len(ops))], Rd: reg(), Rs1: reg(), Rs2: reg()})

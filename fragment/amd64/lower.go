@@ -156,6 +156,15 @@ func (c *compiler) lowerInst(i int, in ir.Inst) {
 			c.storeConst(ir.Extend(op, in.A.Const), in.Dst)
 			break
 		}
+		if op == ir.OpSext32 && c.sx.on && c.host(in.Dst) != 0 {
+			// sext.w (addiw rd, rs, 0) is a W result: its low half is
+			// the operand's, left stale like any W op's (finish32).
+			if c.hostOf(in.A) != c.host(in.Dst) {
+				a.op(xMOVL, c.opnd(in.A, 0), reg(c.host(in.Dst)))
+			}
+			c.sx.lazy = true
+			break
+		}
 		w := c.work(in, ir.Val{})
 		a.op(extends[op], c.opnd(in.A, 0), reg(w))
 		c.store(w, in.Dst)
