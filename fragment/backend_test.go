@@ -123,9 +123,9 @@ func TestIBLSlotsAgree(t *testing.T) {
 	// logical, the mask exact).
 	rng := rand.New(rand.NewPCG(1, 2))
 	used := map[uint64]bool{}
-	tags := []uint64{0, 4, 4 * (amd64.IBLSets - 1), 4 * amd64.IBLSets, 1 << 63, ^uint64(3)}
+	tags := []uint64{0, 2, 4, 4 * (amd64.IBLSets - 1), 4 * amd64.IBLSets, 1 << 63, ^uint64(1)}
 	for len(tags) < 1000 {
-		tags = append(tags, rng.Uint64()&^3)
+		tags = append(tags, rng.Uint64()&^1) // even: compressed code puts heads at any even pc
 	}
 	var frags []*codecache.Fragment
 	for _, tag := range tags {

@@ -102,7 +102,7 @@ func IBLRemove(table []uint64, pc uint64) {
 //	      MOVQ $pc+len, X[rd](R15)           ; the link register (pc + 2 or 4)
 //	      MOVQ X[h](R15), home ...           ; reload borrowed home registers
 //	      SUBQ $retired, R12 ; JLE out       ; poll point
-//	      CX = IBL + IBLSet(AX) * 32         ; SHRQ, ANDL, SHLQ, ADDQ
+//	      CX = IBL + IBLSet(AX) * 32         ; MOVL, ANDL, SHLQ, ADDQ
 //	      CMPQ (CX), AX ; JNE second         ; an empty slot's tag never matches
 //	      JMP 8(CX)
 //	second: CMPQ 16(CX), AX ; JNE out
@@ -145,10 +145,10 @@ func (c *compiler) emitIndirectStub(e *exitStub) {
 		return
 	}
 	a.jcc(condLE, out)
-	a.op(xMOVQ, reg(rAX), reg(rCX))
-	a.op(xSHRQ, imm(iblShift), reg(rCX))
-	a.op(xANDL, imm(IBLSets-1), reg(rCX))
-	a.op(xSHLQ, imm(iblSetShift), reg(rCX))
+	// IBLSet(AX)*32 is (AX & (IBLSets-1)<<1) << 4: three instructions.
+	a.op(xMOVL, reg(rAX), reg(rCX))
+	a.op(xANDL, imm((IBLSets-1)<<iblShift), reg(rCX))
+	a.op(xSHLQ, imm(iblSetShift-iblShift), reg(rCX))
 	a.op(xADDQ, mem(rSt, StateIBL), reg(rCX))
 	second := &label{}
 	a.op(xCMPQ, mem(rCX, 0), reg(rAX))
