@@ -258,8 +258,10 @@ func optimize(f *ir.Func, opts Options) error {
 			return fmt.Errorf("fragment: IR after lowering: %w\n%v", err, f)
 		}
 	}
+	// Early-exit trips are part of check hoisting: off with it.
+	opts.NoCheckHoistExits = opts.NoCheckHoistExits || opts.NoCheckHoist
 	for _, p := range passes {
-		if *p.off(&opts) || p.name == "checkhoist-exits" && opts.NoCheckHoist {
+		if *p.off(&opts) {
 			continue
 		}
 		p.run(f)

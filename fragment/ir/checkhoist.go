@@ -137,21 +137,23 @@ func checkHoist(f *Func, early bool) {
 		vals.write(in)
 		wvals.write(in)
 	}
-	// step returns s's step per iteration, or false if its value at the
-	// next head is not its value at this head plus a constant.
-	step := func(s uint8) (int64, bool) {
-		id, delta := vals.of(s)
+	// stepIn returns s's step per iteration as v follows the body, or
+	// false if its value at the next head is not its value at this head
+	// plus a constant; step is stepIn with 64-bit additions.
+	stepIn := func(v *values, s uint8) (int64, bool) {
+		id, delta := v.of(s)
 		return delta, id == int(s)
 	}
+	step := func(s uint8) (int64, bool) { return stepIn(vals, s) }
 	if exits != 1 && !early {
 		trips, wtrips = nil, nil // see CheckHoist
 	}
 	for _, t := range append(trips, wtrips...) {
-		c, ok := step(t.Reg)
+		tv := vals
 		if t.W {
-			id, delta := wvals.of(t.Reg)
-			c, ok = delta, id == int(t.Reg)
+			tv = wvals
 		}
+		c, ok := stepIn(tv, t.Reg)
 		if !ok || !pow2(c) || c <= -MaxHoistStep || c >= MaxHoistStep {
 			continue
 		}
