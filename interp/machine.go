@@ -164,6 +164,7 @@ type Machine struct {
 
 	hook     Hook
 	hookMask ClassMask
+	hookRun  *[256]uint8 // per Op: hookStop, hookLast or 0 (see runHookedRuns)
 	ev       Event
 
 	sys    SyscallStats
@@ -191,10 +192,10 @@ func (m *Machine) UseCPU(c *CPU) {
 // without a hook use a loop that has no hook checks at all.
 func (m *Machine) SetHook(mask ClassMask, h Hook) {
 	if h == nil || mask == 0 {
-		m.hook, m.hookMask = nil, 0
+		m.hook, m.hookMask, m.hookRun = nil, 0, nil
 		return
 	}
-	m.hook, m.hookMask = h, mask
+	m.hook, m.hookMask, m.hookRun = h, mask, hookRunTable(mask)
 }
 
 // Exited reports whether the guest has exited.

@@ -119,36 +119,142 @@ func (m *Machine) Step() (*Event, error) {
 }
 
 // runHooked is RunUntil with a hook attached: it steps one instruction at
-// a time and reports the selected classes.
+// a time and reports the selected classes. Without stops or with the
+// dispatcher's (the fast loop's sets), runHookedRuns serves it instead.
 func (m *Machine) runHooked(budget uint64, stops StopSet) (Stop, error) {
+	if stops == 0 || stops == StopsAll {
+		return m.runHookedRuns(budget, stops)
+	}
 	for n := uint64(0); n < budget; n++ {
 		e, err := m.Step()
 		if err != nil {
 			return StopBudget, err
 		}
-		if m.hookMask.Has(e.Class) {
-			m.hook.Event(e)
-		}
-		if m.exited {
-			return StopExit, nil
-		}
-		if stops&(StopOnBackward|StopOnMarked) != 0 && e.Taken {
-			var mark uint8
-			if off := e.Next - m.codeLo; off < 2*uint64(len(m.code)) {
-				mark = m.marks[off>>1]
-			}
-			if stops&StopOnBackward != 0 && Backward(e.PC, e.Next) && mark&markQuiet == 0 {
-				return StopBackward, nil
-			}
-			if stops&StopOnMarked != 0 && mark&markEntry != 0 {
-				return StopMarked, nil
-			}
-		}
-		if stops&StopOnFenceI != 0 && (e.Inst.Op == OpFENCEI || e.Inst.Op == OpECALL && len(m.changed) > 0) {
-			return StopFenceI, nil
+		if stop, ok := m.reportStep(e, stops); ok {
+			return stop, nil
 		}
 	}
 	return StopBudget, nil
+}
+
+// reportStep gives the hook the Event of an instruction Step retired if
+// its class is selected, and reports whether the run stops after it (and
+// with which Stop) for the stops in stops.
+func (m *Machine) reportStep(e *Event, stops StopSet) (Stop, bool) {
+	if m.hookMask.Has(e.Class) {
+		m.hook.Event(e)
+	}
+	if m.exited {
+		return StopExit, true
+	}
+	if stops&(StopOnBackward|StopOnMarked) != 0 && e.Taken {
+		var mark uint8
+		if off := e.Next - m.codeLo; off < 2*uint64(len(m.code)) {
+			mark = m.marks[off>>1]
+		}
+		if stops&StopOnBackward != 0 && Backward(e.PC, e.Next) && mark&markQuiet == 0 {
+			return StopBackward, true
+		}
+		if stops&StopOnMarked != 0 && mark&markEntry != 0 {
+			return StopMarked, true
+		}
+	}
+	if stops&StopOnFenceI != 0 && (e.Inst.Op == OpFENCEI || e.Inst.Op == OpECALL && len(m.changed) > 0) {
+		return StopFenceI, true
+	}
+	return StopBudget, false
+}
+
+// What runHookedRuns does at an Op (Machine.hookRun).
+const (
+	hookStop = 1 + iota // its class is selected, or it is not decoded yet: single-stepped
+	hookLast            // it may transfer control: the last of a straight run
+)
+
+// hookRunTable returns the hookRun table for a hook on mask.
+func hookRunTable(mask ClassMask) *[256]uint8 {
+	var t [256]uint8
+	for op := range t {
+		o := Op(op)
+		switch {
+		case o == OpIllegal || mask.Has(o.Class()):
+			t[op] = hookStop
+		case o.Class() == ClassBranch || o == OpJAL || o == OpJALR || o == OpECALL || o == OpEBREAK || o == OpFENCEI:
+			t[op] = hookLast
+		}
+	}
+	return &t
+}
+
+// runHookedRuns is runHooked for the fast loop's stop sets: an
+// instruction of a selected class (a query's opBRANCH, say: one in five)
+// is single-stepped and reported, and the straight run of unselected
+// instructions up to the next one goes through the fast loop, a budget
+// of its length. The run is found in the predecoded slots, from the pc
+// to the first selected or undecoded instruction (excluded) or the first
+// that may transfer control (included), so the fast loop executes
+// exactly those instructions. Same state, Events, stops and faults as
+// single-stepping, at the fast loop's cost for the unselected.
+func (m *Machine) runHookedRuns(budget uint64, stops StopSet) (Stop, error) {
+	t := m.hookRun
+	for done := uint64(0); done < budget; {
+		k := uint64(0)
+		for off := m.CPU.PC - m.codeLo; done+k < budget && off < 2*uint64(len(m.code)) && m.CPU.PC&1 == 0; {
+			in := &m.code[off>>1]
+			what := t[in.Op]
+			if what == hookStop {
+				break
+			}
+			k++
+			if what == hookLast {
+				break
+			}
+			off += in.Len()
+		}
+		if k > 0 {
+			before := m.retired
+			stop, err := m.runFast(k, stops == StopsAll)
+			done += m.retired - before
+			if err != nil || stop != StopBudget || m.exited {
+				return stop, err
+			}
+			continue
+		}
+		e, err := m.stepSelected()
+		if err != nil {
+			return StopBudget, err
+		}
+		done++
+		if stop, ok := m.reportStep(e, stops); ok {
+			return stop, nil
+		}
+	}
+	return StopBudget, nil
+}
+
+// stepSelected is Step, with a conditional branch at a decoded slot (the
+// edge query's instructions) executed here: its Event is Step's without
+// Step's fetch and dispatch.
+func (m *Machine) stepSelected() (*Event, error) {
+	pc := m.CPU.PC
+	off := pc - m.codeLo
+	if pc&1 != 0 || off >= 2*uint64(len(m.code)) {
+		return m.Step()
+	}
+	in := &m.code[off>>1]
+	if in.Op < OpBEQ || in.Op > OpBGEU {
+		return m.Step()
+	}
+	x := &m.CPU.X
+	a, b := x[in.Rs1&31], x[in.Rs2&31]
+	e := &m.ev
+	*e = Event{PC: pc, Inst: *in, Class: ClassBranch, Next: pc + in.Len(), Src1: a, Src2: b, Seq: m.retired}
+	if BranchTaken(in.Op, a, b) {
+		e.Next, e.Taken = pc+uint64(in.Imm), true
+	}
+	m.CPU.PC = e.Next
+	m.retired++
+	return e, nil
 }
 
 // StepHooked is Step followed by the hook's Event call when the
