@@ -85,3 +85,55 @@ func TestLazyFflagsLoop(t *testing.T) {
 		}
 	}
 }
+
+// TestQuietCompareRestores runs a self-loop with two quiet compares
+// (frflags, flt or feq, fsflags) on operands that are often NaNs, the
+// first read left to the exits and the second read in the body, with a
+// division that raises new flags between them, against the interpreter:
+// a quiet compare after a read left to the exits restores MXCSR from the
+// read's slot where it compared a NaN (restoreOnNaN), and only from the
+// read right before it: restoring the first read's flags at the second
+// compare would lose the division's.
+func TestQuietCompareRestores(t *testing.T) {
+	type I = interp.Inst
+	const dyn = 7
+	for _, cmp := range []interp.Op{interp.OpFLTD, interp.OpFLED, interp.OpFEQD} {
+		b := []I{
+			{Op: interp.OpCSRRS, Rd: 13, Rs1: 0, Imm: interp.CSRFflags},
+			{Op: cmp, Rd: 14, Rs1: 1, Rs2: 2},
+			{Op: interp.OpCSRRW, Rd: 0, Rs1: 13, Imm: interp.CSRFflags},
+			{Op: interp.OpFDIVD, Rd: 3, Rs1: 11, Rs2: 12, Imm: dyn},
+			{Op: interp.OpCSRRS, Rd: 16, Rs1: 0, Imm: interp.CSRFflags},
+			{Op: cmp, Rd: 17, Rs1: 2, Rs2: 1},
+			{Op: interp.OpCSRRW, Rd: 0, Rs1: 16, Imm: interp.CSRFflags},
+			{Op: interp.OpXOR, Rd: 6, Rs1: 6, Rs2: 16}, // the second read is read
+			{Op: interp.OpADD, Rd: 6, Rs1: 6, Rs2: 14},
+			{Op: interp.OpADD, Rd: 6, Rs1: 6, Rs2: 17},
+			{Op: interp.OpFADDD, Rd: 12, Rs1: 12, Rs2: 3, Imm: dyn},
+			{Op: interp.OpADDI, Rd: 10, Rs1: 10, Imm: -1},
+		}
+		vals := []uint64{0x3ff0000000000000, 0, 0x8000000000000000, 0x7ff0000000000000,
+			0x7ff8000000000000, 0x7ff4000000000000, 0xfff8000000000001, 0x0000000000000001, 0x4008000000000000}
+		rng := rand.New(rand.NewPCG(31, uint64(cmp)))
+		img := loopImage(b, make([]byte, 64), 64)
+		set := func(cpu *interp.CPU, iters uint64) {
+			*cpu = interp.CPU{PC: rvtest.MakeELFText}
+			cpu.X[10] = iters
+			cpu.FCSR = uint64(rng.IntN(32)) // flags only: round to nearest
+			for _, r := range []int{1, 2, 11, 12} {
+				cpu.F[r] = vals[rng.IntN(len(vals))]
+			}
+		}
+		trace, code := compileLoop(t, img, len(b), func(cpu *interp.CPU) { set(cpu, 20) }, fragment.Options{})
+		var listing strings.Builder
+		if err := fragment.WriteListing(&listing, trace, code); err != nil {
+			t.Fatal(err)
+		}
+		if l := listing.String(); strings.Count(l, "LDMXCSR") == 0 || !strings.Contains(l, fmt.Sprintf("STMXCSR %#x(R15)", amd64.StateFlagSnaps)) {
+			t.Fatalf("%v: the first compare does not restore from the read's slot:\n%s", cmp, l)
+		}
+		runLoop(t, cmp.String(), img, trace, code, 400, rng, func(cpu *interp.CPU, _ int) {
+			set(cpu, uint64(1+rng.IntN(8)))
+		})
+	}
+}

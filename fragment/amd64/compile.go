@@ -154,6 +154,7 @@ type compiler struct {
 	// which the body keeps boxed: known at its head.
 	headBoxed uint32
 	snaps     flagSnaps // reads of fflags left to the exits (flagsnap.go)
+	snapLive  int       // 1 + the slot of a read left to the exits that nothing since has changed MXCSR after, or 0 (flagsnap.go)
 	exits     []*exitStub
 	body      *label
 	cold      []func() // out-of-line code, emitted after the exit stubs
@@ -334,6 +335,7 @@ func compile(f *ir.Func, opts Options, headSext uint32) (*Code, uint32, error) {
 		in := f.Insts[i]
 		c.mark(in.PC)
 		if n, lo := c.storeGroup(i); n > 0 {
+			c.snapLive = 0
 			c.lowerStoreGroup(i, n, lo)
 			i += n - 1
 			continue

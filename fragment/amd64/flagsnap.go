@@ -130,3 +130,40 @@ func (c *compiler) flushSnaps(keepAX bool) {
 		a.op(xMOVQ, mem(rSt, StatePC), reg(rAX))
 	}
 }
+
+// keepsSnap reports whether lowering in leaves MXCSR as a read left to
+// the exits saw it (c.snapLive stays): integer work that cannot leave,
+// and the quiet compares of ir.QuietCompare, which restore it
+// themselves (restoreOnNaN).
+func (c *compiler) keepsSnap(in ir.Inst) bool {
+	op := in.Op
+	return in.F.Quiet || in.Exit < 0 && (op == ir.OpMov || ir.IsExt(op) || ir.IsRot(op) || ir.IsALU(op))
+}
+
+// restoreOnNaN follows a quiet compare's host compare when the read of
+// fflags before it is in slot k (c.snapLive): a compare of a NaN (the
+// parity flag set) raised invalid, which the guest's write of what it
+// read (the idiom's fsflags, which ir.QuietCompare removed) would have
+// undone, so MXCSR is loaded back from the slot, out of line; the
+// compare's answer for a NaN (0) is already set. This replaces the tests
+// of both operands' bits before the compare (quietTest), nine
+// instructions on the path every compare takes, by one jump:
+//
+//	JP nan ; back: ...
+//	nan: LDMXCSR snap(R15) ; JMP back
+//
+// Exact since nothing between the read and the compare changes MXCSR
+// (keepsSnap): the slot holds MXCSR as it was before the compare, rounding
+// control included.
+func (c *compiler) restoreOnNaN(k int, pc uint64) {
+	a := c.a
+	nan, back := &label{}, &label{}
+	a.jcc(condPS, nan)
+	a.bind(back)
+	c.cold = append(c.cold, func() {
+		c.mark(pc)
+		a.bind(nan)
+		a.op(xLDMXCSR, mem(rSt, snapOff(k)), none)
+		a.jmp(back)
+	})
+}

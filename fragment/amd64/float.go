@@ -348,13 +348,20 @@ func (c *compiler) lowerFloat(i int, in ir.Inst) {
 	case interp.OpFEQD, interp.OpFEQS:
 		// feq is quiet: UCOMISx raises invalid for signalling NaNs only.
 		xa, xb := c.readable(in.F.A, rX0, single, pc), c.readable(in.F.B, rX1, single, pc)
-		nan := c.quietTest(in, single, xa, xb)
+		restore := in.F.Quiet && c.snapLive > 0
+		var nan *label
+		if !restore {
+			nan = c.quietTest(in, single, xa, xb)
+		}
 		a.op(xXORL, reg(rDX), reg(rDX))
 		a.op(xXORL, reg(rCX), reg(rCX))
 		a.op(ucomis, reg(xb), reg(xa))
 		a.op(xSETEQ, none, reg(rDX))
 		a.op(xSETPC, none, reg(rCX))
 		a.op(xANDL, reg(rCX), reg(rDX))
+		if restore {
+			c.restoreOnNaN(c.snapLive-1, pc)
+		}
 		c.quietJoin(nan, pc)
 		c.store(rDX, in.Dst)
 	case interp.OpFLTD, interp.OpFLED, interp.OpFLTS, interp.OpFLES:
@@ -362,14 +369,21 @@ func (c *compiler) lowerFloat(i int, in ir.Inst) {
 		// is b above a, a <= b is b above or equal (neither when
 		// unordered: carry and zero set).
 		xb, xa := c.readable(in.F.B, rX0, single, pc), c.readable(in.F.A, rX1, single, pc)
-		nan := c.quietTest(in, single, xb, xa)
+		restore := in.F.Quiet && c.snapLive > 0
+		var nan *label
+		if !restore {
+			nan = c.quietTest(in, single, xb, xa)
+		}
 		a.op(xXORL, reg(rDX), reg(rDX))
 		a.op(comis, reg(xa), reg(xb))
 		set := xSETHI
 		if op == interp.OpFLED || op == interp.OpFLES {
 			set = xSETCC
 		}
-		a.op(set, none, reg(rDX))
+		a.op(set, none, reg(rDX)) // 0 when unordered (carry set)
+		if restore {
+			c.restoreOnNaN(c.snapLive-1, pc)
+		}
 		c.quietJoin(nan, pc)
 		c.store(rDX, in.Dst)
 	case interp.OpFCVTWD, interp.OpFCVTLD, interp.OpFCVTWS, interp.OpFCVTLS:
@@ -1085,6 +1099,7 @@ func (c *compiler) lowerCSR(i int, in ir.Inst) {
 	if ir.IsCSRRead(in.Op) {
 		if k, ok := c.snaps.slot[i]; ok {
 			c.lowerSnap(k)
+			c.snapLive = k + 1
 			return
 		}
 		c.csrInto(in.Off)

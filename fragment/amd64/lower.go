@@ -139,6 +139,9 @@ var (
 // lowerInst lowers IR instruction i (anything but the end exit).
 func (c *compiler) lowerInst(i int, in ir.Inst) {
 	a := c.a
+	if !c.keepsSnap(in) {
+		c.snapLive = 0
+	}
 	switch op := in.Op; {
 	case op == ir.OpMov:
 		switch {
