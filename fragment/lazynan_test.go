@@ -112,6 +112,54 @@ func TestLazyNaNLoop(t *testing.T) {
 	}
 }
 
+// TestFusedCheckPaired runs a self-loop whose fused multiply-adds test
+// their results together with a register an earlier operation left
+// dirty (canonicalizePair), and a square that tests nothing, on factors
+// that are often 0 and infinity and addends that are often quiet NaNs,
+// against the interpreter: fflags after each iteration (read into x
+// registers), the bits of every result and the registers at every exit
+// must agree, with lazy NaNs and without. Where the paired test finds
+// the fused result a NaN it must still raise RISC-V's invalid for 0 *
+// inf plus a quiet NaN, and canonicalize the partner.
+func TestFusedCheckPaired(t *testing.T) {
+	type I = interp.Inst
+	const dyn = 7
+	body := []I{
+		{Op: interp.OpFSUBD, Rd: 4, Rs1: 11, Rs2: 14, Imm: dyn},           // dirty: the partner
+		{Op: interp.OpFMADDD, Rd: 5, Rs1: 12, Rs2: 13, Imm: dyn | 14<<8},  // 0 * inf + qNaN
+		{Op: interp.OpFNMSUBD, Rd: 6, Rs1: 11, Rs2: 13, Imm: dyn | 12<<8}, // pairs with nothing left
+		{Op: interp.OpFMADDD, Rd: 7, Rs1: 13, Rs2: 13, Imm: dyn | 14<<8},  // a square (rs3 in Imm's bits 8..12)
+		{Op: interp.OpFMVXD, Rd: 5, Rs1: 4},
+		{Op: interp.OpFMVXD, Rd: 6, Rs1: 5},
+		{Op: interp.OpXOR, Rd: 5, Rs1: 5, Rs2: 6},
+		{Op: interp.OpFMVXD, Rd: 6, Rs1: 7},
+		{Op: interp.OpXOR, Rd: 5, Rs1: 5, Rs2: 6},
+		{Op: interp.OpCSRRS, Rd: 6, Rs1: 0, Imm: interp.CSRFflags},
+		{Op: interp.OpADD, Rd: 9, Rs1: 9, Rs2: 6},
+		{Op: interp.OpCSRRW, Rd: 0, Rs1: 0, Imm: interp.CSRFflags}, // clear: the next iteration raises afresh
+		{Op: interp.OpADD, Rd: 9, Rs1: 9, Rs2: 5},
+		{Op: interp.OpADDI, Rd: 10, Rs1: 10, Imm: -1},
+	}
+	img := loopImage(body, make([]byte, 64), 64)
+	vals := []uint64{0, 0x8000000000000000, 0x7ff0000000000000, 0xfff0000000000000, 0x7ff8000000000000,
+		0x7ff8000000000123, 0xfff8000000000456, 0x3ff0000000000000, 0x4008000000000000}
+	rng := rand.New(rand.NewPCG(41, 42))
+	set := func(cpu *interp.CPU, iters uint64) {
+		*cpu = interp.CPU{PC: rvtest.MakeELFText}
+		cpu.X[10] = iters
+		for _, r := range []int{11, 12, 13, 14} {
+			cpu.F[r] = vals[rng.IntN(len(vals))]
+		}
+	}
+	for _, lazy := range []bool{true, false} {
+		trace, code := compileLoop(t, img, len(body), func(cpu *interp.CPU) { set(cpu, 20) }, fragment.Options{NoLazyNaN: !lazy})
+		if !code.SelfLoop {
+			t.Fatalf("the trace does not loop:\n%s", dump(trace))
+		}
+		runLoop(t, fmt.Sprintf("lazy %v", lazy), img, trace, code, 600, rng, func(cpu *interp.CPU, _ int) { set(cpu, uint64(1+rng.IntN(6))) })
+	}
+}
+
 // loopImage is body followed by "bne a0, zero, body" and an exit ecall,
 // with data (and bss bytes of it) in the data segment.
 func loopImage(body []interp.Inst, data []byte, bss int) []byte {

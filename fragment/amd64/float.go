@@ -333,13 +333,25 @@ func (c *compiler) lowerFloat(i int, in ir.Inst) {
 		xa, xb := c.readable(in.F.A, rX1, single, pc), c.readable(in.F.B, rX2, single, pc)
 		c.loadFloat(in.F.C, w, single, pc)
 		a.op3(fused[op], reg(xb), reg(xa), reg(w))
+		if in.F.A == in.F.B && c.fn.on {
+			// A square is never 0 * inf: the result is any other
+			// arithmetic result, canonical where its bits are seen.
+			c.finishFloat(in, w, single)
+			break
+		}
 		// RISC-V's fused multiply-add is invalid for 0 * inf even when
-		// the addend is a quiet NaN; x86's then raises nothing.
-		a.op(ucomis, reg(w), reg(w))
-		c.outOfLine(condPS, pc, func(*label) {
-			c.invalidProduct(single, xa, xb)
-			c.loadConstX(canonNaN(single), w)
-		})
+		// the addend is a quiet NaN; x86's then raises nothing. The
+		// test of the result takes a dirty register along.
+		fix := func() { c.invalidProduct(single, xa, xb) }
+		if p, ok := c.nanPartner(single, 1<<in.F.D); ok {
+			c.canonicalizePair(w, c.fr.host[p], single, fix, rAX, pc)
+		} else {
+			a.op(ucomis, reg(w), reg(w))
+			c.outOfLine(condPS, pc, func(*label) {
+				fix()
+				c.loadConstX(canonNaN(single), w)
+			})
+		}
 		c.fput(w, in.F.D)
 	case interp.OpFSGNJD, interp.OpFSGNJND, interp.OpFSGNJXD, interp.OpFSGNJS, interp.OpFSGNJNS, interp.OpFSGNJXS:
 		c.lowerSignInject(in, single)

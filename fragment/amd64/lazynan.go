@@ -108,27 +108,96 @@ func (c *compiler) nanAfter(in ir.Inst) {
 }
 
 // canonicalizeReg makes f register r's XMM register canonical (a dirty
-// single or double, as single says), and marks it so.
+// single or double, as single says), and marks it so; another dirty
+// register of the same precision, if there is one, is made canonical
+// with it (canonicalizePair), earlier than its bits are seen, which
+// changes nothing but the cost: the value is final until its register
+// is written, and what reads it as a value gives the same for either NaN.
 func (c *compiler) canonicalizeReg(r uint8, single bool, pc uint64) {
-	c.canonicalize(c.fr.host[r], single, pc)
 	c.fn.dbl &^= 1 << r
 	c.fn.sgl &^= 1 << r
+	if p, ok := c.nanPartner(single, 1<<r); ok {
+		c.canonicalizePair(c.fr.host[r], c.fr.host[p], single, func() {}, rAX, pc)
+		return
+	}
+	c.canonicalize(c.fr.host[r], single, pc)
+}
+
+// nanPartner returns a dirty f register of the given precision that is
+// in neither not nor the other precision's dirty set, and clears its
+// dirty bit: the caller makes it canonical.
+func (c *compiler) nanPartner(single bool, not uint32) (uint8, bool) {
+	set, other := c.fn.dbl, c.fn.sgl
+	if single {
+		set, other = other, set
+	}
+	set &^= not | other
+	for r := uint8(0); r < 32; r++ {
+		if set&(1<<r) != 0 && c.fr.host[r] != 0 {
+			c.fn.dbl &^= 1 << r
+			c.fn.sgl &^= 1 << r
+			return r, true
+		}
+	}
+	return 0, false
+}
+
+// canonicalizePair makes XMM registers x and y canonical with one
+// compare on the path, unordered when either holds a NaN (NaN
+// canonicalization and FMA checks are FP-port work, the resource
+// floating-point loops run out of first):
+//
+//	UCOMISx y, x ; JP pair ; back:
+//	pair: UCOMISx x, x ; JNP 1f ; fixX ; x = canonical NaN
+//	1:    UCOMISx y, y ; JNP 2f ; y = canonical NaN
+//	2:    JMP back
+//
+// fixX runs before x is replaced (a fused multiply-add's invalid test on
+// its factors); tmp is the scratch register.
+func (c *compiler) canonicalizePair(x, y register, single bool, fixX func(), tmp register, pc uint64) {
+	ucomis := xUCOMISD
+	if single {
+		ucomis = xUCOMISS
+	}
+	a := c.a
+	a.op(ucomis, reg(y), reg(x))
+	c.outOfLine(condPS, pc, func(*label) {
+		okX, okY := &label{}, &label{}
+		a.op(ucomis, reg(x), reg(x))
+		a.jcc(condPC, okX)
+		fixX()
+		c.loadConstXWith(canonNaN(single), x, tmp)
+		a.bind(okX)
+		a.op(ucomis, reg(y), reg(y))
+		a.jcc(condPC, okY)
+		c.loadConstXWith(canonNaN(single), y, tmp)
+		a.bind(okY)
+	})
 }
 
 // canonicalizeDirty makes the f registers of mask that e found dirty
 // canonical, in e's stub: CX is the scratch register there (an indirect
 // stub holds the jump target in AX).
 func (c *compiler) canonicalizeDirty(e *exitStub, mask uint32) {
-	for r := uint8(0); r < 32; r++ {
-		bit := uint32(1) << r
-		if mask&bit == 0 {
-			continue
+	for _, single := range []bool{false, true} {
+		set := e.nanDbl
+		if single {
+			set = e.nanSgl
 		}
-		if e.nanDbl&bit != 0 {
-			c.canonicalizeWith(c.fr.host[r], false, rCX, e.From)
+		var pending register // one of a pair waiting for the other
+		for r := uint8(0); r < 32; r++ {
+			if mask&set&(1<<r) == 0 {
+				continue
+			}
+			if pending == 0 {
+				pending = c.fr.host[r]
+				continue
+			}
+			c.canonicalizePair(pending, c.fr.host[r], single, func() {}, rCX, e.From)
+			pending = 0
 		}
-		if e.nanSgl&bit != 0 {
-			c.canonicalizeWith(c.fr.host[r], true, rCX, e.From)
+		if pending != 0 {
+			c.canonicalizeWith(pending, single, rCX, e.From)
 		}
 	}
 }
