@@ -28,8 +28,10 @@ import (
 //     has no RISC-V counterpart and is dropped.
 //   - NaNs: x86 returns an operand's NaN (or its default NaN, which is
 //     negative); RISC-V returns the canonical NaN. A UCOMISx of a result
-//     with itself sets the parity flag only for a NaN, and the fix-up
-//     loading the canonical NaN is out of line. It runs only where the
+//     with itself sets the parity flag only for a NaN (of two results:
+//     when either is one, and a test takes a second register along where
+//     one waits, lazynan.go's canonicalizePair), and the fix-up loading
+//     the canonical NaN is out of line. It runs only where the
 //     bits can be seen: before a store, a move to an x register, a sign
 //     injection, fclass, a read at the other precision, and in exit
 //     stubs (lazynan.go; after every arithmetic operation with
