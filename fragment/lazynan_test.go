@@ -114,7 +114,9 @@ func TestLazyNaNLoop(t *testing.T) {
 
 // TestFusedCheckPaired runs a self-loop whose fused multiply-adds test
 // their results together with a register an earlier operation left
-// dirty (canonicalizePair), and a square that tests nothing, on factors
+// dirty (canonicalizePair), a square and one whose addend is a converted
+// integer, which test nothing, and a single one whose addend is that
+// double (a NaN as a single, which must be tested), on factors
 // that are often 0 and infinity and addends that are often quiet NaNs,
 // against the interpreter: fflags after each iteration (read into x
 // registers), the bits of every result and the registers at every exit
@@ -129,6 +131,18 @@ func TestFusedCheckPaired(t *testing.T) {
 		{Op: interp.OpFMADDD, Rd: 5, Rs1: 12, Rs2: 13, Imm: dyn | 14<<8},  // 0 * inf + qNaN
 		{Op: interp.OpFNMSUBD, Rd: 6, Rs1: 11, Rs2: 13, Imm: dyn | 12<<8}, // pairs with nothing left
 		{Op: interp.OpFMADDD, Rd: 7, Rs1: 13, Rs2: 13, Imm: dyn | 14<<8},  // a square (rs3 in Imm's bits 8..12)
+		{Op: interp.OpFCVTDW, Rd: 15, Rs1: 11, Imm: dyn},                  // a number
+		{Op: interp.OpFMADDD, Rd: 8, Rs1: 12, Rs2: 13, Imm: dyn | 15<<8},  // 0 * inf + a number: x86 raises invalid itself
+		{Op: interp.OpFMADDS, Rd: 9, Rs1: 12, Rs2: 13, Imm: dyn | 15<<8},  // a double read as a single: a NaN
+		{Op: interp.OpFCVTDW, Rd: 16, Rs1: 11, Imm: dyn},
+		{Op: interp.OpFADDD, Rd: 16, Rs1: 16, Rs2: 14, Imm: dyn},          // no longer a number
+		{Op: interp.OpFMADDD, Rd: 17, Rs1: 18, Rs2: 19, Imm: dyn | 16<<8}, // 0 * inf + qNaN again, other factors
+		{Op: interp.OpFMVXD, Rd: 6, Rs1: 8},
+		{Op: interp.OpXOR, Rd: 5, Rs1: 5, Rs2: 6},
+		{Op: interp.OpFMVXD, Rd: 6, Rs1: 9},
+		{Op: interp.OpXOR, Rd: 5, Rs1: 5, Rs2: 6},
+		{Op: interp.OpFMVXD, Rd: 6, Rs1: 17},
+		{Op: interp.OpXOR, Rd: 5, Rs1: 5, Rs2: 6},
 		{Op: interp.OpFMVXD, Rd: 5, Rs1: 4},
 		{Op: interp.OpFMVXD, Rd: 6, Rs1: 5},
 		{Op: interp.OpXOR, Rd: 5, Rs1: 5, Rs2: 6},
@@ -147,8 +161,13 @@ func TestFusedCheckPaired(t *testing.T) {
 	set := func(cpu *interp.CPU, iters uint64) {
 		*cpu = interp.CPU{PC: rvtest.MakeELFText}
 		cpu.X[10] = iters
-		for _, r := range []int{11, 12, 13, 14} {
+		cpu.X[11] = uint64(rng.Int64N(1<<40) - 1<<39)
+		for _, r := range []int{11, 12, 13, 14, 18, 19} {
 			cpu.F[r] = vals[rng.IntN(len(vals))]
+		}
+		if rng.IntN(2) == 0 { // singles: boxed, or not
+			cpu.F[12] = 0xffffffff_00000000 | []uint64{0, 0x7f800000, 0xff800000, 0x7fc00000}[rng.IntN(4)]
+			cpu.F[13] = 0xffffffff_00000000 | []uint64{0, 0x7f800000, 0x80000000, 0x3f800000}[rng.IntN(4)]
 		}
 	}
 	for _, lazy := range []bool{true, false} {

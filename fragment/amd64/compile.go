@@ -155,6 +155,7 @@ type compiler struct {
 	headBoxed uint32
 	snaps     flagSnaps // reads of fflags left to the exits (flagsnap.go)
 	snapLive  int       // 1 + the slot of a read left to the exits that nothing since has changed MXCSR after, or 0 (flagsnap.go)
+	numbers   [2]uint32 // f registers that hold a number, not a NaN, as a double ([0]) or a single ([1]): written by a conversion from an integer since the body's head (float.go)
 	exits     []*exitStub
 	body      *label
 	cold      []func() // out-of-line code, emitted after the exit stubs
@@ -330,6 +331,7 @@ func compile(f *ir.Func, opts Options, headSext uint32) (*Code, uint32, error) {
 	a.bind(c.body)
 	last := len(f.Insts) - 1
 	c.boxed = c.headBoxed
+	c.numbers = [2]uint32{}
 	c.sx.stale, c.sx.known = c.headSext, c.headSext
 	for i := 0; i < last; i++ {
 		in := f.Insts[i]

@@ -335,9 +335,11 @@ func (c *compiler) lowerFloat(i int, in ir.Inst) {
 		xa, xb := c.readable(in.F.A, rX1, single, pc), c.readable(in.F.B, rX2, single, pc)
 		c.loadFloat(in.F.C, w, single, pc)
 		a.op3(fused[op], reg(xb), reg(xa), reg(w))
-		if in.F.A == in.F.B && c.fn.on {
-			// A square is never 0 * inf: the result is any other
-			// arithmetic result, canonical where its bits are seen.
+		if c.fn.on && (in.F.A == in.F.B || c.numbers[prec(single)]&(1<<in.F.C) != 0) {
+			// A square is never 0 * inf, and an addend that is a
+			// number is not the quiet NaN x86 raises nothing for: the
+			// result is any other arithmetic result, canonical where
+			// its bits are seen.
 			c.finishFloat(in, w, single)
 			break
 		}
@@ -1268,4 +1270,34 @@ func (c *compiler) lowerFromUnsigned(in ir.Inst) {
 	a.op(cvt, reg(rDX), reg(rX0))
 	a.bind(done)
 	c.fput(rX0, in.F.D)
+}
+
+// prec indexes compiler.numbers: 0 for doubles, 1 for singles.
+func prec(single bool) int {
+	if single {
+		return 1
+	}
+	return 0
+}
+
+// numbersAfter records whether in left a number in the f register it
+// writes (compiler.numbers): a conversion from an integer always does,
+// of its precision (a single NaN-boxed; a double read as a single, or a
+// single as a double, is a NaN or any bits, so the other precision's bit
+// is cleared); anything else may leave a NaN. An fused multiply-add whose
+// addend is known to be a number needs no test of its result for the one
+// case x86 and RISC-V flag differently (a quiet NaN added to 0 * inf):
+// in spectral's loops the addend is an index converted to a double.
+func (c *compiler) numbersAfter(in ir.Inst) {
+	floatUses(&in, func(uint8) {}, func(d uint8) {
+		bit := uint32(1) << d
+		c.numbers[0] &^= bit
+		c.numbers[1] &^= bit
+		switch in.Op {
+		case interp.OpFCVTDW, interp.OpFCVTDWU, interp.OpFCVTDL, interp.OpFCVTDLU:
+			c.numbers[0] |= bit
+		case interp.OpFCVTSW, interp.OpFCVTSWU, interp.OpFCVTSL, interp.OpFCVTSLU:
+			c.numbers[1] |= bit
+		}
+	})
 }

@@ -250,6 +250,7 @@ func (c *compiler) lowerInst(i int, in ir.Inst) {
 		c.lowerFloat(i, in)
 		c.nanAfter(in)
 		c.boxAfter(in)
+		c.numbersAfter(in)
 	case ir.IsCSRRead(op) || ir.IsCSRWrite(op):
 		c.lowerCSR(i, in)
 	case ir.IsAtomic(op):
