@@ -82,7 +82,7 @@ int main(void)
 	memset(&sa, 0, sizeof sa);
 	sa.sa_handler = tick;
 	sigaction(SIGALRM, &sa, NULL);
-	struct itimerval it = {{0, 0}, {0, 10000}};
+	struct itimerval it = {{0, 0}, {0, 50000}}; /* long enough that the thread reaches the blocking call first, also on a loaded host */
 	setitimer(ITIMER_REAL, &it, NULL);
 	printf("blocking accept: %d EINTR %d, ticks %d\n", accept(l, NULL, NULL), errno == EINTR, ticks);
 	setitimer(ITIMER_REAL, &it, NULL);
