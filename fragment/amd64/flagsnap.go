@@ -140,14 +140,15 @@ func (c *compiler) keepsSnap(in ir.Inst) bool {
 	return in.F.Quiet || in.Exit < 0 && (op == ir.OpMov || ir.IsExt(op) || ir.IsRot(op) || ir.IsALU(op))
 }
 
-// restoreOnNaN follows a quiet compare's host compare when the read of
-// fflags before it is in slot k (c.snapLive): a compare of a NaN (the
-// parity flag set) raised invalid, which the guest's write of what it
-// read (the idiom's fsflags, which ir.QuietCompare removed) would have
-// undone, so MXCSR is loaded back from the slot, out of line; the
-// compare's answer for a NaN (0) is already set. This replaces the tests
-// of both operands' bits before the compare (quietTest), nine
-// instructions on the path every compare takes, by one jump:
+// restoreOnNaN follows a quiet compare's host compare, right after it,
+// when the read of fflags before it is in slot k (c.snapLive): a compare
+// of a NaN (the parity flag set) raised invalid, which the guest's write
+// of what it read (the idiom's fsflags, which ir.QuietCompare removed)
+// would have undone, so MXCSR is loaded back from the slot, out of line
+// (LDMXCSR and the jumps leave the compare's flags for the SETcc after
+// it). This replaces the tests of both operands' bits before the compare
+// (quietTest), nine instructions on the path every compare takes, by one
+// jump:
 //
 //	JP nan ; back: ...
 //	nan: LDMXCSR snap(R15) ; JMP back

@@ -372,12 +372,12 @@ func (c *compiler) lowerFloat(i int, in ir.Inst) {
 		a.op(xXORL, reg(rDX), reg(rDX))
 		a.op(xXORL, reg(rCX), reg(rCX))
 		a.op(ucomis, reg(xb), reg(xa))
+		if restore { // on the compare's parity: the fix-up keeps the flags
+			c.restoreOnNaN(c.snapLive-1, pc)
+		}
 		a.op(xSETEQ, none, reg(rDX))
 		a.op(xSETPC, none, reg(rCX))
 		a.op(xANDL, reg(rCX), reg(rDX))
-		if restore {
-			c.restoreOnNaN(c.snapLive-1, pc)
-		}
 		c.quietJoin(nan, pc)
 		c.store(rDX, in.Dst)
 	case interp.OpFLTD, interp.OpFLED, interp.OpFLTS, interp.OpFLES:
@@ -392,14 +392,14 @@ func (c *compiler) lowerFloat(i int, in ir.Inst) {
 		}
 		a.op(xXORL, reg(rDX), reg(rDX))
 		a.op(comis, reg(xa), reg(xb))
+		if restore { // on the compare's parity: the fix-up keeps the flags
+			c.restoreOnNaN(c.snapLive-1, pc)
+		}
 		set := xSETHI
 		if op == interp.OpFLED || op == interp.OpFLES {
 			set = xSETCC
 		}
 		a.op(set, none, reg(rDX)) // 0 when unordered (carry set)
-		if restore {
-			c.restoreOnNaN(c.snapLive-1, pc)
-		}
 		c.quietJoin(nan, pc)
 		c.store(rDX, in.Dst)
 	case interp.OpFCVTWD, interp.OpFCVTLD, interp.OpFCVTWS, interp.OpFCVTLS:
