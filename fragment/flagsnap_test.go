@@ -129,8 +129,17 @@ func TestQuietCompareRestores(t *testing.T) {
 		if err := fragment.WriteListing(&listing, trace, code); err != nil {
 			t.Fatal(err)
 		}
-		if l := listing.String(); strings.Count(l, "LDMXCSR") == 0 || !strings.Contains(l, fmt.Sprintf("STMXCSR %#x(R15)", amd64.StateFlagSnaps)) {
+		l := listing.String()
+		if strings.Count(l, "LDMXCSR") == 0 || !strings.Contains(l, fmt.Sprintf("STMXCSR %#x(R15)", amd64.StateFlagSnaps)) {
 			t.Fatalf("%v: the first compare does not restore from the read's slot:\n%s", cmp, l)
+		}
+		// Every jump on parity tests a compare's: one after feq's AND
+		// would restore for every unequal pair.
+		lines := strings.Split(l, "\n")
+		for k, line := range lines {
+			if f := strings.Fields(line); len(f) >= 2 && f[1] == "JP" && !strings.Contains(lines[k-1], "COMIS") {
+				t.Errorf("%v: %q follows %q, not a compare", cmp, line, lines[k-1])
+			}
 		}
 		runLoop(t, cmp.String(), img, trace, code, 400, rng, func(cpu *interp.CPU, _ int) {
 			set(cpu, uint64(1+rng.IntN(8)))
