@@ -179,6 +179,45 @@ func TestFusedCheckPaired(t *testing.T) {
 	}
 }
 
+// TestHeadNaNKeepsGuestBits runs a self-loop whose body reads an f
+// register by value at its top (an accumulator's shape, left dirty at the
+// head) and whose last write of it is a sign injection, which keeps a
+// NaN's payload, against the interpreter: a register whose last write is
+// not arithmetic must not be taken as dirty at the head, or the exits
+// would make the guest's NaN canonical.
+func TestHeadNaNKeepsGuestBits(t *testing.T) {
+	body := []interp.Inst{
+		{Op: interp.OpAND, Rd: 8, Rs1: 10, Rs2: 9},
+		{Op: interp.OpBEQ, Rs1: 8, Rs2: 0}, // to the end, before the write: an exit that sees f1
+		{Op: interp.OpFADDD, Rd: 2, Rs1: 1, Rs2: 3, Imm: 7},
+		{Op: interp.OpFMVXD, Rd: 5, Rs1: 2},
+		{Op: interp.OpXOR, Rd: 6, Rs1: 6, Rs2: 5},
+		{Op: interp.OpFSGNJND, Rd: 1, Rs1: 4, Rs2: 4},
+		{Op: interp.OpFADDD, Rd: 7, Rs1: 7, Rs2: 3, Imm: 7}, // an accumulator the head may take as dirty
+		{Op: interp.OpADDI, Rd: 10, Rs1: 10, Imm: -1},
+	}
+	body[1].Imm = 4 * int64(len(body)-1+1) // past the loop's bne, to its exit
+	img := loopImage(body, make([]byte, 64), 64)
+	vals := []uint64{0x7ff8000000000123, 0xfff8000000000456, 0x7ff4000000000789, 0x3ff0000000000000, 0, 0x7ff0000000000000}
+	rng := rand.New(rand.NewPCG(51, 52))
+	set := func(cpu *interp.CPU, iters uint64) {
+		*cpu = interp.CPU{PC: rvtest.MakeELFText}
+		cpu.X[10], cpu.X[9] = iters, ^uint64(0)
+		if iters < 20 {
+			cpu.X[9] = uint64(rng.IntN(8)) // leave early at some iteration
+		}
+		for _, r := range []int{1, 3, 4} {
+			cpu.F[r] = vals[rng.IntN(len(vals))]
+		}
+		cpu.F[7] = vals[3+rng.IntN(3)] // not a NaN on entry: the head's test passes
+	}
+	trace, code := compileLoop(t, img, len(body), func(cpu *interp.CPU) { set(cpu, 20) }, fragment.Options{})
+	if !code.SelfLoop {
+		t.Fatalf("the trace does not loop:\n%s", dump(trace))
+	}
+	runLoop(t, "sign injection last", img, trace, code, 300, rng, func(cpu *interp.CPU, _ int) { set(cpu, uint64(1+rng.IntN(5))) })
+}
+
 // loopImage is body followed by "bne a0, zero, body" and an exit ecall,
 // with data (and bss bytes of it) in the data segment.
 func loopImage(body []interp.Inst, data []byte, bss int) []byte {

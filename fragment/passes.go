@@ -53,6 +53,11 @@ type Options struct {
 	// floating-point arithmetic operation, instead of only where its
 	// bits can be seen (amd64.Options.NoLazyNaN).
 	NoLazyNaN bool
+	// NoHeadNaN makes a self-loop's back edge canonicalize every f
+	// register its body read by value before writing it, instead of
+	// leaving them to the head as possibly non-canonical NaNs behind an
+	// entry test (amd64.Options.NoHeadNaN).
+	NoHeadNaN bool
 	// NoStoreCombine lowers every byte store on its own instead of
 	// combining a run that fills 2, 4 or 8 contiguous bytes, and that
 	// the fragment may read back wider, into one store
@@ -287,6 +292,7 @@ var backendSwitches = []pass{
 	{"bulk", nil, func(o *Options) *bool { return &o.NoBulk }, "byte fill and copy loops run iteration by iteration instead of as REP STOSB and REP MOVSB"},
 	{"self-exits", nil, func(o *Options) *bool { return &o.NoSelfExits }, "a side exit to the fragment's own head links through the linked entry instead of jumping back to the body"},
 	{"lazy-nan", nil, func(o *Options) *bool { return &o.NoLazyNaN }, "every floating-point arithmetic result is tested for a NaN and made the canonical NaN where it is computed, instead of where its bits can be seen (stores, moves, sign injection, exits)"},
+	{"head-nan", nil, func(o *Options) *bool { return &o.NoHeadNaN }, "a self-loop's back edge makes canonical every f register the body reads as a value before writing it (an accumulator), instead of leaving it as x86 computed it behind a test on entry"},
 	{"storecombine", nil, func(o *Options) *bool { return &o.NoStoreCombine }, "byte stores that fill a word (gcc's copy of a word it cannot prove aligned) stay byte stores, and a wider load of them waits for them to reach the cache instead of being forwarded one store"},
 	{"avx", nil, func(o *Options) *bool { return &o.NoAVX }, "double-precision add, subtract, multiply and divide use SSE2's two-operand forms, with a copy of the first operand where the result goes, even where the host has AVX's three-operand ones"},
 	{"box-known", nil, func(o *Options) *bool { return &o.NoBoxKnown }, "every single-precision operand's NaN box is tested (five instructions), also where the fragment wrote a single to that register since its head"},

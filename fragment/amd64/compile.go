@@ -50,6 +50,10 @@ type Options struct {
 	// where it is computed. Otherwise a result in an XMM register keeps
 	// x86's NaN until its bits can be seen (lazynan.go).
 	NoLazyNaN bool
+	// NoHeadNaN canonicalizes on a self-loop's back edge every f
+	// register the body reads by value before writing it, instead of
+	// leaving it dirty at the head (lazynan.go, headNaNs).
+	NoHeadNaN bool
 	// NoStoreCombine lowers every byte store on its own instead of
 	// combining a run that fills 2, 4 or 8 contiguous bytes into one
 	// store (storecombine.go).
@@ -141,11 +145,15 @@ type compiler struct {
 	// reads them or can exit (fredefinedAtHead): the back edge leaves
 	// them dirty.
 	fredefined uint32
-	selfExits  bool // some side exit jumps back to the body (selfExit)
-	noIBL      bool // indirect stubs leave instead of looking up the table
-	combine    bool // byte stores are combined (storecombine.go)
-	avx        bool // AVX's three-operand arithmetic (hostAVX and not Options.NoAVX)
-	bmi2       bool // BMI2's shifts and rotate (hostBMI2 and not Options.NoBMI2)
+	// headNaN are the f registers the loop body reads only as values
+	// (doubles [0], singles [1]) before it writes them: dirty at the
+	// head, left so by the back edge, tested on entry (headNaNs).
+	headNaN   [2]uint32
+	selfExits bool // some side exit jumps back to the body (selfExit)
+	noIBL     bool // indirect stubs leave instead of looking up the table
+	combine   bool // byte stores are combined (storecombine.go)
+	avx       bool // AVX's three-operand arithmetic (hostAVX and not Options.NoAVX)
+	bmi2      bool // BMI2's shifts and rotate (hostBMI2 and not Options.NoBMI2)
 	// boxed are the f registers known to hold a NaN-boxed single at
 	// this point of the body: loadSingle need not test them.
 	boxed    uint32
@@ -256,6 +264,9 @@ func compile(f *ir.Func, opts Options, headSext uint32) (*Code, uint32, error) {
 		c.headSext = headSext
 		c.redefined |= headSext
 		c.fredefined = fredefinedAtHead(f)
+		if c.fn.on && !opts.NoHeadNaN {
+			c.headNaN = headNaNs(f, c.fredefined, c.fr.host)
+		}
 	}
 	c.marks = make([]pcMark, 0, len(f.Insts)+len(f.Exits)+2)
 	a.reserveMarks(cap(c.marks))
@@ -315,6 +326,7 @@ func compile(f *ir.Func, opts Options, headSext uint32) (*Code, uint32, error) {
 		a.op(xMOVQ, mem(rSt, StateCountdown+8*ra.cdOff), reg(ra.cd))
 	}
 	c.sextCheck()
+	c.headNaNCheck()
 	c.lowerLoopChecks()
 	if bulk != nil {
 		c.lowerBulk(bulk)
@@ -332,6 +344,8 @@ func compile(f *ir.Func, opts Options, headSext uint32) (*Code, uint32, error) {
 	last := len(f.Insts) - 1
 	c.boxed = c.headBoxed
 	c.numbers = [2]uint32{}
+	c.fn.dbl |= c.headNaN[0]
+	c.fn.sgl |= c.headNaN[1]
 	c.sx.stale, c.sx.known = c.headSext, c.headSext
 	for i := 0; i < last; i++ {
 		in := f.Insts[i]

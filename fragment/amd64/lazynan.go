@@ -3,6 +3,7 @@
 package amd64
 
 import (
+	"rvdyn/fragment/exit"
 	"rvdyn/fragment/ir"
 	"rvdyn/interp"
 )
@@ -25,7 +26,10 @@ import (
 //   - at a self-loop's head, reached by the back edge: registers the body
 //     writes before it reads them or can leave (fredefinedAtHead) are
 //     left dirty there, since nothing on the path to their next value
-//     can see them; the others are made canonical on the back edge.
+//     can see them; so are those it reads only as values before it
+//     writes them (headNaNs: accumulators), which the head takes as
+//     dirty behind a test on entry; the others are made canonical on
+//     the back edge.
 //
 // An instruction that reads its operands as values of their own
 // precision (arithmetic, fused multiply-adds, fmin and fmax, compares,
@@ -237,4 +241,106 @@ func fredefinedAtHead(f *ir.Func) uint32 {
 		})
 	}
 	return dead
+}
+
+// headNaNs returns the f registers a self-loop's body reads only as
+// values of one precision (doubles [0], singles [1]) before it writes
+// them, such as an accumulator (s += x): the back edge may leave them as
+// x86 computed them, since what reads them first gives the same for any
+// quiet NaN, if the head takes them as dirty, so that an exit or a read
+// of their bits before their next write makes them canonical. They must
+// have an XMM register (dirty ones do), and not be in fredefined (which
+// the back edge leaves dirty already). Their last write in the body must
+// be arithmetic of that precision (a load, move or sign injection keeps
+// the guest's NaN bits), so that dirty means what the head takes it to.
+// On entry they hold the guest's bits, which a stub must not change:
+// headNaNCheck leaves to the interpreter when one is a NaN there.
+func headNaNs(f *ir.Func, fredefined uint32, host [32]register) [2]uint32 {
+	const unseen, ok, no = 0, 1, 2
+	var state [32]uint8
+	var prec [32]int8 // the precision of the reads, -1 none yet
+	for r := range prec {
+		prec[r] = -1
+	}
+	var lastPrec [32]int8 // the precision of the last write
+	for r := range lastPrec {
+		lastPrec[r] = -1
+	}
+	for i := range f.Insts {
+		in := &f.Insts[i]
+		vr, single := valueRead(in.Op)
+		p := int8(0)
+		if single {
+			p = 1
+		}
+		floatUses(in, func(r uint8) {
+			if state[r] != unseen {
+				return
+			}
+			if !vr || prec[r] >= 0 && prec[r] != p {
+				state[r] = no
+				return
+			}
+			prec[r] = p
+		}, func(d uint8) {
+			if state[d] == unseen {
+				state[d] = ok
+			}
+			// Only arithmetic computes a NaN RISC-V would make
+			// canonical; a load, move or sign injection leaves the
+			// guest's bits, which no stub may change.
+			lastPrec[d] = -1
+			if vr {
+				lastPrec[d] = 0
+				if ir.SingleResult(in.Op) {
+					lastPrec[d] = 1
+				}
+			}
+		})
+	}
+	var out [2]uint32
+	for r := uint8(0); r < 32; r++ {
+		bit := uint32(1) << r
+		if state[r] != ok || fredefined&bit != 0 || host[r] == 0 || prec[r] < 0 || lastPrec[r] != prec[r] {
+			continue
+		}
+		out[prec[r]] |= bit
+	}
+	return out
+}
+
+// headNaNCheck emits, on entry, the test that no register of headNaN
+// holds a NaN of its precision, else an exit to the interpreter at the
+// head before anything is done (an entry test: where it keeps failing the
+// head is compiled again without, see exit.Record.EntryTest). With it, a
+// stub that makes such a register canonical changes nothing the guest
+// put there.
+// The test is on the bits (a compare would raise invalid for a
+// signaling NaN):
+//
+//	MOVQ r, AX ; ADDx AX, AX ; CMPx AX, inf<<1 ; JA exit
+func (c *compiler) headNaNCheck() {
+	if c.headNaN[0]|c.headNaN[1] == 0 {
+		return
+	}
+	a := c.a
+	s := &exitStub{Record: exit.Record{Kind: exit.Interp, Target: c.f.Head, From: c.f.Head, EntryTest: true}, stub: &label{}}
+	c.exits = append(c.exits, s)
+	a.op(xMOVQ, imm(-0x20000000000000), reg(rCX)) // 0xffe0000000000000: a double infinity shifted left
+	for p := range c.headNaN {
+		for r := uint8(0); r < 32; r++ {
+			if c.headNaN[p]&(1<<r) == 0 {
+				continue
+			}
+			a.op(xMOVQ, reg(c.fr.host[r]), reg(rAX))
+			if p == 0 {
+				a.op(xADDQ, reg(rAX), reg(rAX))
+				a.op(xCMPQ, reg(rAX), reg(rCX))
+			} else {
+				a.op(xADDL, reg(rAX), reg(rAX))
+				a.op(xCMPL, reg(rAX), imm(-0x1000000)) // 0xff000000: a single infinity shifted left
+			}
+			a.jcc(condA, s.stub)
+		}
+	}
 }

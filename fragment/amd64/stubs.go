@@ -163,7 +163,7 @@ func (c *compiler) emitStub(e *exitStub) {
 	keep, fkeep := uint32(0), uint32(0)
 	if e.linked != nil {
 		keep = e.stale & c.redefined
-		fkeep = c.fredefined
+		fkeep = c.fredefined | c.headNaN[0] | c.headNaN[1]
 	}
 	c.extendStale(e.stale &^ keep)
 	e.stale = 0

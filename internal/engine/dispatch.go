@@ -392,13 +392,13 @@ func (vm *VM) removeFragment(f *codecache.Fragment) {
 
 // optimizeFor returns the fragment options a trace from head is compiled
 // with: Options.Optimize, where the entry tests of head kept failing
-// without stale registers at a loop head that an exit can see and
-// without loop checks bounded by the trip of a loop that may leave
-// earlier (exit.Record.EntryTest).
+// without stale registers at a loop head that an exit can see, without
+// loop checks bounded by the trip of a loop that may leave earlier, and
+// without f registers left dirty at the head (exit.Record.EntryTest).
 func (vm *VM) optimizeFor(head uint64) fragment.Options {
 	opts := vm.opts.Optimize
 	if vm.plainHeads[head] {
-		opts.NoHeadSext, opts.NoCheckHoistExits = true, true
+		opts.NoHeadSext, opts.NoCheckHoistExits, opts.NoHeadNaN = true, true, true
 	}
 	return opts
 }
