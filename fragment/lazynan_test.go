@@ -104,11 +104,7 @@ func TestLazyNaNLoop(t *testing.T) {
 		}
 	}
 	for _, lazy := range []bool{true, false} {
-		trace, code := compileLoop(t, img, len(body), func(cpu *interp.CPU) { set(cpu, 20) }, fragment.Options{NoLazyNaN: !lazy})
-		if !code.SelfLoop {
-			t.Fatalf("the trace does not loop:\n%s", dump(trace))
-		}
-		runLoop(t, fmt.Sprintf("lazy %v", lazy), img, trace, code, 500, rng, func(cpu *interp.CPU, _ int) { set(cpu, uint64(1+rng.IntN(40))) })
+		checkSelfLoop(t, fmt.Sprintf("lazy %v", lazy), img, len(body), fragment.Options{NoLazyNaN: !lazy}, 500, 40, rng, set)
 	}
 }
 
@@ -171,11 +167,7 @@ func TestFusedCheckPaired(t *testing.T) {
 		}
 	}
 	for _, lazy := range []bool{true, false} {
-		trace, code := compileLoop(t, img, len(body), func(cpu *interp.CPU) { set(cpu, 20) }, fragment.Options{NoLazyNaN: !lazy})
-		if !code.SelfLoop {
-			t.Fatalf("the trace does not loop:\n%s", dump(trace))
-		}
-		runLoop(t, fmt.Sprintf("lazy %v", lazy), img, trace, code, 600, rng, func(cpu *interp.CPU, _ int) { set(cpu, uint64(1+rng.IntN(6))) })
+		checkSelfLoop(t, fmt.Sprintf("lazy %v", lazy), img, len(body), fragment.Options{NoLazyNaN: !lazy}, 600, 6, rng, set)
 	}
 }
 
@@ -211,11 +203,20 @@ func TestHeadNaNKeepsGuestBits(t *testing.T) {
 		}
 		cpu.F[7] = vals[3+rng.IntN(3)] // not a NaN on entry: the head's test passes
 	}
-	trace, code := compileLoop(t, img, len(body), func(cpu *interp.CPU) { set(cpu, 20) }, fragment.Options{})
+	checkSelfLoop(t, "sign injection last", img, len(body), fragment.Options{}, 300, 5, rng, set)
+}
+
+// checkSelfLoop records the loop of img (a body of n instructions) from
+// the state set(cpu, 20) leaves, compiles it with opts, requires a
+// self-loop, and runs it runs times against the interpreter from
+// set(cpu, 1..maxIters) (runLoop).
+func checkSelfLoop(t *testing.T, what string, img []byte, n int, opts fragment.Options, runs, maxIters int, rng *rand.Rand, set func(cpu *interp.CPU, iters uint64)) {
+	t.Helper()
+	trace, code := compileLoop(t, img, n, func(cpu *interp.CPU) { set(cpu, 20) }, opts)
 	if !code.SelfLoop {
 		t.Fatalf("the trace does not loop:\n%s", dump(trace))
 	}
-	runLoop(t, "sign injection last", img, trace, code, 300, rng, func(cpu *interp.CPU, _ int) { set(cpu, uint64(1+rng.IntN(5))) })
+	runLoop(t, what, img, trace, code, runs, rng, func(cpu *interp.CPU, _ int) { set(cpu, uint64(1+rng.IntN(maxIters))) })
 }
 
 // loopImage is body followed by "bne a0, zero, body" and an exit ecall,

@@ -157,14 +157,5 @@ func (c *compiler) keepsSnap(in ir.Inst) bool {
 // (keepsSnap): the slot holds MXCSR as it was before the compare, rounding
 // control included.
 func (c *compiler) restoreOnNaN(k int, pc uint64) {
-	a := c.a
-	nan, back := &label{}, &label{}
-	a.jcc(condPS, nan)
-	a.bind(back)
-	c.cold = append(c.cold, func() {
-		c.mark(pc)
-		a.bind(nan)
-		a.op(xLDMXCSR, mem(rSt, snapOff(k)), none)
-		a.jmp(back)
-	})
+	c.outOfLine(condPS, pc, func(*label) { c.a.op(xLDMXCSR, mem(rSt, snapOff(k)), none) })
 }

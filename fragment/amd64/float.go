@@ -785,15 +785,26 @@ func (c *compiler) quietTest(in ir.Inst, single bool, x, y register) *label {
 	if !in.F.Quiet {
 		return nil
 	}
-	a := c.a
 	nan := &label{}
+	c.nanBitsTest(single, nan, x, y)
+	return nan
+}
+
+// nanBitsTest jumps to nan if one of xs holds a NaN of the precision
+// single says, testing the bits (a compare would raise invalid for a
+// signaling NaN): the magnitude's bits above the largest infinity's. AX
+// and CX are clobbered.
+//
+//	MOVQ x, AX ; ADDx AX, AX ; CMPx AX, inf<<1 ; JA nan
+func (c *compiler) nanBitsTest(single bool, nan *label, xs ...register) {
+	a := c.a
 	add, cmp := xADDQ, xCMPQ
 	if single {
 		add, cmp = xADDL, xCMPL
 	} else {
 		a.op(xMOVQ, imm(-0x20000000000000), reg(rCX)) // 0xffe0000000000000: an infinity shifted left
 	}
-	for _, x := range []register{x, y} {
+	for _, x := range xs {
 		a.op(xMOVQ, reg(x), reg(rAX))
 		a.op(add, reg(rAX), reg(rAX))
 		if single {
@@ -803,7 +814,6 @@ func (c *compiler) quietTest(in ir.Inst, single bool, x, y register) *label {
 		}
 		a.jcc(condA, nan)
 	}
-	return nan
 }
 
 // quietJoin binds quietTest's label out of line: DX = 0, the answer for

@@ -3,7 +3,6 @@
 package amd64
 
 import (
-	"rvdyn/fragment/exit"
 	"rvdyn/fragment/ir"
 	"rvdyn/interp"
 )
@@ -258,13 +257,11 @@ func fredefinedAtHead(f *ir.Func) uint32 {
 func headNaNs(f *ir.Func, fredefined uint32, host [32]register) [2]uint32 {
 	const unseen, ok, no = 0, 1, 2
 	var state [32]uint8
-	var prec [32]int8 // the precision of the reads, -1 none yet
+	// The precision of the reads before the first write, and of the
+	// last write's arithmetic; -1: none.
+	var prec, lastPrec [32]int8
 	for r := range prec {
-		prec[r] = -1
-	}
-	var lastPrec [32]int8 // the precision of the last write
-	for r := range lastPrec {
-		lastPrec[r] = -1
+		prec[r], lastPrec[r] = -1, -1
 	}
 	for i := range f.Insts {
 		in := &f.Insts[i]
@@ -315,32 +312,21 @@ func headNaNs(f *ir.Func, fredefined uint32, host [32]register) [2]uint32 {
 // head is compiled again without, see exit.Record.EntryTest). With it, a
 // stub that makes such a register canonical changes nothing the guest
 // put there.
-// The test is on the bits (a compare would raise invalid for a
-// signaling NaN):
-//
-//	MOVQ r, AX ; ADDx AX, AX ; CMPx AX, inf<<1 ; JA exit
+// The test is on the bits (nanBitsTest).
 func (c *compiler) headNaNCheck() {
 	if c.headNaN[0]|c.headNaN[1] == 0 {
 		return
 	}
-	a := c.a
-	s := &exitStub{Record: exit.Record{Kind: exit.Interp, Target: c.f.Head, From: c.f.Head, EntryTest: true}, stub: &label{}}
-	c.exits = append(c.exits, s)
-	a.op(xMOVQ, imm(-0x20000000000000), reg(rCX)) // 0xffe0000000000000: a double infinity shifted left
+	s := c.headEntryTest()
 	for p := range c.headNaN {
+		var xs []register
 		for r := uint8(0); r < 32; r++ {
-			if c.headNaN[p]&(1<<r) == 0 {
-				continue
+			if c.headNaN[p]&(1<<r) != 0 {
+				xs = append(xs, c.fr.host[r])
 			}
-			a.op(xMOVQ, reg(c.fr.host[r]), reg(rAX))
-			if p == 0 {
-				a.op(xADDQ, reg(rAX), reg(rAX))
-				a.op(xCMPQ, reg(rAX), reg(rCX))
-			} else {
-				a.op(xADDL, reg(rAX), reg(rAX))
-				a.op(xCMPL, reg(rAX), imm(-0x1000000)) // 0xff000000: a single infinity shifted left
-			}
-			a.jcc(condA, s.stub)
+		}
+		if len(xs) > 0 {
+			c.nanBitsTest(p == 1, s.stub, xs...)
 		}
 	}
 }

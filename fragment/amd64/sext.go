@@ -215,8 +215,7 @@ func (c *compiler) sextCheck() {
 	if c.headSext == 0 {
 		return
 	}
-	s := &exitStub{Record: exit.Record{Kind: exit.Interp, Target: c.f.Head, From: c.f.Head, EntryTest: true}, stub: &label{}}
-	c.exits = append(c.exits, s)
+	s := c.headEntryTest()
 	for r := uint8(1); r < 32; r++ {
 		if c.headSext&(1<<r) != 0 {
 			h := c.host(r)
@@ -225,6 +224,14 @@ func (c *compiler) sextCheck() {
 			c.a.jcc(condNE, s.stub)
 		}
 	}
+}
+
+// headEntryTest returns a new exit of an entry test: to the interpreter
+// at the head, before anything is done (exit.Record.EntryTest).
+func (c *compiler) headEntryTest() *exitStub {
+	s := &exitStub{Record: exit.Record{Kind: exit.Interp, Target: c.f.Head, From: c.f.Head, EntryTest: true}, stub: &label{}}
+	c.exits = append(c.exits, s)
+	return s
 }
 
 // finish32 completes an instruction whose result in w has the right low
