@@ -142,3 +142,20 @@ func TestForbiddenRules(t *testing.T) {
 		}
 	}
 }
+
+// TestNoCgo checks that the rvdyn command links no C code: a package
+// with cgo files (package net's resolver is one, with CGO_ENABLED=1, the
+// default where gcc is installed) makes the binary dynamically linked,
+// and every run then pays for the dynamic loader and cgo's start-up
+// (about a millisecond per process, measured: cmd/rvdyn/listen.go).
+func TestNoCgo(t *testing.T) {
+	cmd := exec.Command("go", "list", "-deps", "-f", "{{if .CgoFiles}}{{.ImportPath}}{{end}}", "./cmd/rvdyn")
+	cmd.Env = append(cmd.Environ(), "CGO_ENABLED=1")
+	out, err := cmd.Output()
+	if err != nil {
+		t.Skipf("go list: %v", err)
+	}
+	if s := strings.Fields(string(out)); len(s) > 0 {
+		t.Errorf("cmd/rvdyn depends on packages with cgo files: %v", s)
+	}
+}

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	stdnet "net"
 
 	"rvdyn"
 	"rvdyn/gdb"
@@ -73,7 +72,7 @@ func serveGDB(vm *rvdyn.VM, addr string, stderr io.Writer) (int, error) {
 	if err != nil {
 		return 1, err
 	}
-	ln, err := stdnet.Listen("tcp", addr)
+	ln, err := listenTCP(addr)
 	if err != nil {
 		return exitUsage, fmt.Errorf("--gdb: %w", err)
 	}

@@ -113,7 +113,7 @@ func addRunFlags(fs *flag.FlagSet) *runFlags {
 		root:         fs.String("root", "", "confine the guest's file system calls to this directory, which it sees as / ('..' and symlinks cannot leave it); default: host paths, as qemu-riscv64"),
 		strace:       fs.Bool("strace", false, "print each system call, its arguments and result, to stderr (as qemu-riscv64 -strace)"),
 		perfMap:      fs.Bool("perf-map", false, "write /tmp/perf-PID.map naming each fragment's code by guest function, for perf report (docs/profiling.md)"),
-		gdbAddr:      fs.String("gdb", "", "wait for gdb (target remote HOST:PORT) on this address, e.g. :1234, and run the guest under its control (as qemu-riscv64 -g)"),
+		gdbAddr:      fs.String("gdb", "", "wait for gdb (target remote HOST:PORT) on this address (HOST empty, localhost or numeric), e.g. :1234, and run the guest under its control (as qemu-riscv64 -g)"),
 		queryJSON:    fs.String("query-json", "", "with --query: write the per-pc tables and RPA stats as JSON to this file instead"),
 		specialize:   fs.String("specialize", "", "dynamo mode: specialize fragments on the values loads (nearly) always return, behind guards, from a value profile kept by this stream compressor in the stratified paper's notation (e.g. H[P4]256, P2, R8), 'default' ("+rvdyn.DefaultValueProfile+") or 'perfect' (every load); empty: off (docs/internals.md)"),
 		invariance:   fs.Float64("specialize-invariance", 0.99, "with --specialize: the share of a load's profiled values the top value must have"),
