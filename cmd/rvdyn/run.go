@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime/debug"
 	"strings"
 	"syscall"
 	"text/tabwriter"
@@ -48,6 +49,24 @@ func runStatus(args []string, stdin io.Reader, stdout, stderr io.Writer) exitSta
 		return exitStatus{code: exitUsage}
 	}
 	return start(stdin, stdout, stderr)
+}
+
+// runGCPercent is the collector's GOGC for a run, unless the GOGC
+// variable sets it: a run's heap is small (the largest of the corpus's
+// guests, scheme and ledger, end with 7 MB live) next to the guest's
+// address space, which is mapped outside it, and at the default 100 the
+// first collection came during start-up, at 4 MB, in every run. At 400
+// a "return 0" program started 8.6 -> 7.6 ms (median of 60 interleaved
+// runs each); the heap may grow to five times the live data instead of
+// two.
+const runGCPercent = 400
+
+// setRunGC sets the collector's target to runGCPercent unless the
+// environment's GOGC set one.
+func setRunGC() {
+	if _, ok := os.LookupEnv("GOGC"); !ok {
+		debug.SetGCPercent(runGCPercent)
+	}
 }
 
 // runFlags are rvdyn run's flags, parsed.
@@ -147,6 +166,7 @@ func (f *runFlags) run(fs *flag.FlagSet, stdin io.Reader, stdout, stderr io.Writ
 		writeMechanisms(stdout)
 		return exitStatus{}
 	}
+	setRunGC()
 	usage := func(format string, args ...any) exitStatus {
 		fmt.Fprintf(stderr, "rvdyn: "+format+"\n", args...)
 		return exitStatus{code: exitUsage}

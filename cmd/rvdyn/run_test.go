@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"strings"
 	"testing"
 
@@ -159,5 +160,22 @@ func TestRunAsyncCompile(t *testing.T) {
 		if code, _, stderr := runMain(t, args...); code != exitUsage || !strings.Contains(stderr, "compile") {
 			t.Errorf("%v: exit %d, stderr %q", args, code, stderr)
 		}
+	}
+}
+
+// TestRunGC checks that a run raises the collector's target to
+// runGCPercent, and leaves one the GOGC variable set alone.
+func TestRunGC(t *testing.T) {
+	old := debug.SetGCPercent(100)
+	defer debug.SetGCPercent(old)
+	t.Setenv("GOGC", "100")
+	setRunGC()
+	if got := debug.SetGCPercent(100); got != 100 {
+		t.Errorf("with GOGC=100 set: GC percent %d, want 100", got)
+	}
+	os.Unsetenv("GOGC") // (t.Setenv restores it)
+	setRunGC()
+	if got := debug.SetGCPercent(100); got != runGCPercent {
+		t.Errorf("without GOGC: GC percent %d, want %d", got, runGCPercent)
 	}
 }
