@@ -14,7 +14,12 @@ import (
 // guestTraces records the first n traces of a guest the way the dispatcher
 // would (every backward-branch target is a head).
 func guestTraces(b testing.TB, name, size string, n int) ([]*interp.Trace, fragment.Env) {
-	img, err := corpus.ELF(name)
+	return guestTracesOf(b, name, corpus.IM, size, n)
+}
+
+// guestTracesOf is guestTraces for the guest's build of flavor f.
+func guestTracesOf(b testing.TB, name string, f corpus.Flavor, size string, n int) ([]*interp.Trace, fragment.Env) {
+	img, err := corpus.ELFOf(name, f)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -58,8 +63,21 @@ func BenchmarkCompileUnverified(b *testing.B) {
 	benchmarkCompile(b)
 }
 
+// BenchmarkCompileFloat is BenchmarkCompileUnverified on the first
+// traces of RV64GC fft (glibc's start-up, then double-precision loops).
+func BenchmarkCompileFloat(b *testing.B) {
+	fragment.VerifyPasses(false)
+	defer fragment.VerifyPasses(true)
+	traces, env := guestTracesOf(b, "fft", corpus.GC, "256", 100)
+	benchmarkCompileTraces(b, traces, env)
+}
+
 func benchmarkCompile(b *testing.B) {
 	traces, env := guestTraces(b, "strings", "4000", 100)
+	benchmarkCompileTraces(b, traces, env)
+}
+
+func benchmarkCompileTraces(b *testing.B, traces []*interp.Trace, env fragment.Env) {
 	insts := 0
 	for _, t := range traces {
 		insts += t.Len()

@@ -4,7 +4,7 @@ package rpa
 
 import (
 	"fmt"
-	"math"
+	"math/rand/v2"
 
 	"rvdyn/interp"
 	"rvdyn/profhw"
@@ -69,10 +69,11 @@ type entryState struct {
 	mask  FieldMask
 	qpc   uint8
 	rate  uint32
-	lnq   float64 // ln(1 - 1/rate), for geometric gaps
+	lam   float64 // -ln(1 - 1/rate), for geometric gaps (gapLambda)
 	drawn uint64  // sum of the gaps drawn so far (events = drawn - countdown)
 	rnd   profhw.RNG
-	hasMi bool // the record collects misc, which carries the tag
+	exp   *rand.Rand // exponential draws from rnd (geometricGap)
+	hasMi bool       // the record collects misc, which carries the tag
 }
 
 // An Engine is the query engine of sec. 3.4.2 run in Go: it is an
@@ -123,9 +124,6 @@ type Engine struct {
 	nat     *NativeState
 	ahead   []int
 	isAhead [NumEntries]bool
-	// streams draw the gaps of the entries in ahead on other goroutines
-	// (gapStream); nil for the others.
-	streams [NumEntries]*gapStream
 }
 
 // NewEngine prepares p to run. It fails if p is not valid (Validate) or
@@ -151,9 +149,8 @@ func NewEngine(p *Program, opts Options) (*Engine, error) {
 		s.on, s.mask, s.qpc, s.rate = e.On(), e.Mask(), e.QPC(), e.Rate()
 		s.hasMi = s.mask.Has(FieldMisc)
 		s.rnd = profhw.NewRNG(seed + uint64(i+1)*0x9e3779b97f4a7c15)
-		if s.rate > 1 {
-			s.lnq = math.Log1p(-1 / float64(s.rate))
-		}
+		s.exp = newExp(&s.rnd)
+		s.lam = gapLambda(s.rate)
 		g.left[i] = s.gap()
 		s.drawn = g.left[i]
 	}
@@ -171,9 +168,8 @@ func NewEngine(p *Program, opts Options) (*Engine, error) {
 	return g, nil
 }
 
-// gap draws the entry's next gap here, on the caller's goroutine
-// (geometricGap).
-func (s *entryState) gap() uint64 { return geometricGap(&s.rnd, s.rate, s.lnq) }
+// gap draws the entry's next gap (geometricGap).
+func (s *entryState) gap() uint64 { return geometricGap(s.exp, s.rate, s.lam) }
 
 // ClassMask returns the interpreter classes the engine must see: those
 // with an active PCT entry. The event classes map to none.

@@ -84,7 +84,7 @@ func (g *Engine) nextGap(ent Entry, s *entryState) uint64 {
 		ns.Used[ent]++
 		return n
 	}
-	n := g.drawGap(int(ent), s)
+	n := s.gap()
 	s.drawn += n
 	return n
 }
@@ -102,9 +102,8 @@ func (g *Engine) unusedGaps(ent int) uint64 {
 
 // RefillGaps tops up the gaps drawn ahead for native code, keeping their
 // order (sec. 3.1's independent sampling stream per entry). The
-// dispatcher calls it after native code ran. It copies the gaps from the
-// entry's gap stream, drawn on another goroutine (gapStream), so the
-// guest's thread does not compute them.
+// dispatcher calls it after native code ran; it draws one gap for each
+// one used (geometricGap, about 5 ns each).
 func (g *Engine) RefillGaps() {
 	ns := g.nat
 	if ns == nil {
@@ -119,7 +118,7 @@ func (g *Engine) RefillGaps() {
 		b := &ns.Gaps[ent]
 		k := copy(b[:], b[u:])
 		for ; k < NativeGaps; k++ {
-			b[k] = g.drawGap(ent, s)
+			b[k] = s.gap()
 			s.drawn += b[k]
 		}
 		ns.Used[ent] = 0
@@ -198,13 +197,11 @@ func (g *Engine) Native(pc uint64, in interp.Inst) (*Native, bool) {
 	return nv, true
 }
 
-// fillAhead starts the entry's gap stream (gapStream) and fills the
-// gaps drawn ahead from it (nothing is buffered yet).
+// fillAhead fills the entry's gaps drawn ahead (none are yet).
 func (g *Engine) fillAhead(ent int) {
 	s := &g.ents[ent]
-	g.streams[ent] = newGapStream(s)
 	for k := range g.nat.Gaps[ent] {
-		n := g.streams[ent].take()
+		n := s.gap()
 		g.nat.Gaps[ent][k] = n
 		s.drawn += n
 	}
