@@ -53,6 +53,10 @@ type Options struct {
 	// floating-point arithmetic operation, instead of only where its
 	// bits can be seen (amd64.Options.NoLazyNaN).
 	NoLazyNaN bool
+	// NoDecisionMerge keeps every sampling decision where its selected
+	// instruction is, instead of one test per pass through the body and
+	// a second copy of it (amd64.Options.NoDecisionMerge).
+	NoDecisionMerge bool
 	// NoHeadNaN makes a self-loop's back edge canonicalize every f
 	// register its body read by value before writing it, instead of
 	// leaving them to the head as possibly non-canonical NaNs behind an
@@ -299,6 +303,7 @@ var backendSwitches = []pass{
 	{"lazy-fflags", nil, func(o *Options) *bool { return &o.NoLazyFflags }, "a read of fflags whose register only exits can see (the frflags of gcc's quiet compares, as in every sqrt call) is computed where it is read (STMXCSR, a load of what it stored and a dozen instructions) instead of as a lone STMXCSR decoded in the exit stubs"},
 	{"budget-reg", nil, func(o *Options) *bool { return &o.NoBudgetReg }, "the budget keeps its host register in every fragment, instead of lending it to one more guest register (the budget then in memory) where the guest registers outnumber the host registers"},
 	{"bmi2", nil, func(o *Options) *bool { return &o.NoBMI2 }, "shifts by a register amount and rotates use x86's two-operand forms (the count copied into CX, the source into the destination) even where the host has BMI2's SHLX, SHRX, SARX and RORX"},
+	{"decision-merge", nil, func(o *Options) *bool { return &o.NoDecisionMerge }, "under a sampled query, each selected instruction decrements and tests the countdown where it is, instead of one test of all of a pass's decisions at the body's top (and a second copy of the body, with them, for the passes a sample falls in)"},
 	{"loop-align", nil, func(o *Options) *bool { return &o.NoLoopAlign }, "a looping fragment's head stays where it falls, after its entry code, instead of on a 32-byte boundary"},
 }
 

@@ -177,3 +177,100 @@ func countRegDecisions(t *testing.T, code []byte, slot int) (n, inReg int) {
 	}
 	return n, inReg
 }
+
+// TestMergedDecisions: with the countdown in a register, a trace with k
+// >= 2 selected branches decides them once per pass (one SUBQ $k of the
+// countdown register) and keeps the k decisions one by one in the copy
+// of the body that runs when a sample falls in the pass; every exit of
+// the first copy taken before some of them gives those back (LEAQ
+// n(cd), cd, 1 <= n <= k). Off
+// (Options.NoDecisionMerge), there is no merged test. That the merged
+// code samples exactly the interpreter's executions is
+// TestQueryModesAgree's (package rvdyn), which a wrong give-back fails.
+func TestMergedDecisions(t *testing.T) {
+	traces, env := guestTraces(t, "strings", "4000", 40)
+	const slot = 9
+	branches := func(pc uint64, in interp.Inst) (int, *rpa.Native, bool) { return slot, nil, in.IsBranch() }
+	merged, gives := 0, 0
+	for _, tr := range traces {
+		k := 0
+		for _, s := range tr.Steps {
+			if s.Inst.IsBranch() {
+				k++
+			}
+		}
+		opts := fragment.Options{CountdownHome: true, CountdownIndex: slot}
+		code, err := fragment.CompileSampled(tr, env, opts, branches)
+		if err != nil {
+			t.Fatal(err)
+		}
+		opts.NoDecisionMerge = true
+		plain, err := fragment.CompileSampled(tr, env, opts, branches)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ones, bys, backs := decisionShape(t, code.Bytes, slot, k)
+		if _, offBys, _ := decisionShape(t, plain.Bytes, slot, k); offBys != 0 {
+			t.Errorf("fragment %#x, merging off: %d merged tests", tr.Head, offBys)
+		}
+		if k < 2 {
+			if bys != 0 {
+				t.Errorf("fragment %#x: %d selected branches, %d merged tests", tr.Head, k, bys)
+			}
+			continue
+		}
+		merged++
+		if bys != 1 || ones != k {
+			t.Errorf("fragment %#x: %d selected branches: %d merged tests of %d, %d decisions one by one", tr.Head, k, bys, k, ones)
+		}
+		gives += len(backs)
+		for n := range backs {
+			if n < 1 || n > k {
+				t.Errorf("fragment %#x: an exit gives back %d of %d decisions", tr.Head, n, k)
+			}
+		}
+	}
+	if merged == 0 || gives == 0 {
+		t.Fatalf("%d traces with two selected branches, %d give-backs: the test checked nothing", merged, gives)
+	}
+}
+
+// decisionShape decodes code and counts, on the register the entry
+// loads countdown slot into: decrements by 1 (decisions one by one),
+// decrements by k (merged tests), and the LEAQ give-backs by amount.
+func decisionShape(t *testing.T, code []byte, slot, k int) (ones, bys int, backs map[int]int) {
+	t.Helper()
+	var insts []x86asm.Inst
+	for at := 0; at < len(code); {
+		in, err := x86asm.Decode(code[at:], 64)
+		if err != nil {
+			t.Fatalf("undecodable at %d: %v", at, err)
+		}
+		insts = append(insts, in)
+		at += in.Len
+	}
+	var cd x86asm.Reg
+	for _, in := range insts {
+		if m, ok := in.Args[1].(x86asm.Mem); in.Op == x86asm.MOV && ok && m.Base == x86asm.R15 && m.Disp == amd64.StateCountdown+8*int64(slot) {
+			cd, _ = in.Args[0].(x86asm.Reg)
+			break
+		}
+	}
+	if cd == 0 {
+		t.Fatal("no countdown register")
+	}
+	backs = map[int]int{}
+	for _, in := range insts {
+		switch {
+		case in.Op == x86asm.SUB && in.Args[0] == cd && in.Args[1] == x86asm.Imm(1):
+			ones++
+		case in.Op == x86asm.SUB && in.Args[0] == cd && in.Args[1] == x86asm.Imm(k) && k > 1:
+			bys++
+		case in.Op == x86asm.LEA && in.Args[0] == cd:
+			if m, ok := in.Args[1].(x86asm.Mem); ok && m.Base == cd {
+				backs[int(m.Disp)]++
+			}
+		}
+	}
+	return ones, bys, backs
+}

@@ -4,6 +4,7 @@ package amd64
 
 import (
 	"encoding/binary"
+	"slices"
 
 	"rvdyn/fragment/ir"
 )
@@ -93,6 +94,11 @@ type Options struct {
 	// exit can see before its next value (no headSext, sext.go): the
 	// dispatcher sets it for a head whose entry test keeps failing.
 	NoHeadSext bool
+	// NoDecisionMerge keeps the sampling decision of every selected
+	// instruction where it is, instead of one test of a pass's decisions
+	// on the countdown register at the body's top and a second copy of
+	// the body for the passes a sample falls in (merge.go).
+	NoDecisionMerge bool
 	// NoBMI2 lowers shifts by a register amount and rotates with x86's
 	// two-operand forms (the count copied into CX, the source into the
 	// destination) also where the host has BMI2's SHLX, SHRX, SARX and
@@ -165,6 +171,7 @@ type compiler struct {
 	snapLive  int       // 1 + the slot of a read left to the exits that nothing since has changed MXCSR after, or 0 (flagsnap.go)
 	numbers   [2]uint32 // f registers that hold a number, not a NaN, as a double ([0]) or a single ([1]): written by a conversion from an integer since the body's head (float.go)
 	exits     []*exitStub
+	merge     decisionMerge // sampling decisions merged per pass (merge.go)
 	body      *label
 	cold      []func() // out-of-line code, emitted after the exit stubs
 	marks     []pcMark // where the code of each guest instruction starts
@@ -204,6 +211,26 @@ func Compile(f *ir.Func, opts Options) (*Code, error) {
 		return again, nil
 	}
 	return code, nil
+}
+
+// lowerBody lowers f's body, instructions 0 to last-1 (the last is the
+// end exit), in the first copy without the merged decisions (merge.go).
+func (c *compiler) lowerBody(last int) {
+	f := c.f
+	for i := 0; i < last; i++ {
+		in := f.Insts[i]
+		c.mark(in.PC)
+		if c.merge.fast && c.merge.merged[i] {
+			continue // decided at the body's top
+		}
+		if n, lo := c.storeGroup(i); n > 0 {
+			c.snapLive = 0
+			c.lowerStoreGroup(i, n, lo)
+			i += n - 1
+			continue
+		}
+		c.lowerSext(i, in)
+	}
 }
 
 // LoopAlign is the alignment of a looping fragment's head, in bytes: a
@@ -340,6 +367,7 @@ func compile(f *ir.Func, opts Options, headSext uint32) (*Code, uint32, error) {
 	if c.loops {
 		bodyMark = a.mark()
 	}
+	c.merge = c.mergeDecisions(!opts.NoDecisionMerge && bulk == nil)
 	a.bind(c.body)
 	last := len(f.Insts) - 1
 	c.boxed = c.headBoxed
@@ -347,17 +375,13 @@ func compile(f *ir.Func, opts Options, headSext uint32) (*Code, uint32, error) {
 	c.fn.dbl |= c.headNaN[0]
 	c.fn.sgl |= c.headNaN[1]
 	c.sx.stale, c.sx.known = c.headSext, c.headSext
-	for i := 0; i < last; i++ {
-		in := f.Insts[i]
-		c.mark(in.PC)
-		if n, lo := c.storeGroup(i); n > 0 {
-			c.snapLive = 0
-			c.lowerStoreGroup(i, n, lo)
-			i += n - 1
-			continue
-		}
-		c.lowerSext(i, in)
+	top := c.saveBody()
+	slowEntry := &label{}
+	if c.merge.on {
+		c.mergedTest(slowEntry)
+		c.merge.fast = true
 	}
+	c.lowerBody(last)
 	// The end stub is emitted first, right here: the recorded path falls
 	// through into it.
 	end := c.stubFor(f.Insts[last].Exit, last)
@@ -365,17 +389,38 @@ func compile(f *ir.Func, opts Options, headSext uint32) (*Code, uint32, error) {
 	if headSext == 0 && f.Loops {
 		want = c.headSextWanted(end.stale)
 	}
-	if c.sxBroken {
-		return nil, 0, nil
-	}
 	if f.Loops {
 		end.linked = c.body
 	}
-	copy(c.exits[1:], c.exits[:len(c.exits)-1])
+	c.mark(end.From)
+	c.emitStub(end)
+	if c.merge.on {
+		// The second copy, with its decisions, from the body's top
+		// state; its own end stub follows it.
+		c.merge.fast = false
+		c.restoreBody(top)
+		a.bind(slowEntry)
+		a.op(xADDQ, imm(c.merge.k), reg(c.ra.cd))
+		c.lowerBody(last)
+		end2 := c.stubFor(f.Insts[last].Exit, last)
+		if f.Loops {
+			end2.linked = c.body
+		}
+		c.mark(end2.From)
+		c.emitStub(end2)
+	}
+	if c.sxBroken {
+		return nil, 0, nil
+	}
+	// Code.Exits lists the end stub first.
+	pos := slices.Index(c.exits, end)
+	copy(c.exits[1:pos+1], c.exits[:pos])
 	c.exits[0] = end
 	for _, e := range c.exits {
-		c.mark(e.From)
-		c.emitStub(e)
+		if !e.emitted {
+			c.mark(e.From)
+			c.emitStub(e)
+		}
 	}
 	for _, emit := range c.cold {
 		emit()

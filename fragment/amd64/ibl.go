@@ -118,6 +118,7 @@ func IBLRemove(table []uint64, pc uint64) {
 func (c *compiler) emitIndirectStub(e *exitStub) {
 	a := c.a
 	a.bind(e.stub)
+	c.giveBack(e)
 	out := &label{}
 	c.extendStale(e.stale)
 	e.stale = 0

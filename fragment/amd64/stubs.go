@@ -40,6 +40,10 @@ type exitStub struct {
 	// ExitIndirect: the jalr's link register and value.
 	rd   uint8
 	link uint64
+	// back is the merged sampling decisions the stub gives back to the
+	// countdown (merge.go); emitted is set once its code is.
+	back    int64
+	emitted bool
 }
 
 // stubFor creates the stub of IR exit e, taken by instruction at; its
@@ -47,6 +51,9 @@ type exitStub struct {
 func (c *compiler) stubFor(e, at int) *exitStub {
 	r := c.f.Exits[e]
 	s := &exitStub{Record: r.Record, at: at, stub: &label{}, stale: c.sx.stale, nanDbl: c.fn.dbl, nanSgl: c.fn.sgl}
+	if c.merge.fast {
+		s.back = c.merge.after[at]
+	}
 	c.exits = append(c.exits, s)
 	if r.Kind == exit.Indirect {
 		s.rd, s.link = r.Link, r.LinkVal
@@ -150,12 +157,14 @@ func (c *compiler) reloadHomes() {
 // entry loads, with every register in place, and falls into the
 // write-back and out when the budget is spent.
 func (c *compiler) emitStub(e *exitStub) {
+	e.emitted = true
 	if e.Kind == exit.Indirect {
 		c.emitIndirectStub(e)
 		return
 	}
 	a := c.a
 	a.bind(e.stub)
+	c.giveBack(e)
 	// State, the loop head and the next fragment expect every register
 	// sign-extended (sext.go), except the registers the loop body
 	// redefines before anything can see their upper half: the back edge
