@@ -10,9 +10,10 @@ import (
 )
 
 // lowerNativeSample lowers the sampling decision of an instruction whose
-// query runs natively. The hot path is the plain decision
-// (sampleDecision), then back:, and the sampled execution runs out of line, before the instruction
-// (whose record needs only values it reads): first every check that
+// query runs natively. The hot path is the decision, "SUBQ $1,
+// countdown; JEQ sampled", then back:, and the sampled execution runs
+// out of line, before the instruction (whose record needs only values
+// it reads): first every check that
 // could fail, with nothing changed yet, so that a failure leaves through
 // the ExitSample exit and the engine runs the execution as before (no
 // gap drawn ahead, a store address out of bounds, a queue without room
@@ -24,23 +25,29 @@ func (c *compiler) lowerNativeSample(i int, in ir.Inst) {
 	a := c.a
 	nv := in.Native
 	sampled, back := &label{}, &label{}
-	cd := c.sampleDecision(in, sampled)
+	cd := c.countdown(in.Off)
+	a.op(xSUBQ, imm(1), cd)
+	a.jcc(condEQ, sampled)
 	a.bind(back)
 	exit := c.stubFor(in.Exit, i).stub
 	c.cold = append(c.cold, func() {
 		c.mark(in.PC)
+		// A check that fails leaves with the countdown at 1, as the
+		// engine expects of a sample exit (it decrements it to 0 and
+		// samples); the commit overwrites it instead.
+		fail := &label{}
 		a.bind(sampled)
 		used := mem(rSt, stateUsed+8*int64(nv.Entry))
 		if nv.Period > 1 {
 			a.op(xCMPQ, used, imm(rpa.NativeGaps))
-			a.jcc(condAE, exit)
+			a.jcc(condAE, fail)
 		}
 		if ir.IsStore(nv.Inst.Op) {
-			c.checkStoreAddr(in, nv, exit)
+			c.checkStoreAddr(in, nv, fail)
 		}
 		for q, k := range nv.Sends {
 			if k > 0 {
-				c.checkRoom(nv.Queues[q], k, exit)
+				c.checkRoom(nv.Queues[q], k, fail)
 			}
 		}
 		// Commit. The next gap: countdown = Gaps[entry][Used]; Used++;
@@ -52,11 +59,15 @@ func (c *compiler) lowerNativeSample(i int, in ir.Inst) {
 			a.op(xMOVQ, reg(rCX), cd)
 			a.op(xADDQ, imm(1), used)
 		} else {
+			a.op(xMOVQ, imm(1), cd)
 			a.op(xADDQ, imm(1), mem(rSt, stateAlways+8*int64(nv.Entry)))
 		}
 		a.op(xADDQ, imm(1), mem(rSt, stateRecords))
 		c.buildRecord(in, nv)
 		c.runQuery(nv, back)
+		a.bind(fail)
+		a.op(xMOVQ, imm(1), cd)
+		a.jmp(exit)
 	})
 }
 
@@ -69,6 +80,9 @@ func (c *compiler) lowerNativeSample(i int, in ir.Inst) {
 // back to 1 out of line:
 //
 //	SUBQ $1, countdown ; JEQ fix ; ... fix: MOVQ $1, countdown ; JMP sampled
+//
+// (A native query's decision, lowerNativeSample, jumps straight to its
+// sampled path, which sets the countdown itself.)
 func (c *compiler) sampleDecision(in ir.Inst, sampled *label) operand {
 	a := c.a
 	cd := c.countdown(in.Off)
@@ -154,50 +168,74 @@ func (c *compiler) checkRoom(q rpa.NativeQueue, k int, exit *label) {
 
 // buildRecord writes the record of the sampled execution into
 // NativeState.Rec: the collected words in order (rpa.BuildRecord), zeros
-// above. A branch's words depend on its outcome, so they are written on
-// both arms of the branch's compare.
+// above. A branch's words that depend on its outcome are computed
+// without a jump, from a mask of the compare's result (DX: all ones if
+// taken), so that the sampled path does not pay for a second
+// mispredicted branch after the decision's: each such word is
+// notTaken ^ (mask & (taken ^ notTaken)).
 func (c *compiler) buildRecord(in ir.Inst, nv *rpa.Native) {
 	a := c.a
-	if !nv.Inst.IsBranch() {
-		c.writeRecord(in, nv, false)
-		return
+	if nv.Inst.IsBranch() {
+		c.load(in.A, rAX)
+		if in.B.IsConst && !ir.FitsInt32(int64(in.B.Const)) {
+			c.load(in.B, rCX)
+			a.op(xCMPQ, reg(rAX), reg(rCX))
+		} else {
+			a.op(xCMPQ, reg(rAX), c.opnd(in.B, rCX))
+		}
+		set := takenSet[nv.Inst.Op]
+		a.op(set.op, none, reg(rDX))
+		a.op(xMOVBQZX, reg(rDX), reg(rDX))
+		if set.invert {
+			a.op(xXORQ, imm(1), reg(rDX))
+		}
+		a.op(xNEGQ, none, reg(rDX))
 	}
-	taken, done := &label{}, &label{}
-	c.load(in.A, rAX)
-	if in.B.IsConst && !ir.FitsInt32(int64(in.B.Const)) {
-		c.load(in.B, rCX)
-		a.op(xCMPQ, reg(rAX), reg(rCX))
-	} else {
-		a.op(xCMPQ, reg(rAX), c.opnd(in.B, rCX))
+	for w := range rpa.MaxRecordWords {
+		at := mem(rSt, stateRec+8*int64(w))
+		if w >= len(nv.Fields) {
+			a.op(xMOVQ, imm(0), at)
+			continue
+		}
+		f := nv.Fields[w]
+		if c.operandWord(in, nv, f) {
+			a.op(xMOVQ, reg(rAX), at)
+			continue
+		}
+		vN, vT := recordWord(nv, f, false), recordWord(nv, f, true)
+		switch {
+		case vN == vT && vN < 1<<31:
+			a.op(xMOVQ, imm(int64(vN)), at)
+			continue
+		case vN == vT:
+			c.load(ir.C(uint64(vN)), rAX)
+		default:
+			c.load(ir.C(uint64(vT^vN)), rAX)
+			a.op(xANDQ, reg(rDX), reg(rAX))
+			a.op(xXORQ, c.opnd(ir.C(uint64(vN)), rCX), reg(rAX))
+		}
+		a.op(xMOVQ, reg(rAX), at)
 	}
-	a.jcc(branchCond[nv.Inst.Op], taken)
-	c.writeRecord(in, nv, false)
-	a.jmp(done)
-	a.bind(taken)
-	c.writeRecord(in, nv, true)
-	a.bind(done)
 }
 
-// writeRecord writes the record words for one outcome of a branch (taken)
-// or for a store.
-func (c *compiler) writeRecord(in ir.Inst, nv *rpa.Native, taken bool) {
+// takenSet is the SETcc that gives a branch's outcome after CMPQ rs1,
+// rs2, with invert when it gives the opposite (x86 has no SETNE or
+// SETGE in this assembler).
+var takenSet = map[interp.Op]struct {
+	op     mnemonic
+	invert bool
+}{
+	interp.OpBEQ: {xSETEQ, false}, interp.OpBNE: {xSETEQ, true},
+	interp.OpBLT: {xSETLT, false}, interp.OpBGE: {xSETLT, true},
+	interp.OpBLTU: {xSETCS, false}, interp.OpBGEU: {xSETCC, false},
+}
+
+// operandWord puts record field f into AX and reports true when it comes
+// from the instruction's operands (a branch's rs1 and rs2, a store's
+// value and address): the same for both outcomes.
+func (c *compiler) operandWord(in ir.Inst, nv *rpa.Native, f rpa.Field) bool {
 	a := c.a
-	inst, pc := nv.Inst, nv.PC
-	branch := inst.IsBranch()
-	target := pc + uint64(inst.Imm)
-	misc := uint32(inst.Op)<<rpa.MiscOpShift | uint32(nv.Tag&3)<<rpa.MiscTagShift
-	if branch {
-		if taken != (inst.Imm < 0) {
-			misc |= rpa.MiscMispredict
-		}
-		if taken {
-			misc |= rpa.MiscTaken
-			if target <= pc {
-				misc |= rpa.MiscBackward
-			}
-		}
-	}
-	konst := func(v uint32) { c.load(ir.C(uint64(v)), rAX) }
+	inst := nv.Inst
 	// value loads the 64-bit operand v into AX: for a store's stored
 	// value, truncated to the store's width.
 	value := func(v ir.Val, stored bool) {
@@ -215,62 +253,80 @@ func (c *compiler) writeRecord(in ir.Inst, nv *rpa.Native, taken bool) {
 	}
 	low := func(v ir.Val, stored bool) { value(v, stored); c.zext32() }
 	high := func(v ir.Val, stored bool) { value(v, stored); a.op(xSHRQ, imm(32), reg(rAX)) }
-	for w := range rpa.MaxRecordWords {
-		if w >= len(nv.Fields) {
-			a.op(xMOVQ, imm(0), mem(rSt, stateRec+8*int64(w)))
-			continue
+	if inst.IsBranch() {
+		switch f {
+		case rpa.FieldOp1:
+			low(in.A, false)
+		case rpa.FieldOp1Up:
+			high(in.A, false)
+		case rpa.FieldOp2:
+			low(in.B, false)
+		case rpa.FieldOp2Up:
+			high(in.B, false)
+		default:
+			return false
 		}
-		switch f := nv.Fields[w]; {
-		case f == rpa.FieldPC:
-			konst(uint32(pc))
-		case f == rpa.FieldThread:
-			konst(rpa.Thread)
-		case f == rpa.FieldMisc:
-			konst(misc)
-		case f == rpa.FieldRes1U:
-			konst(0)
-		case f >= rpa.FieldFRate:
-			konst(1) // the rates and latencies of the cost model (FieldValue)
-		case branch:
-			switch f {
-			case rpa.FieldOp1:
-				low(in.A, false)
-			case rpa.FieldOp1Up:
-				high(in.A, false)
-			case rpa.FieldOp2:
-				low(in.B, false)
-			case rpa.FieldOp2Up:
-				high(in.B, false)
-			case rpa.FieldOp3:
-				konst(uint32(target))
-			case rpa.FieldRes1:
-				konst(uint32(boolWord(taken)))
-			case rpa.FieldRes2:
-				if taken {
-					konst(uint32(target))
-				} else {
-					konst(uint32(pc + inst.Len()))
-				}
-			}
-		default: // a store
-			switch f {
-			case rpa.FieldOp1:
-				low(in.B, true)
-			case rpa.FieldOp1Up:
-				high(in.B, true)
-			case rpa.FieldOp2:
-				low(in.A, false)
-			case rpa.FieldOp2Up:
-				high(in.A, false)
-			case rpa.FieldOp3, rpa.FieldRes2:
-				c.storeAddr(in, nv)
-				c.zext32()
-			case rpa.FieldRes1:
-				konst(0)
-			}
-		}
-		a.op(xMOVQ, reg(rAX), mem(rSt, stateRec+8*int64(w)))
+		return true
 	}
+	switch f { // a store
+	case rpa.FieldOp1:
+		low(in.B, true)
+	case rpa.FieldOp1Up:
+		high(in.B, true)
+	case rpa.FieldOp2:
+		low(in.A, false)
+	case rpa.FieldOp2Up:
+		high(in.A, false)
+	case rpa.FieldOp3, rpa.FieldRes2:
+		c.storeAddr(in, nv)
+		c.zext32()
+	default:
+		return false
+	}
+	return true
+}
+
+// recordWord returns record field f of nv's instruction when it does not
+// come from the operands (operandWord): constants of the instruction and,
+// for a branch, of its outcome taken.
+func recordWord(nv *rpa.Native, f rpa.Field, taken bool) uint32 {
+	inst, pc := nv.Inst, nv.PC
+	branch := inst.IsBranch()
+	target := pc + uint64(inst.Imm)
+	misc := uint32(inst.Op)<<rpa.MiscOpShift | uint32(nv.Tag&3)<<rpa.MiscTagShift
+	if branch {
+		if taken != (inst.Imm < 0) {
+			misc |= rpa.MiscMispredict
+		}
+		if taken {
+			misc |= rpa.MiscTaken
+			if target <= pc {
+				misc |= rpa.MiscBackward
+			}
+		}
+	}
+	switch {
+	case f == rpa.FieldPC:
+		return uint32(pc)
+	case f == rpa.FieldThread:
+		return rpa.Thread
+	case f == rpa.FieldMisc:
+		return misc
+	case f == rpa.FieldRes1U:
+		return 0
+	case f >= rpa.FieldFRate:
+		return 1 // the rates and latencies of the cost model (FieldValue)
+	case branch && f == rpa.FieldOp3:
+		return uint32(target)
+	case branch && f == rpa.FieldRes1:
+		return uint32(boolWord(taken))
+	case branch && f == rpa.FieldRes2:
+		if taken {
+			return uint32(target)
+		}
+		return uint32(pc + inst.Len())
+	}
+	return 0 // a store's res1
 }
 
 func boolWord(b bool) uint64 {
