@@ -133,7 +133,8 @@ const (
 	xSETCC // above or equal (unsigned >=)
 	xSTMXCSR
 	xLDMXCSR
-	xCMOVLLT // move if less (signed), 32 bits
+	xCMOVLLT   // move if less (signed), 32 bits
+	xPREFETCHW // fetch a line for writing (its operand is the address)
 	// Scalar floating point (SSE2, SSE4.1 and FMA3; Go operand order,
 	// source first). The comparisons UCOMISx/COMISx x, y set the flags
 	// of comparing y with x, as Intel's "ucomisd y, x" does.
@@ -212,7 +213,7 @@ var mnemonicNames = [numInsts]string{
 	xSHRL: "SHRL", xSARL: "SARL", xRORQ: "RORQ", xRORL: "RORL", xCMPQ: "CMPQ", xCMPL: "CMPL", xTESTQ: "TESTQ", xTESTL: "TESTL",
 	xTESTB: "TESTB", xSETLT: "SETLT", xSETCS: "SETCS", xREP: "REP", xSTOSB: "STOSB", xMOVSB: "MOVSB",
 	xJMP: "JMP", xRET: "RET", xORL: "ORL", xSETEQ: "SETEQ", xSETPC: "SETPC", xSETHI: "SETHI",
-	xSETCC: "SETCC", xSTMXCSR: "STMXCSR", xLDMXCSR: "LDMXCSR", xCMOVLLT: "CMOVLLT", xMOVSD: "MOVSD",
+	xSETCC: "SETCC", xSTMXCSR: "STMXCSR", xLDMXCSR: "LDMXCSR", xCMOVLLT: "CMOVLLT", xPREFETCHW: "PREFETCHW", xMOVSD: "MOVSD",
 	xMOVSS: "MOVSS", xMOVAPS: "MOVAPS", xADDSD: "ADDSD", xSUBSD: "SUBSD", xMULSD: "MULSD",
 	xDIVSD: "DIVSD", xSQRTSD: "SQRTSD", xMINSD: "MINSD", xADDSS: "ADDSS", xSUBSS: "SUBSS",
 	xMULSS: "MULSS", xDIVSS: "DIVSS", xSQRTSS: "SQRTSS", xMINSS: "MINSS", xMAXSD: "MAXSD",

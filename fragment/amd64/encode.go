@@ -359,6 +359,8 @@ func (e *encoder) encode(i mnemonic, from, mid, to operand) {
 		e.rm(0, false, []byte{0x0f, 0xae}, 2, from, false)
 	case xCMOVLLT:
 		e.rm(0, false, []byte{0x0f, 0x4c}, to.reg.gpr(), from, false)
+	case xPREFETCHW:
+		e.rm(0, false, []byte{0x0f, 0x0d}, 1, from, false)
 	case xMOVSD, xMOVSS:
 		prefix := byte(0xf2)
 		if i == xMOVSS {
