@@ -38,6 +38,21 @@ type Hook interface {
 	Event(e *Event)
 }
 
+// A Skipper is a Hook that samples: of the executions of a class it
+// selects, it acts on one now and then and only counts down the others.
+// SkipCountdown returns its countdown for class c (the executions of c
+// until the next one it must see, 1 meaning the next), or nil when it
+// must see every execution of c now (its class is tagged, it has work
+// pending at the next Event). The interpreter may then retire an
+// execution of c without calling Event, decrementing the countdown
+// instead, while the countdown is above 1; it asks again after each
+// Event it delivers. Only conditional branches are skipped so (the
+// relational profiler's edge query: runHookedRuns).
+type Skipper interface {
+	Hook
+	SkipCountdown(c Class) *uint64
+}
+
 // HookFunc adapts a function to the Hook interface.
 type HookFunc func(e *Event)
 

@@ -165,6 +165,7 @@ type Machine struct {
 	hook     Hook
 	hookMask ClassMask
 	hookRun  *[256]uint8 // per Op: hookStop, hookLast or 0 (see runHookedRuns)
+	skip     Skipper     // the hook, if it is a Skipper that selects branches
 	ev       Event
 
 	sys    SyscallStats
@@ -192,10 +193,14 @@ func (m *Machine) UseCPU(c *CPU) {
 // without a hook use a loop that has no hook checks at all.
 func (m *Machine) SetHook(mask ClassMask, h Hook) {
 	if h == nil || mask == 0 {
-		m.hook, m.hookMask, m.hookRun = nil, 0, nil
+		m.hook, m.hookMask, m.hookRun, m.skip = nil, 0, nil, nil
 		return
 	}
 	m.hook, m.hookMask, m.hookRun = h, mask, hookRunTable(mask)
+	m.skip = nil
+	if s, ok := h.(Skipper); ok && mask.Has(ClassBranch) {
+		m.skip = s
+	}
 }
 
 // Exited reports whether the guest has exited.

@@ -147,20 +147,33 @@ func (m *Machine) reportStep(e *Event, stops StopSet) (Stop, bool) {
 	if m.exited {
 		return StopExit, true
 	}
-	if stops&(StopOnBackward|StopOnMarked) != 0 && e.Taken {
-		var mark uint8
-		if off := e.Next - m.codeLo; off < 2*uint64(len(m.code)) {
-			mark = m.marks[off>>1]
-		}
-		if stops&StopOnBackward != 0 && Backward(e.PC, e.Next) && mark&markQuiet == 0 {
-			return StopBackward, true
-		}
-		if stops&StopOnMarked != 0 && mark&markEntry != 0 {
-			return StopMarked, true
+	if e.Taken {
+		if stop, ok := m.takenStop(e.PC, e.Next, stops); ok {
+			return stop, true
 		}
 	}
 	if stops&StopOnFenceI != 0 && (e.Inst.Op == OpFENCEI || e.Inst.Op == OpECALL && len(m.changed) > 0) {
 		return StopFenceI, true
+	}
+	return StopBudget, false
+}
+
+// takenStop is the stop, if any, that a control transfer taken from pc
+// to next makes under stops: a backward one (not to a quiet mark) or
+// one to a marked entry.
+func (m *Machine) takenStop(pc, next uint64, stops StopSet) (Stop, bool) {
+	if stops&(StopOnBackward|StopOnMarked) == 0 {
+		return StopBudget, false
+	}
+	var mark uint8
+	if off := next - m.codeLo; off < 2*uint64(len(m.code)) {
+		mark = m.marks[off>>1]
+	}
+	if stops&StopOnBackward != 0 && Backward(pc, next) && mark&markQuiet == 0 {
+		return StopBackward, true
+	}
+	if stops&StopOnMarked != 0 && mark&markEntry != 0 {
+		return StopMarked, true
 	}
 	return StopBudget, false
 }
@@ -197,6 +210,10 @@ func hookRunTable(mask ClassMask) *[256]uint8 {
 // single-stepping, at the fast loop's cost for the unselected.
 func (m *Machine) runHookedRuns(budget uint64, stops StopSet) (Stop, error) {
 	t := m.hookRun
+	var cd *uint64 // the Skipper's branch countdown, while it lets branches be skipped
+	if m.skip != nil {
+		cd = m.skip.SkipCountdown(ClassBranch)
+	}
 	for done := uint64(0); done < budget; {
 		k := uint64(0)
 		for off := m.CPU.PC - m.codeLo; done+k < budget && off < 2*uint64(len(m.code)) && m.CPU.PC&1 == 0; {
@@ -220,6 +237,15 @@ func (m *Machine) runHookedRuns(budget uint64, stops StopSet) (Stop, error) {
 			}
 			continue
 		}
+		if cd != nil && *cd > 1 {
+			if stop, ok, skipped := m.skipBranch(cd, stops); skipped {
+				done++
+				if ok {
+					return stop, nil
+				}
+				continue
+			}
+		}
 		e, err := m.stepSelected()
 		if err != nil {
 			return StopBudget, err
@@ -228,8 +254,41 @@ func (m *Machine) runHookedRuns(budget uint64, stops StopSet) (Stop, error) {
 		if stop, ok := m.reportStep(e, stops); ok {
 			return stop, nil
 		}
+		if m.skip != nil {
+			cd = m.skip.SkipCountdown(ClassBranch)
+		}
 	}
 	return StopBudget, nil
+}
+
+// skipBranch retires the conditional branch at the pc without an Event
+// when the hook is a Skipper whose countdown cd (above 1) says it would
+// only count it down (Skipper), and decrements cd instead; skipped is
+// false when the instruction is not a decoded conditional branch. It
+// returns the stop the branch makes, as reportStep would.
+func (m *Machine) skipBranch(cd *uint64, stops StopSet) (stop Stop, ok, skipped bool) {
+	pc := m.CPU.PC
+	off := pc - m.codeLo
+	if pc&1 != 0 || off >= 2*uint64(len(m.code)) {
+		return StopBudget, false, false
+	}
+	in := &m.code[off>>1]
+	if in.Op < OpBEQ || in.Op > OpBGEU {
+		return StopBudget, false, false
+	}
+	x := &m.CPU.X
+	next := pc + in.Len()
+	taken := BranchTaken(in.Op, x[in.Rs1&31], x[in.Rs2&31])
+	if taken {
+		next = pc + uint64(in.Imm)
+	}
+	*cd--
+	m.CPU.PC = next
+	m.retired++
+	if taken {
+		stop, ok = m.takenStop(pc, next, stops)
+	}
+	return stop, ok, true
 }
 
 // stepSelected is Step, with a conditional branch at a decoded slot (the

@@ -242,6 +242,21 @@ func (g *Engine) Event(e *interp.Event) {
 	g.Run(int(s.qpc), &g.rec)
 }
 
+// SkipCountdown returns the countdown of ic's entry (interp.Skipper): the
+// interpreter may retire an execution of the class without an Event,
+// decrementing it, while it is above 1, which is all Event would do
+// (step 2 above). Nil when Event must see the execution: the class's
+// tag entries differ (the entry depends on the pc), its entry is off,
+// or asynchronous interrupts are pending (Event delivers them first).
+func (g *Engine) SkipCountdown(ic interp.Class) *uint64 {
+	c := g.classOf[ic&7]
+	ent := EntryOf(c, 0)
+	if len(g.pending) > 0 || g.tagged[c] || !g.ents[ent].on {
+		return nil
+	}
+	return &g.left[ent]
+}
+
 // Run runs the query instructions from qpc on rec and performs their
 // actions. It counts the record as selected.
 func (g *Engine) Run(qpc int, rec *Record) {
