@@ -376,8 +376,9 @@ func compile(f *ir.Func, opts Options, headSext uint32) (*Code, uint32, error) {
 	c.fn.sgl |= c.headNaN[1]
 	c.sx.stale, c.sx.known = c.headSext, c.headSext
 	top := c.saveBody()
-	slowEntry := &label{}
+	var slowEntry *label
 	if c.merge.on {
+		slowEntry = &label{}
 		c.mergedTest(slowEntry)
 		c.merge.fast = true
 	}
@@ -440,6 +441,7 @@ func compile(f *ir.Func, opts Options, headSext uint32) (*Code, uint32, error) {
 	if bulk != nil {
 		code.Bulk = bulk.kind()
 	}
+	code.Exits = make([]Stub, 0, len(c.exits))
 	for _, e := range c.exits {
 		x := Stub{Record: e.Record, LinkOff: -1, IDOff: e.id.offset()}
 		if e.hasLink {

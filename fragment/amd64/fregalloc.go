@@ -3,7 +3,8 @@
 package amd64
 
 import (
-	"sort"
+	"cmp"
+	"slices"
 
 	"rvdyn/fragment/ir"
 )
@@ -71,13 +72,14 @@ func allocateFloat(f *ir.Func, enabled bool) *floatAlloc {
 	if !enabled {
 		return fa
 	}
-	order := make([]int, 0, 32)
+	var buf [32]int
+	order := buf[:0]
 	for r := 0; r < 32; r++ {
 		if count[r] > 0 {
 			order = append(order, r)
 		}
 	}
-	sort.SliceStable(order, func(i, j int) bool { return count[order[i]] > count[order[j]] })
+	slices.SortStableFunc(order, func(x, y int) int { return cmp.Compare(count[y], count[x]) })
 	if len(order) > len(floatAllocatable) {
 		order = order[:len(floatAllocatable)]
 	}

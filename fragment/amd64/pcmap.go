@@ -40,9 +40,10 @@ func (c *compiler) pcMap() PCMap {
 	}
 	// In layout order: code lowered early may have been moved to the end
 	// (assembler.moveToEnd).
-	marks := make([]pcMark, len(c.marks))
-	for i, k := range c.marks {
-		marks[i] = pcMark{c.a.markOffset(k.at), k.pc}
+	// (The marks become offsets in place: nothing reads them after.)
+	marks := c.marks
+	for i, k := range marks {
+		marks[i].at = c.a.markOffset(k.at)
 	}
 	slices.SortStableFunc(marks, func(x, y pcMark) int { return cmp.Compare(x.at, y.at) })
 	var cur pcMark // the entry not yet written, if have
