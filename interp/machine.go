@@ -126,30 +126,30 @@ type Machine struct {
 	// codeLo+2*i once it is decoded (the zero Inst until then; bit
 	// i%2048/32 of decoded[i/2048] is set once a slot of its chunk is);
 	// marks[i]
-	// stops a dispatch run on a transfer to it. Both arrays live outside
-	// the Go heap (codeMem, marksMem).
-	code              []Inst
-	marks             []uint8 // markEntry, markQuiet
-	decoded           []uint64
-	codeLo            uint64
-	codeMem, marksMem []byte
-	decodedPages      []uint64 // the pages decoded (some dropped since): SyncText's list
-	marked            []uint64 // pcs whose mark may be set
-	changed           []uint64 // text pages dropped, see TextChanged
-	changedSet        map[uint64]bool
-	perm              []uint8 // the page table (pages.go)
-	lowLostR          uint64  // the lowest address whose page lost AccR since fixSpans
-	lowLostW          uint64  // ... lost AccW
-	lowLostStack      uint64  // ... lost either, in the stack interval
-	highLostR         uint64  // the end of the highest page that lost AccR since fixSpans
-	highLostW         uint64
-	mapRead, mapWrite run    // the mappings' runs (fixSpans, mapRun)
-	readHi, writeHi   uint64 // the ends of the fast intervals (fixSpans)
-	stackHi           uint64
-	staticHi          uint64 // see StaticHi
-	envEpoch          uint64
-	intervalCuts      uint64 // see IntervalCuts
-	unprotected       bool   // Config.Unprotected, from the end of loading on
+	// stops a dispatch run on a transfer to it. The three arrays live
+	// outside the Go heap (codeMem, marksMem, decodedMem).
+	code                          []Inst
+	marks                         []uint8 // markEntry, markQuiet
+	decoded                       []uint64
+	codeLo                        uint64
+	codeMem, marksMem, decodedMem []byte
+	decodedPages                  []uint64 // the pages decoded (some dropped since): SyncText's list
+	marked                        []uint64 // pcs whose mark may be set
+	changed                       []uint64 // text pages dropped, see TextChanged
+	changedSet                    map[uint64]bool
+	perm                          []uint8 // the page table (pages.go)
+	lowLostR                      uint64  // the lowest address whose page lost AccR since fixSpans
+	lowLostW                      uint64  // ... lost AccW
+	lowLostStack                  uint64  // ... lost either, in the stack interval
+	highLostR                     uint64  // the end of the highest page that lost AccR since fixSpans
+	highLostW                     uint64
+	mapRead, mapWrite             run    // the mappings' runs (fixSpans, mapRun)
+	readHi, writeHi               uint64 // the ends of the fast intervals (fixSpans)
+	stackHi                       uint64
+	staticHi                      uint64 // see StaticHi
+	envEpoch                      uint64
+	intervalCuts                  uint64 // see IntervalCuts
+	unprotected                   bool   // Config.Unprotected, from the end of loading on
 
 	brkStart, brk, brkLimit uint64
 	brkTop                  uint64 // the end of the pages the break has ever reached: see sysBrk

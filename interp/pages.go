@@ -366,11 +366,21 @@ func (m *Machine) remapped(r uint64) uint64 {
 // markReserve gives the never-mapped pages of [lo, hi) access acc: the
 // heap's reserve, and the gaps between the program's segments.
 func (m *Machine) markReserve(lo, hi uint64, acc uint8) {
-	// Eight pages at a time where none is mapped (the reserve is a
-	// quarter million pages in a 1 GiB address space; see grow).
+	// 64 pages at a time where none is mapped (the reserve is a quarter
+	// million pages in a 1 GiB address space, a million in 4 GiB; see
+	// grow), then eight, then one.
+	var fill64 [64]uint8
+	for i := range fill64 {
+		fill64[i] = acc
+	}
 	fill := uint64(acc) * 0x0101010101010101
 	for a := lo; a < hi; {
 		p := a / pageSize
+		if a%pageSize == 0 && a+64*pageSize <= hi && allZero(m.perm[p:p+64]) {
+			copy(m.Mem.acc[p:p+64], fill64[:])
+			a += 64 * pageSize
+			continue
+		}
 		if a%pageSize == 0 && a+8*pageSize <= hi && binary.LittleEndian.Uint64(m.perm[p:p+8]) == 0 {
 			binary.LittleEndian.PutUint64(m.Mem.acc[p:p+8], fill)
 			a += 8 * pageSize
@@ -381,6 +391,15 @@ func (m *Machine) markReserve(lo, hi uint64, acc uint8) {
 		}
 		a += pageSize
 	}
+}
+
+// allZero reports whether the 64 bytes of b are all zero.
+func allZero(b []uint8) bool {
+	var or uint64
+	for i := 0; i < 64; i += 8 {
+		or |= binary.LittleEndian.Uint64(b[i:])
+	}
+	return or == 0
 }
 
 // MemWidth returns the bytes a load or store instruction accesses (1, 2,
