@@ -216,10 +216,19 @@ func (m *Machine) runHookedRuns(budget uint64, stops StopSet) (Stop, error) {
 	}
 	for done := uint64(0); done < budget; {
 		k := uint64(0)
+		skipLast := false // the run ends with a selected branch the Skipper only counts down
 		for off := m.CPU.PC - m.codeLo; done+k < budget && off < 2*uint64(len(m.code)) && m.CPU.PC&1 == 0; {
 			in := &m.code[off>>1]
 			what := t[in.Op]
 			if what == hookStop {
+				// A conditional branch the Skipper would only count
+				// down runs in the fast loop too, as the run's last
+				// (a run holds at most one, so a countdown above 1
+				// cannot reach the sample in it).
+				if cd != nil && *cd > 1 && in.Op >= OpBEQ && in.Op <= OpBGEU {
+					k++
+					skipLast = true
+				}
 				break
 			}
 			k++
@@ -231,20 +240,15 @@ func (m *Machine) runHookedRuns(budget uint64, stops StopSet) (Stop, error) {
 		if k > 0 {
 			before := m.retired
 			stop, err := m.runFast(k, stops == StopsAll)
-			done += m.retired - before
+			ran := m.retired - before
+			done += ran
+			if skipLast && ran == k {
+				*cd--
+			}
 			if err != nil || stop != StopBudget || m.exited {
 				return stop, err
 			}
 			continue
-		}
-		if cd != nil && *cd > 1 {
-			if stop, ok, skipped := m.skipBranch(cd, stops); skipped {
-				done++
-				if ok {
-					return stop, nil
-				}
-				continue
-			}
 		}
 		e, err := m.stepSelected()
 		if err != nil {
@@ -259,36 +263,6 @@ func (m *Machine) runHookedRuns(budget uint64, stops StopSet) (Stop, error) {
 		}
 	}
 	return StopBudget, nil
-}
-
-// skipBranch retires the conditional branch at the pc without an Event
-// when the hook is a Skipper whose countdown cd (above 1) says it would
-// only count it down (Skipper), and decrements cd instead; skipped is
-// false when the instruction is not a decoded conditional branch. It
-// returns the stop the branch makes, as reportStep would.
-func (m *Machine) skipBranch(cd *uint64, stops StopSet) (stop Stop, ok, skipped bool) {
-	pc := m.CPU.PC
-	off := pc - m.codeLo
-	if pc&1 != 0 || off >= 2*uint64(len(m.code)) {
-		return StopBudget, false, false
-	}
-	in := &m.code[off>>1]
-	if in.Op < OpBEQ || in.Op > OpBGEU {
-		return StopBudget, false, false
-	}
-	x := &m.CPU.X
-	next := pc + in.Len()
-	taken := BranchTaken(in.Op, x[in.Rs1&31], x[in.Rs2&31])
-	if taken {
-		next = pc + uint64(in.Imm)
-	}
-	*cd--
-	m.CPU.PC = next
-	m.retired++
-	if taken {
-		stop, ok = m.takenStop(pc, next, stops)
-	}
-	return stop, ok, true
 }
 
 // stepSelected is Step, with a conditional branch at a decoded slot (the
