@@ -144,28 +144,9 @@ func countDecisions(t *testing.T, code []byte, slot int) int {
 // decisions decrement a register.
 func countRegDecisions(t *testing.T, code []byte, slot int) (n, inReg int) {
 	t.Helper()
-	var insts []x86asm.Inst
-	for at := 0; at < len(code); {
-		in, err := x86asm.Decode(code[at:], 64)
-		if err != nil {
-			t.Fatalf("undecodable at %d: %v", at, err)
-		}
-		insts = append(insts, in)
-		at += in.Len
-	}
-	countdown := func(a x86asm.Arg) bool {
-		m, ok := a.(x86asm.Mem)
-		return ok && m.Base == x86asm.R15 && m.Disp == amd64.StateCountdown+8*int64(slot)
-	}
-	// The register the entry loads the countdown into, if any (the
-	// entry of a looping fragment lies behind its body).
-	var cd x86asm.Reg
-	for _, in := range insts {
-		if in.Op == x86asm.MOV && countdown(in.Args[1]) {
-			cd, _ = in.Args[0].(x86asm.Reg)
-			break
-		}
-	}
+	insts := decodeAll(t, code)
+	countdown := func(a x86asm.Arg) bool { return isCountdown(a, slot) }
+	cd := countdownReg(insts, slot)
 	for _, in := range insts {
 		switch {
 		case in.Op == x86asm.SUB && countdown(in.Args[0]) && in.Args[1] == x86asm.Imm(1):
@@ -176,6 +157,39 @@ func countRegDecisions(t *testing.T, code []byte, slot int) (n, inReg int) {
 		}
 	}
 	return n, inReg
+}
+
+// decodeAll decodes code to its end.
+func decodeAll(t *testing.T, code []byte) []x86asm.Inst {
+	t.Helper()
+	var insts []x86asm.Inst
+	for at := 0; at < len(code); {
+		in, err := x86asm.Decode(code[at:], 64)
+		if err != nil {
+			t.Fatalf("undecodable at %d: %v", at, err)
+		}
+		insts = append(insts, in)
+		at += in.Len
+	}
+	return insts
+}
+
+// isCountdown reports whether a is countdown slot's word in State.
+func isCountdown(a x86asm.Arg, slot int) bool {
+	m, ok := a.(x86asm.Mem)
+	return ok && m.Base == x86asm.R15 && m.Disp == amd64.StateCountdown+8*int64(slot)
+}
+
+// countdownReg returns the register the entry loads countdown slot
+// into, if any (the entry of a looping fragment lies behind its body).
+func countdownReg(insts []x86asm.Inst, slot int) x86asm.Reg {
+	for _, in := range insts {
+		if in.Op == x86asm.MOV && isCountdown(in.Args[1], slot) {
+			r, _ := in.Args[0].(x86asm.Reg)
+			return r
+		}
+	}
+	return 0
 }
 
 // TestMergedDecisions: with the countdown in a register, a trace with k
@@ -240,22 +254,8 @@ func TestMergedDecisions(t *testing.T) {
 // decrements by k (merged tests), and the LEAQ give-backs by amount.
 func decisionShape(t *testing.T, code []byte, slot, k int) (ones, bys int, backs map[int]int) {
 	t.Helper()
-	var insts []x86asm.Inst
-	for at := 0; at < len(code); {
-		in, err := x86asm.Decode(code[at:], 64)
-		if err != nil {
-			t.Fatalf("undecodable at %d: %v", at, err)
-		}
-		insts = append(insts, in)
-		at += in.Len
-	}
-	var cd x86asm.Reg
-	for _, in := range insts {
-		if m, ok := in.Args[1].(x86asm.Mem); in.Op == x86asm.MOV && ok && m.Base == x86asm.R15 && m.Disp == amd64.StateCountdown+8*int64(slot) {
-			cd, _ = in.Args[0].(x86asm.Reg)
-			break
-		}
-	}
+	insts := decodeAll(t, code)
+	cd := countdownReg(insts, slot)
 	if cd == 0 {
 		t.Fatal("no countdown register")
 	}

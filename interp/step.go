@@ -147,33 +147,20 @@ func (m *Machine) reportStep(e *Event, stops StopSet) (Stop, bool) {
 	if m.exited {
 		return StopExit, true
 	}
-	if e.Taken {
-		if stop, ok := m.takenStop(e.PC, e.Next, stops); ok {
-			return stop, true
+	if stops&(StopOnBackward|StopOnMarked) != 0 && e.Taken {
+		var mark uint8
+		if off := e.Next - m.codeLo; off < 2*uint64(len(m.code)) {
+			mark = m.marks[off>>1]
+		}
+		if stops&StopOnBackward != 0 && Backward(e.PC, e.Next) && mark&markQuiet == 0 {
+			return StopBackward, true
+		}
+		if stops&StopOnMarked != 0 && mark&markEntry != 0 {
+			return StopMarked, true
 		}
 	}
 	if stops&StopOnFenceI != 0 && (e.Inst.Op == OpFENCEI || e.Inst.Op == OpECALL && len(m.changed) > 0) {
 		return StopFenceI, true
-	}
-	return StopBudget, false
-}
-
-// takenStop is the stop, if any, that a control transfer taken from pc
-// to next makes under stops: a backward one (not to a quiet mark) or
-// one to a marked entry.
-func (m *Machine) takenStop(pc, next uint64, stops StopSet) (Stop, bool) {
-	if stops&(StopOnBackward|StopOnMarked) == 0 {
-		return StopBudget, false
-	}
-	var mark uint8
-	if off := next - m.codeLo; off < 2*uint64(len(m.code)) {
-		mark = m.marks[off>>1]
-	}
-	if stops&StopOnBackward != 0 && Backward(pc, next) && mark&markQuiet == 0 {
-		return StopBackward, true
-	}
-	if stops&StopOnMarked != 0 && mark&markEntry != 0 {
-		return StopMarked, true
 	}
 	return StopBudget, false
 }

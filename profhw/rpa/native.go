@@ -110,19 +110,26 @@ func (g *Engine) RefillGaps() {
 		return
 	}
 	for _, ent := range g.ahead {
-		u := ns.Used[ent]
-		if u == 0 {
-			continue
-		}
-		s := &g.ents[ent]
-		b := &ns.Gaps[ent]
-		k := copy(b[:], b[u:])
-		for ; k < NativeGaps; k++ {
-			b[k] = s.gap()
-			s.drawn += b[k]
-		}
-		ns.Used[ent] = 0
+		g.refill(ent)
 	}
+}
+
+// refill moves entry ent's unused gaps to the front and draws as many as
+// were used behind them.
+func (g *Engine) refill(ent int) {
+	ns := g.nat
+	u := ns.Used[ent]
+	if u == 0 {
+		return
+	}
+	s := &g.ents[ent]
+	b := &ns.Gaps[ent]
+	k := copy(b[:], b[u:])
+	for ; k < NativeGaps; k++ {
+		b[k] = s.gap()
+		s.drawn += b[k]
+	}
+	ns.Used[ent] = 0
 }
 
 // NativeAvailable reports whether Native describes any query. It is
@@ -192,18 +199,7 @@ func (g *Engine) Native(pc uint64, in interp.Inst) (*Native, bool) {
 	if period > 1 && !g.isAhead[ent] {
 		g.isAhead[ent] = true
 		g.ahead = append(g.ahead, ent)
-		g.fillAhead(ent)
+		g.refill(ent) // all NativeGaps of them: none is drawn ahead yet (UseNative)
 	}
 	return nv, true
-}
-
-// fillAhead fills the entry's gaps drawn ahead (none are yet).
-func (g *Engine) fillAhead(ent int) {
-	s := &g.ents[ent]
-	for k := range g.nat.Gaps[ent] {
-		n := s.gap()
-		g.nat.Gaps[ent][k] = n
-		s.drawn += n
-	}
-	g.nat.Used[ent] = 0
 }
