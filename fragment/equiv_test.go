@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"sort"
 	"testing"
 
@@ -189,6 +190,19 @@ func idiom(rng *rand.Rand) []interp.Inst {
 		seq := []I{idx, {Op: interp.OpSLLI, Rd: t, Rs1: t, Imm: int64(rng.IntN(4))}, {Op: interp.OpADD, Rd: d, Rs1: base, Rs2: t}}
 		if rng.IntN(2) == 0 {
 			seq[2].Rs1, seq[2].Rs2 = t, base
+		}
+		if rng.IntN(3) != 0 {
+			seq[2].Rd = t // in place, as gcc writes a[i] (shadd folds the shift)
+		}
+		if rng.IntN(3) == 0 { // a table starting at a constant index (shadd's offset)
+			seq = slices.Insert(seq, 1, I{Op: interp.OpADDI, Rd: t, Rs1: t, Imm: int64(rng.IntN(64) - 16)})
+		}
+		if rng.IntN(3) == 0 { // something between the shift and the add
+			between := I{Op: interp.OpXORI, Rd: s, Rs1: []uint8{s, t}[rng.IntN(2)], Imm: 5}
+			if rng.IntN(2) == 0 { // a side exit there: a branch over a junk instruction
+				seq = slices.Insert(seq, len(seq)-1, I{Op: interp.OpBNE, Rs1: s, Imm: 8})
+			}
+			seq = slices.Insert(seq, len(seq)-1, between)
 		}
 		if rng.IntN(2) == 0 {
 			seq = append(seq, I{Op: stores[rng.IntN(4)], Rs1: d, Rs2: s, Imm: off()})

@@ -142,6 +142,10 @@ type Options struct {
 	// NoRotate leaves gcc's shift-shift-or rotations as three
 	// instructions instead of one rotate (ir/rotate.go).
 	NoRotate bool
+	// NoShAdd leaves RV64's index arithmetic (a shift by 1..3, an add,
+	// constants added before them) as it is instead of one shadd, an
+	// x86-64 LEA (ir/shadd.go).
+	NoShAdd bool
 	// NoIBL emits indirect jump stubs without the lookup in the indirect
 	// branch lookup table: a jalr to a target other than the recorded one
 	// always returns to the dispatcher, and native code never reads the
@@ -194,6 +198,7 @@ var passes = []pass{
 	{"boxcheck", ir.BoxCheck, func(o *Options) *bool { return &o.NoBoxCheck }, "a self-loop tests the NaN box of a single it reads before writing it (a loop invariant, an accumulator) in every iteration instead of once on entry"},
 	{"frmhoist", ir.FrmHoist, func(o *Options) *bool { return &o.NoFrmHoist }, "a self-loop that rounds by frm tests frm (and a loop under rtz, rdn or rup reloads MXCSR) in every iteration instead of once on entry"},
 	{"quietcmp", ir.QuietCompare, func(o *Options) *bool { return &o.NoQuietCompare }, "the frflags / compare / fsflags idiom keeps its compares' flags and its write of fflags (an MXCSR load)"},
+	{"shadd", ir.ShAdd, func(o *Options) *bool { return &o.NoShAdd }, "index arithmetic (slli t,x,k ; add d,t,b, and constants added to x or b) stays two or three instructions instead of one LEA"},
 	{"dce", ir.DCE, func(o *Options) *bool { return &o.NoDCE }, "no dead code elimination"},
 }
 
@@ -216,6 +221,10 @@ var passOrder = []struct{ a, b, why string }{
 	{"checkhoist", "boxcheck", "the box check's exit follows the loop checks' exits"},
 	{"boxcheck", "frmhoist", "the rounding-mode check's exit follows the other entry checks' exits"},
 	{"checkwiden", "dce", "dead code elimination sweeps up what the others made dead"},
+	{"checkrange", "shadd", "table lookups are found in the adds that shadd replaces"},
+	{"checkhoist", "shadd", "derived bases and loop checks are found in the adds that shadd replaces"},
+	{"checkwiden", "shadd", "the checks are placed before the index arithmetic is folded"},
+	{"shadd", "dce", "dead code elimination drops the shifts shadd consumed (moves of a register to itself)"},
 	{"copyprop", "dce", "dead code elimination sweeps up what the others made dead"},
 }
 

@@ -41,10 +41,11 @@ const (
 )
 
 // An operand is an instruction operand: a register, an immediate or a
-// memory reference [base + index + off]; the zero operand is none.
+// memory reference [base + index<<scale + off]; the zero operand is none.
 type operand struct {
 	kind       operandKind
 	reg, index register
+	scale      uint8 // log2 of the index's multiplier: 0..3 (memScaled)
 	off        int64
 }
 
@@ -66,6 +67,12 @@ func mem(base register, off int64) operand {
 }
 func memIdx(base, index register, off int64) operand {
 	return operand{kind: kMem, reg: base, index: index, off: off}
+}
+
+// memScaled is the memory reference [base + index<<scale + off], scale
+// 0..3 (x86's multipliers 1, 2, 4 and 8); index is never SP.
+func memScaled(base, index register, scale uint8, off int64) operand {
+	return operand{kind: kMem, reg: base, index: index, scale: scale & 3, off: off}
 }
 
 // isImm reports whether o is an immediate.

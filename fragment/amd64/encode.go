@@ -123,7 +123,7 @@ func (e *encoder) modrm(reg byte, rm operand) {
 		if rm.index != 0 {
 			index = rm.index.gpr() & 7
 		}
-		e.put(mod<<6|reg<<3|4, index<<3|base)
+		e.put(mod<<6|reg<<3|4, rm.scale<<6|index<<3|base)
 	} else {
 		e.put(mod<<6 | reg<<3 | base)
 	}

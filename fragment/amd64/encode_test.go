@@ -17,7 +17,7 @@ import (
 // usedForms are the operand forms each mnemonic is emitted with by the
 // lowering (recorded over the fragment and differential tests): r a
 // general register, x an XMM register, m memory [base+disp], mi memory
-// [base+index+disp], i8/i32/u32/i64 an immediate that fits that many
+// [base+index+disp], ms memory [base+index<<scale+disp], i8/i32/u32/i64 an immediate that fits that many
 // bits, - none. TestEncodeMatchesGoAsm encodes every instance of them.
 const usedForms = `
 xMOVQ: i32 - m, i32 - mi, i32 - r, i64 - r, i8 - m, i8 - mi, i8 - r, m - r, mi - r, r - m, r - mi, r - r, r - x, u32 - r, x - r
@@ -29,7 +29,7 @@ xMOVWQZX: m - r, mi - r, r - r
 xMOVBQSX: m - r, mi - r, r - r
 xMOVWQSX: m - r, mi - r, r - r
 xMOVLQSX: m - r, mi - r, r - r
-xLEAQ: m - r, mi - r
+xLEAQ: m - r, mi - r, ms - r
 xADDQ: i32 - r, i8 - m, i8 - r, m - r, r - m, r - r
 xADDL: i32 - r, i8 - r, m - r, r - r
 xSUBQ: i32 - r, i8 - m, i8 - r, m - r, r - m, r - r
@@ -169,6 +169,16 @@ func TestEncodeMatchesGoAsm(t *testing.T) {
 			}
 		}
 	}
+	var memScaleds []operand
+	for _, b := range []register{rR14, rAX, rBP, rR13, rR12, rSP} {
+		for _, x := range []register{rAX, rCX, rBP, rR8, rR12, rR13} {
+			for scale := uint8(0); scale < 4; scale++ {
+				for _, off := range []int64{0, 8, -0x400, 0x7fffffff} {
+					memScaleds = append(memScaleds, memScaled(b, x, scale, off))
+				}
+			}
+		}
+	}
 	imms := map[string][]int64{
 		"i8":  {0, 1, -1, 2, 5, 63, 127, -128},
 		"i32": {128, -129, 200, 255, 256, 1000, 0x208, 0x7fffffff, -0x80000000},
@@ -185,6 +195,8 @@ func TestEncodeMatchesGoAsm(t *testing.T) {
 			return mems
 		case "mi":
 			return memIdxs
+		case "ms":
+			return memScaleds
 		case "-":
 			return []operand{none}
 		}
@@ -309,7 +321,7 @@ func goAddr(o operand) obj.Addr {
 		return obj.Addr{Type: obj.TYPE_CONST, Offset: o.off}
 	case kMem:
 		if o.index != 0 {
-			return obj.Addr{Type: obj.TYPE_MEM, Reg: goReg(o.reg), Index: goReg(o.index), Scale: 1, Offset: o.off}
+			return obj.Addr{Type: obj.TYPE_MEM, Reg: goReg(o.reg), Index: goReg(o.index), Scale: 1 << o.scale, Offset: o.off}
 		}
 		return obj.Addr{Type: obj.TYPE_MEM, Reg: goReg(o.reg), Offset: o.off}
 	}

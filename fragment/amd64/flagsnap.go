@@ -137,7 +137,7 @@ func (c *compiler) flushSnaps(keepAX bool) {
 // themselves (restoreOnNaN).
 func (c *compiler) keepsSnap(in ir.Inst) bool {
 	op := in.Op
-	return in.F.Quiet || in.Exit < 0 && (op == ir.OpMov || ir.IsExt(op) || ir.IsRot(op) || ir.IsALU(op))
+	return in.F.Quiet || in.Exit < 0 && (op == ir.OpMov || ir.IsExt(op) || ir.IsRot(op) || ir.IsALU(op) || op == ir.OpShAdd)
 }
 
 // restoreOnNaN follows a quiet compare's host compare, right after it,

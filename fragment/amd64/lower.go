@@ -173,6 +173,24 @@ func (c *compiler) lowerInst(i int, in ir.Inst) {
 		c.store(w, in.Dst)
 	case ir.IsALU(op):
 		c.arith(in)
+	case op == ir.OpShAdd:
+		// Dst = A<<Scale + B + Off in one LEA (ir.ShAdd), from where
+		// the operands live.
+		idx, base := c.hostOf(in.A), c.hostOf(in.B)
+		if idx == 0 {
+			c.load(in.A, rCX)
+			idx = rCX
+		}
+		if base == 0 {
+			c.load(in.B, rDX)
+			base = rDX
+		}
+		w := c.host(in.Dst)
+		if w == 0 {
+			w = rAX
+		}
+		a.op(xLEAQ, memScaled(base, idx, in.Scale, in.Off), reg(w))
+		c.store(w, in.Dst)
 	case ir.IsRot(op):
 		// RORL (and RORX's word form) writes the rotated word
 		// zero-extended: rorw's result is then finished like a W op's

@@ -228,6 +228,10 @@ func (g *ranges) boundOf(in *Inst) bound {
 		if a.ok && b.ok {
 			return mk(a.lo+b.lo, a.hi+b.hi)
 		}
+	case OpShAdd:
+		if k := in.Scale; a.ok && b.ok && a.hi < maxDelta>>k && in.Off > -maxDelta && in.Off < maxDelta {
+			return mk(a.lo<<k+b.lo+in.Off, a.hi<<k+b.hi+in.Off)
+		}
 	}
 	return bound{}
 }
@@ -266,6 +270,21 @@ func (g *ranges) relOf(in *Inst, vals *values) rel {
 			}
 			id, delta := vals.of(x.Reg)
 			return rel{id: id, delta: delta, vlo: b.lo, vhi: b.hi, ok: true}
+		}
+	case OpShAdd:
+		// base B plus the bounded A<<Scale plus Off (ShAdd's table lookups)
+		k, a := in.Scale, g.of(in.A)
+		if !a.ok || a.hi >= maxDelta>>k || in.Off <= -maxDelta || in.Off >= maxDelta {
+			break
+		}
+		r := g.r[in.B.Reg]
+		if !r.ok {
+			id, delta := vals.of(in.B.Reg)
+			r = rel{id: id, delta: delta, ok: true}
+		}
+		r.vlo, r.vhi, r.delta = r.vlo+a.lo<<k, r.vhi+a.hi<<k, r.delta+in.Off
+		if r.vhi < maxDelta && r.delta > -maxDelta && r.delta < maxDelta {
+			return r
 		}
 	}
 	return rel{}

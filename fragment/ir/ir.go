@@ -92,10 +92,14 @@ const (
 	// one does not it leaves through Exit, before the first
 	// instruction, with nothing done.
 	OpBoxCheck
+	// OpShAdd is Dst = A<<Scale + B + Off (Scale 0..3): RV64's
+	// "slli t,x,k ; add d,t,b" (Zba's sh1add..sh3add), with a constant
+	// folded in, which x86-64 computes in one LEA (see ShAdd).
+	OpShAdd
 	numIROps
 )
 
-var pseudoNames = [...]string{"mov", "zext.b", "zext.h", "zext.w", "sext.b", "sext.h", "sext.w", "ror", "rorw", "exit", "sample", "loopcheck", "check", "frm", "boxcheck"}
+var pseudoNames = [...]string{"mov", "zext.b", "zext.h", "zext.w", "sext.b", "sext.h", "sext.w", "ror", "rorw", "exit", "sample", "loopcheck", "check", "frm", "boxcheck", "shadd"}
 
 func opName(op interp.Op) string {
 	if op >= interp.NumOps && op < numIROps {
@@ -161,6 +165,8 @@ type Inst struct {
 	// accesses checked are off the sum of A's and Index's values at the
 	// head (CheckHoist's derived bases), which steps by B.
 	Index uint8
+	// Scale, on an OpShAdd, is the shift of A (0..3).
+	Scale uint8
 	// Cover, on a load or store with an exit, widens its bounds check to
 	// a range of addresses off the same base (see CheckWiden); the zero
 	// Cover is the ordinary check of the access's own address.
@@ -230,7 +236,7 @@ func IsGuard(op interp.Op) bool { return op >= interp.OpBEQ && op <= interp.OpBG
 // pure reports whether the instruction only computes Dst: removing it
 // changes nothing but Dst.
 func (in *Inst) pure() bool {
-	return in.Exit < 0 && (in.Op == OpMov || IsExt(in.Op) || IsRot(in.Op) || IsALU(in.Op) || IsLoad(in.Op))
+	return in.Exit < 0 && (in.Op == OpMov || IsExt(in.Op) || IsRot(in.Op) || IsALU(in.Op) || in.Op == OpShAdd || IsLoad(in.Op))
 }
 
 // Width returns the size in bytes of a load or store.
@@ -321,6 +327,11 @@ func (in Inst) String() string {
 		fmt.Fprintf(&b, "%s %v", opName(op), in.A)
 	case IsRot(op):
 		fmt.Fprintf(&b, "%s %v, %v", opName(op), in.A, in.B)
+	case op == OpShAdd:
+		fmt.Fprintf(&b, "shadd %v<<%d, %v", in.A, in.Scale, in.B)
+		if in.Off != 0 {
+			fmt.Fprintf(&b, ", %d", in.Off)
+		}
 	default:
 		fmt.Fprintf(&b, "%v %v, %v", op, in.A, in.B)
 	}

@@ -73,7 +73,7 @@ const (
 // classOf returns op's class.
 func classOf(op interp.Op) opClass {
 	switch {
-	case op == OpMov || IsExt(op) || IsRot(op) || IsALU(op):
+	case op == OpMov || IsExt(op) || IsRot(op) || IsALU(op) || op == OpShAdd:
 		return classALU
 	case IsAccess(op):
 		return classMem
@@ -136,6 +136,9 @@ func verifyOperands(f *Func) error {
 		in := &f.Insts[i]
 		if in.Index != 0 {
 			return badInst(i, in, "only a loop check has a second base register")
+		}
+		if in.Scale != 0 && in.Op != OpShAdd || in.Op == OpShAdd && (in.Scale > 3 || in.A.IsConst || in.A.Reg == 0 || in.B.IsConst || in.B.Reg == 0 || !FitsInt32(in.Off)) {
+			return badInst(i, in, "only a shadd has a scale (0..3), of two registers and a 32-bit offset")
 		}
 		for _, v := range []Val{in.A, in.B} {
 			if !v.IsConst && v.Reg > 31 {

@@ -1,0 +1,166 @@
+// Scaled-index folding: a Func -> the same Func with RV64's shift-and-add address arithmetic computed by one shadd (an x86-64 LEA).
+
+package ir
+
+import "rvdyn/interp"
+
+// ShAdd folds the index arithmetic RV64 without Zba spells out into one
+// instruction that x86-64 computes with a single LEA:
+//
+//	slli t,x,k ; add d,t,b          -> d = shadd x<<k, b       (k = 1..3)
+//	addi x,y,c ; ... ; d = shadd x<<k, b -> d = shadd y<<k, b, c<<k
+//	addi b,y,c ; ... ; d = shadd x<<k, b -> d = shadd x<<k, y, c
+//
+// gcc emits the first for every array element and table entry (a[i] is
+// "slli a5,a5,2 ; add a5,a5,a4 ; lw a5,0(a5)"), the second for a table
+// that starts at a constant index (crc32's slicing-by-8 reads
+// table[k][i] as "addi a7,a4,768 ; slli a7,a7,2 ; add a7,a7,a6"). Where
+// x86-64 could address [b + x*4 + c] in one instruction, the trace
+// shifts, adds and then loads: each fold removes one instruction from
+// the chain that computes the address, and frees the register the
+// intermediate value lived in.
+//
+// Unlike Strength and Rotate, which leave the instruction they bypass to
+// DCE, a fold here consumes it: the shift (or the addition of c) is
+// usually done in place ("slli a5,a5,2" overwrites the x it reads), so
+// no register holds x any more where the add reads the shifted value.
+// The folded instruction, at i, becomes a move of its register to
+// itself (which DCE drops), and the consumer, at j, computes from x's
+// value instead. That is exact only if nothing can see the register t
+// that instruction i wrote while it is skipped:
+//
+//   - between i and j no instruction reads t, none can leave the
+//     fragment (an exit sees every register), and none writes x (when
+//     x is not t itself: j reads x's value from i's time);
+//   - after j, t is written before anything reads it or any exit
+//     (including the end) can see it, or j itself writes it.
+//
+// Then every register holds, at every exit and every read, the value
+// the trace computed (ir's invariant), t included, since t's
+// intermediate value is never observed. The bounds checks are
+// unchanged: the pass runs after CheckRange, CheckHoist and
+// CheckWiden, and the verifier follows a base plus a bounded scaled
+// index through an OpShAdd as through the add it replaces.
+func ShAdd(f *Func) {
+	ins := f.Insts
+	for j := range ins {
+		in := &ins[j]
+		if in.Op == interp.OpADD && in.Dst != 0 && !in.A.IsConst && !in.B.IsConst && in.A.Reg != 0 && in.B.Reg != 0 {
+			for _, p := range [2][2]Val{{in.A, in.B}, {in.B, in.A}} {
+				t, b := p[0].Reg, p[1].Reg
+				if t == b {
+					continue
+				}
+				i, ok := foldable(ins, t, j)
+				if !ok {
+					continue
+				}
+				d := &ins[i]
+				if d.Op != interp.OpSLL || !d.B.IsConst || d.B.Const < 1 || d.B.Const > 3 || d.A.IsConst || d.A.Reg == 0 || !unwritten(ins, d.A.Reg, t, i, j) {
+					continue
+				}
+				*in = Inst{Op: OpShAdd, Dst: in.Dst, A: d.A, B: R(b), Scale: uint8(d.B.Const), Exit: -1, PC: in.PC, Step: in.Step, Len: in.Len}
+				*d = Inst{Op: OpMov, Dst: t, A: R(t), Exit: -1, PC: d.PC, Step: d.Step, Len: d.Len}
+				break
+			}
+		}
+		if in.Op != OpShAdd {
+			continue
+		}
+		// Constants added to the index or the base move into the offset.
+		for _, idx := range [2]bool{true, false} {
+			v := &in.B
+			if idx {
+				v = &in.A
+			}
+			s := v.Reg
+			if idx && in.B.Reg == s || !idx && in.A.Reg == s {
+				continue // the other operand reads the same register
+			}
+			i, ok := foldable(ins, s, j)
+			if !ok {
+				continue
+			}
+			d := &ins[i]
+			if d.Op != interp.OpADD || !d.B.IsConst || d.A.IsConst || d.A.Reg == 0 || !unwritten(ins, d.A.Reg, s, i, j) {
+				continue
+			}
+			c := int64(d.B.Const)
+			if idx {
+				c <<= in.Scale
+			}
+			if !FitsInt32(int64(d.B.Const)) || !FitsInt32(in.Off+c) {
+				continue
+			}
+			v.Reg, in.Off = d.A.Reg, in.Off+c
+			*d = Inst{Op: OpMov, Dst: s, A: R(s), Exit: -1, PC: d.PC, Step: d.Step, Len: d.Len}
+		}
+	}
+}
+
+// foldable returns the index of the instruction before j that last wrote
+// register t, if instruction j may compute from that instruction's
+// operands in its place: nothing between them reads t or can leave the
+// fragment, and after j nothing sees t's value before it is written
+// again (unless j writes it).
+func foldable(ins []Inst, t uint8, j int) (int, bool) {
+	i := j - 1
+	for ; i >= 0; i-- {
+		in := &ins[i]
+		if selfMove(in) {
+			continue // an earlier fold's leftover: changes and shows nothing
+		}
+		if in.Dst == t {
+			break
+		}
+		if in.Exit >= 0 || in.Op == OpExit || reads(in, t) {
+			return 0, false
+		}
+	}
+	if i < 0 || ins[i].Exit >= 0 {
+		return 0, false
+	}
+	if ins[j].Dst == t {
+		return i, true
+	}
+	for k := j + 1; k < len(ins); k++ {
+		in := &ins[k]
+		if selfMove(in) {
+			continue
+		}
+		if in.Exit >= 0 || in.Op == OpExit || reads(in, t) {
+			return 0, false
+		}
+		if in.Dst == t {
+			return i, true
+		}
+	}
+	return 0, false
+}
+
+// unwritten reports whether no instruction strictly between i and j
+// writes register x, which instruction j will read in i's place (x == t,
+// the register i itself wrote, is not written between them: foldable
+// found i as its last write).
+func unwritten(ins []Inst, x, t uint8, i, j int) bool {
+	if x == t {
+		return true
+	}
+	for k := i + 1; k < j; k++ {
+		if ins[k].Dst == x && !selfMove(&ins[k]) {
+			return false
+		}
+	}
+	return true
+}
+
+// selfMove reports whether in moves a register to itself.
+func selfMove(in *Inst) bool { return in.Op == OpMov && in.A.IsReg(in.Dst) }
+
+// reads reports whether in reads guest register r (its operands, a loop
+// check's second base).
+func reads(in *Inst, r uint8) bool {
+	found := false
+	in.Reads(func(x uint8) { found = found || x == r })
+	return found
+}
