@@ -22,6 +22,67 @@ const (
 	bulkTmp = 7  // t2: a copy's byte
 )
 
+// Registers of glibc's loops that run to an end pointer, as its memcpy
+// (the bytes after the words) and memset (the words) use them.
+const (
+	endPtr  = 15 // a5: the copy's source, the fill's destination
+	endDist = 14 // a4: the copy's distance to the destination less one, the fill's word
+	endTmp  = 12 // a2: the copy's byte
+	endDst  = 13 // a3: the copy's destination; the fill's end
+	endEnd  = 11 // a1: the copy's end
+)
+
+// A bulkShape is one of the loops bulk recognizes.
+type bulkShape int
+
+const (
+	picoFill  bulkShape = iota // picolibc's memset: count down
+	picoCopy                   // picolibc's memcpy: count down
+	glibcCopy                  // glibc's memcpy tail: a source pointer to an end, the destination at a distance
+	glibcWord                  // glibc's memset: words to an end pointer
+)
+
+func (s bulkShape) String() string {
+	return [...]string{"fill", "copy", "copy to end", "word fill to end"}[s]
+}
+
+// glibcLoop returns glibc's copy to an end (copy true) or word fill
+// loop, then an exit ecall.
+func glibcLoop(copy bool) []uint32 {
+	type I = interp.Inst
+	prog := []I{
+		{Op: interp.OpSD, Rs1: endPtr, Rs2: endDist},
+		{Op: interp.OpADDI, Rd: endPtr, Rs1: endPtr, Imm: 8},
+		{Op: interp.OpBNE, Rs1: endPtr, Rs2: endDst, Imm: -8},
+	}
+	if copy {
+		prog = []I{
+			{Op: interp.OpLBU, Rd: endTmp, Rs1: endPtr},
+			{Op: interp.OpADDI, Rd: endPtr, Rs1: endPtr, Imm: 1},
+			{Op: interp.OpADD, Rd: endDst, Rs1: endDist, Rs2: endPtr},
+			{Op: interp.OpSB, Rs1: endDst, Rs2: endTmp},
+			{Op: interp.OpBNE, Rs1: endEnd, Rs2: endPtr, Imm: -16},
+		}
+	}
+	prog = append(prog, I{Op: interp.OpADDI, Rd: 17, Imm: 93}, I{Op: interp.OpECALL})
+	return rvtest.EncodeAll(prog)
+}
+
+// setBulk sets the registers of a loop of shape s to fill or copy n
+// bytes (words) at dst from src, the fill's byte or word v.
+func setBulk(x *[32]uint64, s bulkShape, dst, src, n, v uint64) {
+	switch s {
+	case picoFill:
+		x[bulkDst], x[bulkSrc], x[bulkN] = dst, v, n
+	case picoCopy:
+		x[bulkDst], x[bulkSrc], x[bulkN] = dst, src, n
+	case glibcCopy:
+		x[endPtr], x[endDist], x[endEnd] = src, dst-src-1, src+n
+	case glibcWord:
+		x[endPtr], x[endDist], x[endDst] = dst, v, dst+8*n
+	}
+}
+
 // byteLoop returns picolibc's byte-at-a-time memset (copy false) or
 // memcpy loop, then an exit ecall.
 func byteLoop(copy bool) []uint32 {
@@ -55,27 +116,28 @@ func TestBulkMatchesInterpreter(t *testing.T) {
 	for name, opts := range optionSets {
 		t.Run(name, func(t *testing.T) {
 			rng := rand.New(rand.NewPCG(31, 32))
-			for _, copy := range []bool{false, true} {
+			for _, shape := range []bulkShape{picoFill, picoCopy, glibcCopy, glibcWord} {
+				copy := shape == picoCopy || shape == glibcCopy
 				for _, n := range []uint64{1, 2, 15, 16, 17, 18, 40, 1000, 5000} {
 					for _, budget := range []int64{1, 5, 64, 131, 4000, 1 << 20} {
 						for _, overlap := range []int64{0, 1, 3, -1, -5, 64, 4096} {
 							if !copy && overlap != 0 {
 								continue
 							}
-							what := fmt.Sprintf("copy %v n %d budget %d overlap %d", copy, n, budget, overlap)
-							checkBulk(t, rng, opts, copy, n, budget, overlap, false, 0, what)
+							what := fmt.Sprintf("%v n %d budget %d overlap %d", shape, n, budget, overlap)
+							checkBulk(t, rng, opts, shape, n, budget, overlap, false, 0, what)
 						}
 					}
 				}
 				for _, budget := range []int64{100, 1 << 20} {
-					checkBulk(t, rng, opts, copy, 3000, budget, 4096, true, 0, fmt.Sprintf("copy %v off the end, budget %d", copy, budget))
+					checkBulk(t, rng, opts, shape, 3000, budget, 4096, true, 0, fmt.Sprintf("%v off the end, budget %d", shape, budget))
 				}
 				// The relational profiler samples the guard: bulk
 				// iterations stop short of the sampled execution.
 				for _, n := range []uint64{16, 40, 1000} {
 					for _, cd := range []uint64{1, 2, 16, 17, 18, 39, 40, 41, 500, 1 << 30} {
-						what := fmt.Sprintf("copy %v n %d sampled, countdown %d", copy, n, cd)
-						checkBulk(t, rng, opts, copy, n, 1<<20, 0, false, cd, what)
+						what := fmt.Sprintf("%v n %d sampled, countdown %d", shape, n, cd)
+						checkBulk(t, rng, opts, shape, n, 1<<20, 0, false, cd, what)
 					}
 				}
 			}
@@ -88,13 +150,18 @@ func TestBulkMatchesInterpreter(t *testing.T) {
 // profiler (sampling countdown 0 starting there): the native run must
 // leave through the sample exit exactly at the countdown's execution, or
 // end the loop first with the countdown lowered by the executions.
-func checkBulk(t *testing.T, rng *rand.Rand, opts fragment.Options, copy bool, n uint64, budget, overlap int64, wild bool, countdown uint64, what string) {
+func checkBulk(t *testing.T, rng *rand.Rand, opts fragment.Options, shape bulkShape, n uint64, budget, overlap int64, wild bool, countdown uint64, what string) {
 	t.Helper()
-	img := rvtest.MakeELF(byteLoop(copy), randomData(rng), dataSize)
+	copy := shape == picoCopy || shape == glibcCopy
+	prog := byteLoop(copy)
+	if shape >= glibcCopy {
+		prog = glibcLoop(copy)
+	}
+	img := rvtest.MakeELF(prog, randomData(rng), dataSize)
 	mid := uint64(rvtest.MakeELFData + 1024)
 	rec := loadSmall(t, img)
 	defer rec.Close()
-	rec.CPU.X[bulkDst], rec.CPU.X[bulkSrc], rec.CPU.X[bulkN] = mid, mid+4096, 64
+	setBulk(&rec.CPU.X, shape, mid, mid+4096, 64, 0)
 	rec.CPU.PC = rvtest.MakeELFText
 	trace, _, err := net.Record(rec, 1000, func(uint64) bool { return false })
 	if err != nil {
@@ -108,7 +175,7 @@ func checkBulk(t *testing.T, rng *rand.Rand, opts fragment.Options, copy bool, n
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := map[bool]string{false: "fill", true: "copy"}[copy]
+	want := shape.String()
 	if opts.NoBulk || opts.NoCheckHoist {
 		want = "" // no bulk, or no hoisted checks to prove the range
 	}
@@ -130,12 +197,13 @@ func checkBulk(t *testing.T, rng *rand.Rand, opts fragment.Options, copy bool, n
 	if wild {
 		dst = guardGap - 1000 // the last 2000 bytes fault
 	}
-	st.CPU.X[bulkDst], st.CPU.X[bulkN] = dst, n
-	st.CPU.X[bulkSrc] = src
-	if !copy {
-		st.CPU.X[bulkSrc] = rng.Uint64() // the byte is its low 8 bits
+	setBulk(&st.CPU.X, shape, dst, src, n, rng.Uint64()) // a fill's byte is the low 8 bits
+	if shape == picoCopy {
+		st.CPU.X[bulkTmp] = rng.Uint64()
 	}
-	st.CPU.X[bulkTmp] = rng.Uint64()
+	if shape == glibcCopy { // the byte and the destination: dead at the head
+		st.CPU.X[endTmp], st.CPU.X[endDst] = rng.Uint64(), rng.Uint64()
+	}
 	st.CPU.PC = rvtest.MakeELFText
 	*ref.CPU = st.CPU
 

@@ -72,7 +72,9 @@ type Code struct {
 	LinkedEntry int
 	// Bulk is "fill" or "copy" when the self-loop is a byte fill or copy
 	// whose iterations, all but the last, run as one REP STOSB or REP
-	// MOVSB per entry (amd64.Code.Bulk; Options.NoBulk), else empty.
+	// MOVSB per entry, "copy to end" or "word fill to end" for glibc's
+	// loops that run to an end pointer (REP MOVSB, REP STOSQ)
+	// (amd64.Code.Bulk; Options.NoBulk), else empty.
 	Bulk string
 	// LoopHead is the offset in Bytes of the loop head the back edge
 	// jumps to, aligned to amd64.LoopAlign (amd64.Code.LoopHead); -1 if

@@ -40,7 +40,11 @@ func WriteListingNamed(w io.Writer, t *interp.Trace, code *Code, name func(pc ui
 		fmt.Fprint(w, ", loops to its head")
 	}
 	if code.Bulk != "" {
-		fmt.Fprintf(w, " (a byte %s: in bulk)", code.Bulk)
+		what := "a byte " + code.Bulk
+		if strings.HasPrefix(code.Bulk, "word") {
+			what = "a " + code.Bulk
+		}
+		fmt.Fprintf(w, " (%s: in bulk)", what)
 	}
 	fmt.Fprintln(w)
 	if t != nil {

@@ -131,6 +131,7 @@ const (
 	xREP   // the prefix of the string instruction that follows
 	xSTOSB // byte [DI] = AL, DI++ (DF is clear)
 	xMOVSB // byte [DI] = [SI], SI++, DI++
+	xSTOSQ // word [DI] = RAX, DI += 8
 	xJMP   // through a memory operand; jumps to labels use jmp and jcc
 	xRET
 	xORL
@@ -218,7 +219,7 @@ var mnemonicNames = [numInsts]string{
 	xIDIVQ: "IDIVQ", xIDIVL: "IDIVL", xDIVQ: "DIVQ", xDIVL: "DIVL", xNEGQ: "NEGQ", xNEGL: "NEGL",
 	xCQO: "CQO", xCDQ: "CDQ", xSHLQ: "SHLQ", xSHRQ: "SHRQ", xSARQ: "SARQ", xSHLL: "SHLL",
 	xSHRL: "SHRL", xSARL: "SARL", xRORQ: "RORQ", xRORL: "RORL", xCMPQ: "CMPQ", xCMPL: "CMPL", xTESTQ: "TESTQ", xTESTL: "TESTL",
-	xTESTB: "TESTB", xSETLT: "SETLT", xSETCS: "SETCS", xREP: "REP", xSTOSB: "STOSB", xMOVSB: "MOVSB",
+	xTESTB: "TESTB", xSETLT: "SETLT", xSETCS: "SETCS", xREP: "REP", xSTOSB: "STOSB", xMOVSB: "MOVSB", xSTOSQ: "STOSQ",
 	xJMP: "JMP", xRET: "RET", xORL: "ORL", xSETEQ: "SETEQ", xSETPC: "SETPC", xSETHI: "SETHI",
 	xSETCC: "SETCC", xSTMXCSR: "STMXCSR", xLDMXCSR: "LDMXCSR", xCMOVLLT: "CMOVLLT", xPREFETCHW: "PREFETCHW", xMOVSD: "MOVSD",
 	xMOVSS: "MOVSS", xMOVAPS: "MOVAPS", xADDSD: "ADDSD", xSUBSD: "SUBSD", xMULSD: "MULSD",

@@ -3,6 +3,8 @@
 package amd64
 
 import (
+	"math/bits"
+
 	"rvdyn/fragment/ir"
 	"rvdyn/interp"
 )
@@ -20,16 +22,32 @@ const minBulk = 16
 //	       D = add D, 1                      D = add D, 1 ; S = add S, 1
 //	       exit if beq N, 0                  exit if beq N, 0
 //
-// (the additions in any order), with no other instruction and no other
-// exit: the accesses' checks were hoisted to the entry (CheckHoist), which
-// proved every iteration's address in bounds before the loop runs. The
-// one exception is the relational profiler's sampling decision of the
-// guard (OpSample, right before it), whose exit is the sample.
+// (the additions in any order), or glibc's, which count to an end
+// pointer (the loop's ir.Trip) instead of down to zero: its memcpy and
+// memmove copy the bytes before and after their word loops, and memset
+// fills whole words, with
+//
+//	copy:  T = lbu 0(S)               fill:  sd V, 0(D)
+//	       S = add S, 1                      D = add D, 8
+//	       D = add X, S                      exit if beq D, E
+//	       sb T, 0(D)
+//	       exit if beq E, S
+//
+// (X the distance from source to destination, less one), with no other
+// instruction and no other exit: the accesses' checks were hoisted to the
+// entry (CheckHoist), which proved every iteration's address in bounds
+// before the loop runs. The one exception is the relational profiler's
+// sampling decision of the guard (OpSample, right before it), whose exit
+// is the sample.
 type bulkLoop struct {
-	copy    bool   // a copy (REP MOVSB), else a fill (REP STOSB)
-	n, dst  uint8  // the count, stepping by -1, and the destination pointer, by +1
+	copy    bool   // a copy (REP MOVSB), else a fill (REP STOSB, or REP STOSQ for words)
+	word    bool   // a fill of 8-byte words (REP STOSQ)
+	n       uint8  // the count, stepping by -1; 0: the trip bounds the loop (ir.Trip)
+	dst     uint8  // the destination pointer, stepping by +1 (+8 for words); 0: derived
 	src     uint8  // a copy's source pointer, stepping by +1
-	val     ir.Val // a fill's byte (its low 8 bits)
+	dstBase uint8  // dst == 0: the destination is dstBase + src + dstOff at the head
+	dstOff  int64  //
+	val     ir.Val // a fill's byte (its low 8 bits) or word
 	perIter int64  // guest instructions one iteration retires
 	// sample is the relational profiler's sampling decision of the
 	// guard (an OpSample before it), nil if the profiler does not select
@@ -38,17 +56,25 @@ type bulkLoop struct {
 	sample *ir.Inst
 }
 
-// kind names the loop for Code.Bulk: "fill" or "copy".
+// kind names the loop for Code.Bulk: "fill" or "copy" (picolibc's
+// shapes), "fill to end", "word fill to end" or "copy to end" (glibc's).
 func (b *bulkLoop) kind() string {
-	if b.copy {
-		return "copy"
+	k := "fill"
+	switch {
+	case b.copy:
+		k = "copy"
+	case b.word:
+		k = "word fill"
 	}
-	return "fill"
+	if b.n == 0 {
+		k += " to end"
+	}
+	return k
 }
 
 // matchBulk returns f's self-loop as a bulkLoop, or nil if it is not one.
 func matchBulk(f *ir.Func) *bulkLoop {
-	if !f.Loops || len(f.Pre) == 0 || len(f.Insts) < 5 {
+	if !f.Loops || len(f.Pre) == 0 || len(f.Insts) < 4 {
 		return nil
 	}
 	body := f.Insts[:len(f.Insts)-1]
@@ -65,8 +91,10 @@ func matchBulk(f *ir.Func) *bulkLoop {
 	if b.perIter <= 0 || b.perIter > 8 { // lowerBulk divides the budget by 8
 		return nil
 	}
-	unchecked := func(in ir.Inst) bool {
-		return in.Exit < 0 && in.Off == 0 && !in.A.IsConst && !in.Cover.Widened()
+	if t, g := f.Trip, body[len(body)-1]; t.Step > 0 && !t.W && g.Exit >= 0 && ir.IsGuard(g.Op) {
+		if m := matchToEnd(b, body, t); m != nil {
+			return m
+		}
 	}
 	i := 0
 	if in := body[0]; (in.Op == interp.OpLB || in.Op == interp.OpLBU) && unchecked(in) && in.Dst != 0 {
@@ -126,6 +154,62 @@ func matchBulk(f *ir.Func) *bulkLoop {
 	return b
 }
 
+// unchecked reports whether access in needs no check of its own (the
+// entry's loop checks cover it) and has the shape the string
+// instructions handle: no offset, a register base.
+func unchecked(in ir.Inst) bool {
+	return in.Exit < 0 && in.Off == 0 && !in.A.IsConst && !in.Cover.Widened()
+}
+
+// matchToEnd matches glibc's loops that run to an end pointer (the trip
+// t, whose guard ends body): the byte copy to a destination at a fixed
+// distance from the source, and the fill of words.
+func matchToEnd(b *bulkLoop, body []ir.Inst, t ir.Trip) *bulkLoop {
+	if !ir.FitsInt32(t.Delta) {
+		return nil
+	}
+	step := func(in ir.Inst, r uint8, k uint64) bool {
+		return in.Op == interp.OpADD && in.Dst == r && in.A.IsReg(r) && in.B.IsConst && in.B.Const == k
+	}
+	switch len(body) {
+	case 3: // sd V, 0(D) ; D = add D, 8 ; guard
+		st := body[0]
+		d := st.A.Reg
+		if st.Op != interp.OpSD || !unchecked(st) || !step(body[1], d, 8) || t.Reg != d || t.Step != 8 || st.B.IsReg(d) {
+			return nil
+		}
+		b.word, b.dst, b.val = true, d, st.B
+		return b
+	case 5: // T = lbu 0(S) ; S = add S, 1 ; D = add X, S ; sb T, 0(D) ; guard
+		ld, add, st := body[0], body[2], body[3]
+		src, tmp, dst := ld.A.Reg, ld.Dst, add.Dst
+		if ld.Op != interp.OpLBU && ld.Op != interp.OpLB || !unchecked(ld) || tmp == 0 || !step(body[1], src, 1) || t.Reg != src || t.Step != 1 {
+			return nil
+		}
+		x := add.A
+		if x.IsReg(src) {
+			x = add.B
+		}
+		if add.Op != interp.OpADD || x.IsConst || !(add.A.IsReg(src) || add.B.IsReg(src)) || x.IsReg(src) {
+			return nil
+		}
+		if st.Op != interp.OpSB || !unchecked(st) || !st.A.IsReg(dst) || !st.B.IsReg(tmp) {
+			return nil
+		}
+		regs := []uint8{src, tmp, dst, x.Reg}
+		for i := range regs {
+			for j := i + 1; j < len(regs); j++ {
+				if regs[i] == regs[j] {
+					return nil
+				}
+			}
+		}
+		b.copy, b.src, b.dstBase, b.dstOff = true, src, x.Reg, 1
+		return b
+	}
+	return nil
+}
+
 // lowerBulk emits, once per entry (after the entry's loop checks, before
 // the loop's first iteration), the work of k iterations of b at once,
 // where k = min(N-1, (budget-1)/8), and at most countdown-1 when the
@@ -150,8 +234,12 @@ func (c *compiler) lowerBulk(b *bulkLoop) {
 	a := c.a
 	skip, small := &label{}, &label{}
 	// CX = min(N-1, (budget-1)>>3), signed: a negative count skips.
-	c.load(ir.R(b.n), rCX)
-	a.op(xSUBQ, imm(1), reg(rCX))
+	if b.n != 0 {
+		c.load(ir.R(b.n), rCX)
+		a.op(xSUBQ, imm(1), reg(rCX))
+	} else {
+		c.tripLast(rCX)
+	}
 	a.op(xMOVQ, reg(rBudget), reg(rAX))
 	a.op(xSUBQ, imm(1), reg(rAX))
 	a.op(xSARQ, imm(3), reg(rAX))
@@ -212,23 +300,70 @@ func (c *compiler) lowerBulk(b *bulkLoop) {
 		}
 		a.op(op, reg(rCX), mem(rSt, regOff(r)))
 	}
-	pointer(b.dst, rDI)
+	if b.dst != 0 {
+		pointer(b.dst, rDI)
+	} else {
+		// glibc's copy: the destination is dstBase+src+dstOff.
+		val := func(r uint8) operand {
+			if h := c.host(r); h != 0 {
+				return reg(saved(h))
+			}
+			return mem(rSt, regOff(r))
+		}
+		a.op(xMOVQ, val(b.dstBase), reg(rDI))
+		a.op(xADDQ, val(b.src), reg(rDI))
+		a.op(xLEAQ, memIdx(rMem, rDI, b.dstOff), reg(rDI))
+	}
 	if b.copy {
 		pointer(b.src, rSI)
 		advance(xADDQ, b.src)
 	}
-	advance(xADDQ, b.dst)
-	advance(xSUBQ, b.n)
+	if b.dst != 0 && !b.word {
+		advance(xADDQ, b.dst)
+	}
+	if b.n != 0 {
+		advance(xSUBQ, b.n)
+	}
 	if b.sample != nil {
 		a.op(xSUBQ, reg(rCX), c.countdown(b.sample.Off))
 	}
 	a.op(xREP, none, none)
-	if b.copy {
+	switch {
+	case b.copy:
 		a.op(xMOVSB, none, none)
 		a.op(xMOVQ, reg(rAX), reg(rSI))
-	} else {
+	case b.word:
+		a.op(xSTOSQ, none, none)
+		// D = the host address the fill reached less the guest's base
+		// (CX, spent, holds it for a D in State).
+		to := rCX
+		if h := c.host(b.dst); h != 0 {
+			to = saved(h)
+		}
+		a.op(xMOVQ, reg(rDI), reg(to))
+		a.op(xSUBQ, reg(rMem), reg(to))
+		if c.host(b.dst) == 0 {
+			a.op(xMOVQ, reg(rCX), mem(rSt, regOff(b.dst)))
+		}
+	default:
 		a.op(xSTOSB, none, none)
 	}
 	a.op(xMOVQ, reg(rDX), reg(rDI))
 	a.bind(skip)
+}
+
+// tripLast puts into h the index K of a self-loop's last iteration by its
+// trip (ir.Trip, a positive step): (End-Reg-Delta)/Step. The entry's
+// loop checks (lowerLoopChecks) have left already if that is not a whole
+// number of steps or not below 2^31.
+func (c *compiler) tripLast(h register) {
+	a, t := c.a, c.f.Trip
+	c.load(t.End, h)
+	a.op(xSUBQ, c.opnd(ir.R(t.Reg), rAX), reg(h))
+	if t.Delta != 0 {
+		a.op(xSUBQ, imm(t.Delta), reg(h))
+	}
+	if k := bits.TrailingZeros64(uint64(t.Step)); k > 0 {
+		a.op(xSHRQ, imm(int64(k)), reg(h))
+	}
 }

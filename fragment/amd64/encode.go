@@ -349,6 +349,8 @@ func (e *encoder) encode(i mnemonic, from, mid, to operand) {
 		e.put(0xaa)
 	case xMOVSB:
 		e.put(0xa4)
+	case xSTOSQ:
+		e.put(0x48, 0xab)
 	case xRET:
 		e.put(0xc3)
 	case xJMP:
