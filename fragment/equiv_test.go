@@ -192,10 +192,10 @@ func idiom(rng *rand.Rand) []interp.Inst {
 			seq[2].Rs1, seq[2].Rs2 = t, base
 		}
 		if rng.IntN(3) != 0 {
-			seq[2].Rd = t // in place, as gcc writes a[i] (shadd folds the shift)
+			seq[2].Rd, d = t, t // in place, as gcc writes a[i] (shadd folds the shift)
 		}
-		if rng.IntN(3) == 0 { // a table starting at a constant index (shadd's offset)
-			seq = slices.Insert(seq, 1, I{Op: interp.OpADDI, Rd: t, Rs1: t, Imm: int64(rng.IntN(64) - 16)})
+		if rng.IntN(3) == 0 { // a table starting at a constant index (shadd's offset), added before or after the shift
+			seq = slices.Insert(seq, 1+rng.IntN(2), I{Op: interp.OpADDI, Rd: t, Rs1: t, Imm: int64(rng.IntN(64) - 16)})
 		}
 		if rng.IntN(3) == 0 { // something between the shift and the add
 			between := I{Op: interp.OpXORI, Rd: s, Rs1: []uint8{s, t}[rng.IntN(2)], Imm: 5}

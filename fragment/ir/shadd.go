@@ -56,11 +56,26 @@ func ShAdd(f *Func) {
 					continue
 				}
 				d := &ins[i]
-				if d.Op != interp.OpSLL || !d.B.IsConst || d.B.Const < 1 || d.B.Const > 3 || d.A.IsConst || d.A.Reg == 0 || !unwritten(ins, d.A.Reg, t, i, j) {
+				if isShift(d) && unwritten(ins, d.A.Reg, t, i, j) {
+					*in = Inst{Op: OpShAdd, Dst: in.Dst, A: d.A, B: R(b), Scale: uint8(d.B.Const), Exit: -1, PC: in.PC, Step: in.Step, Len: in.Len}
+					*d = selfMoveOf(d)
+					break
+				}
+				// A constant added after the shift: t = (x<<k) + c.
+				if d.Op != interp.OpADD || !d.B.IsConst || !FitsInt32(int64(d.B.Const)) || d.A.IsConst || d.A.Reg == 0 {
 					continue
 				}
-				*in = Inst{Op: OpShAdd, Dst: in.Dst, A: d.A, B: R(b), Scale: uint8(d.B.Const), Exit: -1, PC: in.PC, Step: in.Step, Len: in.Len}
-				*d = Inst{Op: OpMov, Dst: t, A: R(t), Exit: -1, PC: d.PC, Step: d.Step, Len: d.Len}
+				s := d.A.Reg
+				i2, ok := shiftBefore(ins, s, t, i)
+				if !ok {
+					continue
+				}
+				e := &ins[i2]
+				if !isShift(e) || !unwrittenBut(ins, e.A.Reg, i2, j, i) {
+					continue
+				}
+				*in = Inst{Op: OpShAdd, Dst: in.Dst, A: e.A, B: R(b), Scale: uint8(e.B.Const), Off: int64(d.B.Const), Exit: -1, PC: in.PC, Step: in.Step, Len: in.Len}
+				*d, *e = selfMoveOf(d), selfMoveOf(e)
 				break
 			}
 		}
@@ -93,7 +108,7 @@ func ShAdd(f *Func) {
 				continue
 			}
 			v.Reg, in.Off = d.A.Reg, in.Off+c
-			*d = Inst{Op: OpMov, Dst: s, A: R(s), Exit: -1, PC: d.PC, Step: d.Step, Len: d.Len}
+			*d = selfMoveOf(d)
 		}
 	}
 }
@@ -148,6 +163,55 @@ func unwritten(ins []Inst, x, t uint8, i, j int) bool {
 	}
 	for k := i + 1; k < j; k++ {
 		if ins[k].Dst == x && !selfMove(&ins[k]) {
+			return false
+		}
+	}
+	return true
+}
+
+// isShift reports whether d is a shift of a register left by 1..3.
+func isShift(d *Inst) bool {
+	return d.Op == interp.OpSLL && d.B.IsConst && d.B.Const >= 1 && d.B.Const <= 3 && !d.A.IsConst && d.A.Reg != 0
+}
+
+// selfMoveOf is the move of d's destination to itself that replaces a
+// folded instruction d.
+func selfMoveOf(d *Inst) Inst {
+	return Inst{Op: OpMov, Dst: d.Dst, A: R(d.Dst), Exit: -1, PC: d.PC, Step: d.Step, Len: d.Len}
+}
+
+// shiftBefore returns the instruction before i that last wrote register
+// s, which instruction i (t = add s, c) reads, if i's consumer may
+// compute from that instruction's operand in their place: nothing
+// between it and i reads s or can leave, and after i s is dead (written
+// before any read or exit) or is t itself, whose later life foldable has
+// checked.
+func shiftBefore(ins []Inst, s, t uint8, i int) (int, bool) {
+	if s != t {
+		return foldable(ins, s, i)
+	}
+	k := i - 1
+	for ; k >= 0; k-- {
+		in := &ins[k]
+		if selfMove(in) {
+			continue
+		}
+		if in.Dst == s {
+			return k, in.Exit < 0
+		}
+		if in.Exit >= 0 || in.Op == OpExit || reads(in, s) {
+			return 0, false
+		}
+	}
+	return 0, false
+}
+
+// unwrittenBut reports whether nothing strictly between from and to
+// writes register x, other than instruction skip (which becomes a move
+// of its register to itself).
+func unwrittenBut(ins []Inst, x uint8, from, to, skip int) bool {
+	for k := from + 1; k < to; k++ {
+		if k != skip && ins[k].Dst == x && !selfMove(&ins[k]) {
 			return false
 		}
 	}

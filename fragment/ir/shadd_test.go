@@ -32,6 +32,47 @@ func TestShAdd(t *testing.T) {
 			a6 = mov a6
 			a7 = shadd a4<<2, a6, 3064
 			a6 = mov 0`},
+		{"a constant added after the shift, and the base's constant (fsm's stack table)", `
+			a4 = sll a4, 2
+			a4 = add a4, 352
+			a3 = add sp, 48
+			a4 = add a4, a3
+			a3 = mov 0
+			a4 = lw -288(a4)`, `
+			a4 = mov a4
+			a4 = mov a4
+			a3 = mov a3
+			a4 = shadd a4<<2, sp, 400
+			a3 = mov 0
+			a4 = lw -288(a4)`},
+		{"the shift and the constant into other registers", `
+			t0 = sll a1, 3
+			t1 = add t0, -8
+			a2 = add t1, a0
+			t0 = mov 0
+			t1 = mov 0`, `
+			t0 = mov t0
+			t1 = mov t1
+			a2 = shadd a1<<3, a0, -8
+			t0 = mov 0
+			t1 = mov 0`},
+		unchanged("the shifted value read between the shift and the constant", `
+			a4 = sll a4, 2
+			a5 = xor a4, 1
+			a4 = add a4, 352
+			a4 = add a4, a3`),
+		unchanged("the index overwritten after the constant", `
+			t0 = sll a1, 3
+			t1 = add t0, -8
+			a1 = mov 5
+			a2 = add t1, a0
+			t0 = mov 0
+			t1 = mov 0`),
+		unchanged("the shifted value still needed after the constant", `
+			t0 = sll a1, 3
+			t1 = add t0, -8
+			a2 = add t1, a0
+			t1 = mov 0`),
 		{"unrelated work between the shift and the add", `
 			a5 = sll a5, 2
 			a1 = xor a2, a3
