@@ -144,14 +144,22 @@ func matchBulk(f *ir.Func) *bulkLoop {
 	} else if !b.val.IsConst {
 		regs = append(regs, b.val.Reg)
 	}
+	if !distinct(regs...) {
+		return nil
+	}
+	return b
+}
+
+// distinct reports whether no two of regs are the same register.
+func distinct(regs ...uint8) bool {
 	for x := range regs {
 		for y := x + 1; y < len(regs); y++ {
 			if regs[x] == regs[y] {
-				return nil
+				return false
 			}
 		}
 	}
-	return b
+	return true
 }
 
 // unchecked reports whether access in needs no check of its own (the
@@ -196,13 +204,8 @@ func matchToEnd(b *bulkLoop, body []ir.Inst, t ir.Trip) *bulkLoop {
 		if st.Op != interp.OpSB || !unchecked(st) || !st.A.IsReg(dst) || !st.B.IsReg(tmp) {
 			return nil
 		}
-		regs := []uint8{src, tmp, dst, x.Reg}
-		for i := range regs {
-			for j := i + 1; j < len(regs); j++ {
-				if regs[i] == regs[j] {
-					return nil
-				}
-			}
+		if !distinct(src, tmp, dst, x.Reg) {
+			return nil
 		}
 		b.copy, b.src, b.dstBase, b.dstOff = true, src, x.Reg, 1
 		return b

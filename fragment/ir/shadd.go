@@ -56,7 +56,7 @@ func ShAdd(f *Func) {
 					continue
 				}
 				d := &ins[i]
-				if isShift(d) && unwritten(ins, d.A.Reg, t, i, j) {
+				if isShift(d) && unwritten(ins, d.A.Reg, i, j, -1) {
 					*in = Inst{Op: OpShAdd, Dst: in.Dst, A: d.A, B: R(b), Scale: uint8(d.B.Const), Exit: -1, PC: in.PC, Step: in.Step, Len: in.Len}
 					*d = selfMoveOf(d)
 					break
@@ -71,7 +71,7 @@ func ShAdd(f *Func) {
 					continue
 				}
 				e := &ins[i2]
-				if !isShift(e) || !unwrittenBut(ins, e.A.Reg, i2, j, i) {
+				if !isShift(e) || !unwritten(ins, e.A.Reg, i2, j, i) {
 					continue
 				}
 				*in = Inst{Op: OpShAdd, Dst: in.Dst, A: e.A, B: R(b), Scale: uint8(e.B.Const), Off: int64(d.B.Const), Exit: -1, PC: in.PC, Step: in.Step, Len: in.Len}
@@ -97,7 +97,7 @@ func ShAdd(f *Func) {
 				continue
 			}
 			d := &ins[i]
-			if d.Op != interp.OpADD || !d.B.IsConst || d.A.IsConst || d.A.Reg == 0 || !unwritten(ins, d.A.Reg, s, i, j) {
+			if d.Op != interp.OpADD || !d.B.IsConst || d.A.IsConst || d.A.Reg == 0 || !unwritten(ins, d.A.Reg, i, j, -1) {
 				continue
 			}
 			c := int64(d.B.Const)
@@ -116,23 +116,11 @@ func ShAdd(f *Func) {
 // foldable returns the index of the instruction before j that last wrote
 // register t, if instruction j may compute from that instruction's
 // operands in its place: nothing between them reads t or can leave the
-// fragment, and after j nothing sees t's value before it is written
-// again (unless j writes it).
+// fragment (lastWrite), and after j nothing sees t's value before it is
+// written again (unless j writes it).
 func foldable(ins []Inst, t uint8, j int) (int, bool) {
-	i := j - 1
-	for ; i >= 0; i-- {
-		in := &ins[i]
-		if selfMove(in) {
-			continue // an earlier fold's leftover: changes and shows nothing
-		}
-		if in.Dst == t {
-			break
-		}
-		if in.Exit >= 0 || in.Op == OpExit || reads(in, t) {
-			return 0, false
-		}
-	}
-	if i < 0 || ins[i].Exit >= 0 {
+	i, ok := lastWrite(ins, t, j)
+	if !ok {
 		return 0, false
 	}
 	if ins[j].Dst == t {
@@ -153,16 +141,33 @@ func foldable(ins []Inst, t uint8, j int) (int, bool) {
 	return 0, false
 }
 
-// unwritten reports whether no instruction strictly between i and j
-// writes register x, which instruction j will read in i's place (x == t,
-// the register i itself wrote, is not written between them: foldable
-// found i as its last write).
-func unwritten(ins []Inst, x, t uint8, i, j int) bool {
-	if x == t {
-		return true
+// lastWrite returns the index of the instruction before j that last
+// wrote register t, if it takes no exit and nothing between it and j
+// reads t or can leave the fragment. A move of a register to itself (an
+// earlier fold's leftover) changes and shows nothing: it is passed over.
+func lastWrite(ins []Inst, t uint8, j int) (int, bool) {
+	for i := j - 1; i >= 0; i-- {
+		in := &ins[i]
+		if selfMove(in) {
+			continue
+		}
+		if in.Dst == t {
+			return i, in.Exit < 0
+		}
+		if in.Exit >= 0 || in.Op == OpExit || reads(in, t) {
+			return 0, false
+		}
 	}
-	for k := i + 1; k < j; k++ {
-		if ins[k].Dst == x && !selfMove(&ins[k]) {
+	return 0, false
+}
+
+// unwritten reports whether nothing strictly between from and to writes
+// register x, which instruction to will read in from's place, other than
+// instruction skip (-1: none), which becomes a move of its register to
+// itself.
+func unwritten(ins []Inst, x uint8, from, to, skip int) bool {
+	for k := from + 1; k < to; k++ {
+		if k != skip && ins[k].Dst == x && !selfMove(&ins[k]) {
 			return false
 		}
 	}
@@ -190,32 +195,7 @@ func shiftBefore(ins []Inst, s, t uint8, i int) (int, bool) {
 	if s != t {
 		return foldable(ins, s, i)
 	}
-	k := i - 1
-	for ; k >= 0; k-- {
-		in := &ins[k]
-		if selfMove(in) {
-			continue
-		}
-		if in.Dst == s {
-			return k, in.Exit < 0
-		}
-		if in.Exit >= 0 || in.Op == OpExit || reads(in, s) {
-			return 0, false
-		}
-	}
-	return 0, false
-}
-
-// unwrittenBut reports whether nothing strictly between from and to
-// writes register x, other than instruction skip (which becomes a move
-// of its register to itself).
-func unwrittenBut(ins []Inst, x uint8, from, to, skip int) bool {
-	for k := from + 1; k < to; k++ {
-		if k != skip && ins[k].Dst == x && !selfMove(&ins[k]) {
-			return false
-		}
-	}
-	return true
+	return lastWrite(ins, s, i)
 }
 
 // selfMove reports whether in moves a register to itself.
