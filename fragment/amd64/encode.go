@@ -189,13 +189,16 @@ var sseOps = [numInsts]struct {
 }
 
 // fmaOps are the FMA3 instructions' opcodes after 0F 38 (VEX.66, W1
-// for doubles).
+// for doubles): the 231 forms (the addend in the destination) and the
+// 213 forms (a factor in the destination), 0x10 apart.
 var fmaOps = [numInsts]struct {
 	w  bool
 	op byte
 }{
 	xVFMADD231SD: {true, 0xb9}, xVFMSUB231SD: {true, 0xbb}, xVFNMADD231SD: {true, 0xbd}, xVFNMSUB231SD: {true, 0xbf},
 	xVFMADD231SS: {false, 0xb9}, xVFMSUB231SS: {false, 0xbb}, xVFNMADD231SS: {false, 0xbd}, xVFNMSUB231SS: {false, 0xbf},
+	xVFMADD213SD: {true, 0xa9}, xVFMSUB213SD: {true, 0xab}, xVFNMADD213SD: {true, 0xad}, xVFNMSUB213SD: {true, 0xaf},
+	xVFMADD213SS: {false, 0xa9}, xVFMSUB213SS: {false, 0xab}, xVFNMADD213SS: {false, 0xad}, xVFNMSUB213SS: {false, 0xaf},
 }
 
 // avxOps are the AVX scalar double arithmetic's opcodes after 0F

@@ -257,6 +257,12 @@ var (
 		interp.OpFMADDD: xVFMADD231SD, interp.OpFMSUBD: xVFMSUB231SD, interp.OpFNMSUBD: xVFNMADD231SD, interp.OpFNMADDD: xVFNMSUB231SD,
 		interp.OpFMADDS: xVFMADD231SS, interp.OpFMSUBS: xVFMSUB231SS, interp.OpFNMSUBS: xVFNMADD231SS, interp.OpFNMADDS: xVFNMSUB231SS,
 	}
+	// fusedInPlace is fused in FMA3's 213 forms, which leave the result
+	// in a factor's register: d = b*d + c.
+	fusedInPlace = map[interp.Op]mnemonic{
+		interp.OpFMADDD: xVFMADD213SD, interp.OpFMSUBD: xVFMSUB213SD, interp.OpFNMSUBD: xVFNMADD213SD, interp.OpFNMADDD: xVFNMSUB213SD,
+		interp.OpFMADDS: xVFMADD213SS, interp.OpFMSUBS: xVFMSUB213SS, interp.OpFNMSUBS: xVFNMADD213SS, interp.OpFNMADDS: xVFNMSUB213SS,
+	}
 )
 
 // lowerFloat lowers floating-point IR instruction i.
@@ -329,6 +335,9 @@ func (c *compiler) lowerFloat(i int, in ir.Inst) {
 		c.finishFloat(in, w, true)
 	case interp.OpFMADDD, interp.OpFMSUBD, interp.OpFNMSUBD, interp.OpFNMADDD,
 		interp.OpFMADDS, interp.OpFMSUBS, interp.OpFNMSUBS, interp.OpFNMADDS:
+		if c.lowerFusedInPlace(in, single) {
+			break
+		}
 		w := c.fwork(in.F.D, in.F.A, in.F.B)
 		// The factors are read where they are when they can be (fwork
 		// keeps w off both), else from X1 and X2.
