@@ -146,3 +146,93 @@ func TestQuietCompareRestores(t *testing.T) {
 		})
 	}
 }
+
+// TestRestoredFflagsLoop runs a self-loop with glibc's floor (frflags a ;
+// a NaN test and a range test that leave the loop ; fcvt.l.d and fcvt.d.l
+// rounding down, which raise inexact ; fsflags a), then a division that
+// raises flags anew and a third exit, against the interpreter, on
+// integral and fractional values, NaNs, infinities and values beyond
+// 2^52, from random fflags: the read is left to the exits and the write
+// that restores it loads MXCSR back from the read's slot, so the flags
+// the conversions raised are gone after it and present at an exit
+// before it. With the register read in the body as well, the read is
+// computed where it is and the write lowered as a write.
+func TestRestoredFflagsLoop(t *testing.T) {
+	type I = interp.Inst
+	const dyn, rdn = 7, 2
+	body := []I{
+		{Op: interp.OpCSRRS, Rd: 14, Rs1: 0, Imm: interp.CSRFflags},
+		{Op: interp.OpFEQD, Rd: 15, Rs1: 10, Rs2: 10},
+		{Op: interp.OpBEQ, Rs1: 15, Rs2: 0}, // a NaN: to the end, between read and write
+		{Op: interp.OpFSGNJXD, Rd: 5, Rs1: 10, Rs2: 10},
+		{Op: interp.OpFLTD, Rd: 15, Rs1: 5, Rs2: 11},
+		{Op: interp.OpBEQ, Rs1: 15, Rs2: 0}, // |x| >= 2^52: to the end
+		{Op: interp.OpFCVTLD, Rd: 15, Rs1: 10, Imm: rdn},
+		{Op: interp.OpFCVTDL, Rd: 5, Rs1: 15, Imm: rdn},
+		{Op: interp.OpFSGNJD, Rd: 10, Rs1: 5, Rs2: 10},
+		{Op: interp.OpCSRRW, Rd: 0, Rs1: 14, Imm: interp.CSRFflags},
+		{Op: interp.OpFDIVD, Rd: 12, Rs1: 12, Rs2: 13, Imm: dyn},
+		{Op: interp.OpAND, Rd: 7, Rs1: 10, Rs2: 16},
+		{Op: interp.OpBEQ, Rs1: 7, Rs2: 0}, // to the end: after the write
+		{Op: interp.OpFMVXD, Rd: 6, Rs1: 10},
+		{Op: interp.OpADD, Rd: 9, Rs1: 9, Rs2: 6},
+		{Op: interp.OpFADDD, Rd: 10, Rs1: 10, Rs2: 17, Imm: dyn},
+		{Op: interp.OpADDI, Rd: 10, Rs1: 10, Imm: -1},
+	}
+	readBody := append(append([]I{}, body...), I{Op: interp.OpXOR, Rd: 9, Rs1: 9, Rs2: 14})
+	// Another read, unread, before the one read in the body: left to the
+	// exits it would be wrong after the write, which changes State's
+	// flags, so it is not.
+	twoBody := append([]I{{Op: interp.OpCSRRS, Rd: 13, Rs1: 0, Imm: interp.CSRFflags}}, readBody...)
+	vals := []uint64{0x3ff0000000000000, 0xbff8000000000000, 0, 0x8000000000000000, 0x7ff0000000000000,
+		0xfff0000000000000, 0x7ff8000000000000, 0x7ff4000000000000, 0x4330000000000001, 0xc3e0000000000000,
+		0x3fb999999999999a, 0xc004000000000000, 0x0000000000000001}
+	rng := rand.New(rand.NewPCG(29, 30))
+	restore := fmt.Sprintf("LDMXCSR %#x(R15)", amd64.StateFlagSnaps)
+	snap := fmt.Sprintf("STMXCSR %#x(R15)", amd64.StateFlagSnaps)
+	for _, tc := range []struct {
+		name string
+		body []I
+		left bool // the read is left to the exits, the write restores from its slot
+	}{{"unread", body, true}, {"read", readBody, false}, {"two reads", twoBody, false}} {
+		b := append([]I{}, tc.body...)
+		for k, in := range b {
+			if in.Op == interp.OpBEQ {
+				b[k].Imm = 4 * int64(len(b)-k+1)
+			}
+		}
+		img := loopImage(b, make([]byte, 64), 64)
+		set := func(cpu *interp.CPU, iters uint64, masks bool) {
+			*cpu = interp.CPU{PC: rvtest.MakeELFText}
+			cpu.X[10], cpu.X[16] = iters, ^uint64(0)
+			if masks {
+				cpu.X[16] = uint64(rng.IntN(64)) | 1<<62
+			}
+			cpu.X[14] = rng.Uint64() // the entry value an early exit keeps
+			cpu.FCSR = uint64(rng.IntN(5))<<5 | uint64(rng.IntN(32))
+			cpu.F[11] = 0x4330000000000000 // 2^52
+			for _, r := range []int{10, 12, 13, 17} {
+				cpu.F[r] = vals[rng.IntN(len(vals))]
+			}
+		}
+		for _, lazy := range []bool{true, false} {
+			trace, code := compileLoop(t, img, len(b), func(cpu *interp.CPU) {
+				set(cpu, 20, false)
+				cpu.F[10] = 0x4004000000000000 // 2.5: the recorded path converts
+			}, fragment.Options{NoLazyFflags: !lazy})
+			var listing strings.Builder
+			if err := fragment.WriteListing(&listing, trace, code); err != nil {
+				t.Fatal(err)
+			}
+			if left := strings.Contains(listing.String(), restore); left != (lazy && tc.left) {
+				t.Fatalf("%s, lazy %v: the write restores from the read's slot: %v\n%s", tc.name, lazy, left, listing.String())
+			}
+			if snapped := strings.Contains(listing.String(), snap); snapped != (lazy && tc.left) {
+				t.Fatalf("%s, lazy %v: a read is left to the exits: %v\n%s", tc.name, lazy, snapped, listing.String())
+			}
+			runLoop(t, fmt.Sprintf("%s, lazy %v", tc.name, lazy), img, trace, code, 800, rng, func(cpu *interp.CPU, _ int) {
+				set(cpu, uint64(1+rng.IntN(30)), true)
+			})
+		}
+	}
+}

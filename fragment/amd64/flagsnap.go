@@ -36,20 +36,42 @@ type flagSnaps struct {
 	reg  [MaxFlagSnaps]uint8 // the guest register of each slot
 	n    int
 	regs uint32 // bit r: guest register r is a slot's (kept in State)
+	// restore maps the index of a write of fflags that restores what a
+	// read left to the exits read (the read's register, nothing between
+	// them touching a CSR) to that read's slot: it loads MXCSR back from
+	// the slot.
+	restore map[int]int
 }
 
 // findFlagSnaps returns the reads of fflags in f that can be left to its
 // exits: those whose destination register nothing else in f writes and
-// nothing in f reads, in a fragment that writes neither fflags nor fcsr.
-// At most MaxFlagSnaps; none when off.
+// nothing in f reads but a write of fflags that restores it, in a
+// fragment that writes neither fflags nor fcsr otherwise. At most
+// MaxFlagSnaps; none when off.
+//
+// The restoring write is glibc's way to undo the flags of a computation
+// that must raise none (floor, ceil, trunc and round convert with a
+// static rounding mode, which raises inexact): "frflags a ; ... ; fsflags
+// a", with branches and floating point between, where
+// ir.QuietCompare's idiom has compares alone. Read and write each cost a
+// dozen instructions and a load that waits for STMXCSR's store (nine
+// tenths of the RV64GC ray guest's floor); left to the exits, the read
+// is one STMXCSR into its slot and the write one LDMXCSR from it. Exact
+// as long as nothing between them writes a CSR (MXCSR's rounding control
+// is then what the slot holds) and nothing else in the fragment writes
+// fflags or fcsr (State's flags, the other half of fflags, stay as the
+// read saw them); an exit between them sees the flags raised since,
+// as the guest would. If a write that looks like a restore does not get
+// its read's slot, no read is left to the exits.
 func findFlagSnaps(f *ir.Func, on bool) flagSnaps {
 	var s flagSnaps
 	if !on {
 		return s
 	}
+	restores := restoringWrites(f)
 	var reads, writes [32]int
-	count := func(in *ir.Inst) bool {
-		if ir.IsCSRWrite(in.Op) && in.Off != interp.CSRFrm {
+	count := func(i int, in *ir.Inst) bool {
+		if ir.IsCSRWrite(in.Op) && in.Off != interp.CSRFrm && (i < 0 || restores[i] < 0) {
 			return false
 		}
 		in.Reads(func(r uint8) { reads[r]++ })
@@ -59,30 +81,74 @@ func findFlagSnaps(f *ir.Func, on bool) flagSnaps {
 		return true
 	}
 	for i := range f.Pre {
-		if !count(&f.Pre[i]) {
+		if !count(-1, &f.Pre[i]) {
 			return s
 		}
 	}
 	for i := range f.Insts {
-		if !count(&f.Insts[i]) {
+		if !count(i, &f.Insts[i]) {
 			return s
+		}
+	}
+	restored := map[int]int{} // a read's index -> the index of the write that restores it
+	for w, r := range restores {
+		if r >= 0 {
+			restored[r] = w
 		}
 	}
 	for i, in := range f.Insts {
 		if !ir.IsCSRRead(in.Op) || in.Off != interp.CSRFflags || in.Dst == 0 {
 			continue
 		}
-		if r := in.Dst; reads[r] == 0 && writes[r] == 1 && s.n < MaxFlagSnaps {
-			if s.slot == nil {
-				s.slot = map[int]int{}
-			}
-			s.slot[i] = s.n
-			s.reg[s.n] = r
-			s.regs |= 1 << r
-			s.n++
+		r := in.Dst
+		w, ok := restored[i]
+		if want := map[bool]int{false: 0, true: 1}[ok]; reads[r] != want || writes[r] != 1 || s.n == MaxFlagSnaps {
+			continue
+		}
+		if s.slot == nil {
+			s.slot, s.restore = map[int]int{}, map[int]int{}
+		}
+		s.slot[i] = s.n
+		if ok {
+			s.restore[w] = s.n
+		}
+		s.reg[s.n] = r
+		s.regs |= 1 << r
+		s.n++
+	}
+	for w, r := range restores {
+		if _, ok := s.restore[w]; r >= 0 && !ok {
+			return flagSnaps{} // a write of fflags lowered as one: State's flags change
 		}
 	}
 	return s
+}
+
+// restoringWrites returns, for each instruction of f, the index of the
+// read of fflags it restores, or -1: a write of fflags (its old value
+// not kept) of the register a read of fflags wrote, with no CSR access
+// and no other write of that register between them.
+func restoringWrites(f *ir.Func) []int {
+	out := make([]int, len(f.Insts))
+	last := -1 // the latest read of fflags since the latest other CSR access
+	for i, in := range f.Insts {
+		out[i] = -1
+		switch {
+		case ir.IsCSRWrite(in.Op):
+			if last >= 0 && in.Off == interp.CSRFflags && in.Dst == 0 && !in.A.IsConst && in.A.Reg == f.Insts[last].Dst {
+				out[i] = last
+			}
+			last = -1
+		case ir.IsCSRRead(in.Op):
+			last = -1
+			if in.Off == interp.CSRFflags && in.Dst != 0 {
+				last = i
+			}
+		case last >= 0 && in.Dst == f.Insts[last].Dst:
+			last = -1
+		}
+	}
+	return out
 }
 
 // snapOff returns the State offset of flag snapshot slot k.
@@ -98,6 +164,12 @@ func (c *compiler) emptySnaps() {
 // lowerSnap lowers the read of fflags at slot k: MXCSR into the slot.
 func (c *compiler) lowerSnap(k int) {
 	c.a.op(xSTMXCSR, none, mem(rSt, snapOff(k)))
+}
+
+// lowerRestore lowers the write of fflags that restores the read at slot
+// k (flagSnaps.restore): MXCSR back from the slot.
+func (c *compiler) lowerRestore(k int) {
+	c.a.op(xLDMXCSR, mem(rSt, snapOff(k)), none)
 }
 
 // flushSnaps stores, in an exit stub, the value of each read left to

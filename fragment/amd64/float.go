@@ -1141,6 +1141,10 @@ func (c *compiler) lowerCSR(i int, in ir.Inst) {
 		c.store(rDX, in.Dst)
 		return
 	}
+	if k, ok := c.snaps.restore[i]; ok {
+		c.lowerRestore(k)
+		return
+	}
 	// The CSR = A, Dst = its old value (A is read after the old value
 	// is computed, before Dst is written).
 	if in.Dst != 0 {
