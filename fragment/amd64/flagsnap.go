@@ -1,4 +1,4 @@
-// Lazy fflags: a read of fflags whose value only exits can see -> one STMXCSR into a State slot, decoded in the exit stubs.
+// Lazy fflags: a read of fflags whose value only exits can see -> one STMXCSR into a State slot, decoded in the exit stubs; a write of fflags that restores such a read -> one LDMXCSR from the slot.
 
 package amd64
 
