@@ -147,7 +147,7 @@ func (c *compiler) arith(in ir.Inst) {
 			a.op(xSUBQ, reg(rAX), reg(rDX))
 			a.op(xMOVQ, reg(rDX), reg(rAX))
 		default:
-			c.divide(op)
+			c.divide(op, in.PC)
 			if isW(op) {
 				a.op(xMOVLQSX, reg(rAX), reg(rAX))
 			}
@@ -159,8 +159,12 @@ func (c *compiler) arith(in ir.Inst) {
 // divide lowers div, divu, rem, remu and their W forms with AX = rs1 and
 // CX = rs2, leaving the result in AX. x86 traps where RISC-V defines a
 // result, so the zero divisor and the signed overflow (MinInt / -1) are
-// tested first.
-func (c *compiler) divide(op interp.Op) {
+// tested first; their answers are out of line, so the path a division
+// takes has no jump but the two not taken (bytecode's prime sieve
+// divides in its hottest loop):
+//
+//	TESTQ CX, CX ; JEQ zero ; CMPQ CX, $-1 ; JEQ minus1 ; CQO ; IDIVQ CX ; (MOVQ DX, AX)
+func (c *compiler) divide(op interp.Op, pc uint64) {
 	a := c.a
 	w := isW(op)
 	signed := op == interp.OpDIV || op == interp.OpREM || op == interp.OpDIVW || op == interp.OpREMW
@@ -169,14 +173,34 @@ func (c *compiler) divide(op interp.Op) {
 	if w {
 		test, cmp, neg, cvt, idiv, div = xTESTL, xCMPL, xNEGL, xCDQ, xIDIVL, xDIVL
 	}
-	zero, done := &label{}, &label{}
+	done := &label{}
+	// special emits a jump on the flags to an answer out of line, which
+	// goes on after the division.
+	special := func(answer func()) {
+		l := &label{}
+		a.jcc(condEQ, l)
+		c.cold = append(c.cold, func() {
+			c.mark(pc)
+			a.bind(l)
+			answer()
+			a.jmp(done)
+		})
+	}
 	a.op(test, reg(rCX), reg(rCX))
-	a.jcc(condEQ, zero)
-	var minus1 *label
+	special(func() { // divisor zero: quotient all ones, remainder the dividend (AX)
+		if !isRem {
+			a.op(xMOVQ, imm(-1), reg(rAX))
+		}
+	})
 	if signed {
-		minus1 = &label{}
 		a.op(cmp, reg(rCX), imm(-1))
-		a.jcc(condEQ, minus1)
+		special(func() { // divisor -1: quotient -dividend (wrapping), remainder 0
+			if isRem {
+				a.op(xXORL, reg(rAX), reg(rAX))
+			} else {
+				a.op(neg, none, reg(rAX))
+			}
+		})
 		a.op(cvt, none, none)
 		a.op(idiv, reg(rCX), none)
 	} else {
@@ -185,24 +209,6 @@ func (c *compiler) divide(op interp.Op) {
 	}
 	if isRem {
 		a.op(xMOVQ, reg(rDX), reg(rAX))
-	}
-	a.jmp(done)
-	// Divisor zero: quotient all ones, remainder the dividend (AX).
-	a.bind(zero)
-	if isRem {
-		a.op(xMOVQ, reg(rAX), reg(rAX))
-	} else {
-		a.op(xMOVQ, imm(-1), reg(rAX))
-	}
-	if signed {
-		a.jmp(done)
-		// Divisor -1: quotient -dividend (wrapping), remainder 0.
-		a.bind(minus1)
-		if isRem {
-			a.op(xXORL, reg(rAX), reg(rAX))
-		} else {
-			a.op(neg, none, reg(rAX))
-		}
 	}
 	a.bind(done)
 }
