@@ -263,7 +263,8 @@ func idiom(rng *rand.Rand) []interp.Inst {
 		}
 		return append(seq, I{Op: back, Rd: d, Rs1: base, Imm: o + int64(rng.IntN(2)*rng.IntN(3))})
 	case 13: // gcc's quiet compare (frflags, flt or fle, fsflags), its
-		// saved flags seldom read again (amd64's lazy fflags)
+		// saved flags seldom read again (amd64's lazy fflags), or
+		// glibc's floor (conversions between the read and the write)
 		cmp := []interp.Op{interp.OpFLTD, interp.OpFLED, interp.OpFLTS, interp.OpFEQD}[rng.IntN(4)]
 		f1, f2 := uint8(rng.IntN(32)), uint8(rng.IntN(32))
 		var seq []I
@@ -283,9 +284,21 @@ func idiom(rng *rand.Rand) []interp.Inst {
 				seq = append(seq, I{Op: interp.OpADDI, Rd: t, Rs1: t, Imm: 1})
 			}
 		}
-		seq = append(seq, I{Op: interp.OpCSRRS, Rd: d, Imm: interp.CSRFflags},
-			I{Op: cmp, Rd: s, Rs1: f1, Rs2: f2},
-			I{Op: interp.OpCSRRW, Rs1: d, Imm: interp.CSRFflags})
+		body := []I{{Op: cmp, Rd: s, Rs1: f1, Rs2: f2}}
+		if rng.IntN(3) == 0 {
+			// glibc's floor: conversions with a static rounding mode,
+			// which raise flags the write takes back, now and then a
+			// side exit (a branch over a junk instruction) between
+			conv := []I{{Op: interp.OpFCVTLD, Rd: t, Rs1: f1, Imm: int64(rng.IntN(5))},
+				{Op: interp.OpFCVTDL, Rd: f2, Rs1: t, Imm: int64(rng.IntN(5))}}
+			if rng.IntN(2) == 0 {
+				conv = slices.Insert(conv, 1, I{Op: interp.OpBNE, Rs1: t, Imm: 8}, I{Op: interp.OpXORI, Rd: t, Rs1: t, Imm: 5})
+			}
+			body = slices.Insert(body, rng.IntN(2), conv...)
+		}
+		seq = append(seq, I{Op: interp.OpCSRRS, Rd: d, Imm: interp.CSRFflags})
+		seq = append(seq, body...)
+		seq = append(seq, I{Op: interp.OpCSRRW, Rs1: d, Imm: interp.CSRFflags})
 		if rng.IntN(4) == 0 {
 			seq = append(seq, I{Op: interp.OpADD, Rd: t, Rs1: t, Rs2: d})
 		}
