@@ -3,6 +3,7 @@ package fragment_test
 import (
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 
@@ -229,6 +230,80 @@ func TestRestoredFflagsLoop(t *testing.T) {
 			}
 			if snapped := strings.Contains(listing.String(), snap); snapped != (lazy && tc.left) {
 				t.Fatalf("%s, lazy %v: a read is left to the exits: %v\n%s", tc.name, lazy, snapped, listing.String())
+			}
+			runLoop(t, fmt.Sprintf("%s, lazy %v", tc.name, lazy), img, trace, code, 800, rng, func(cpu *interp.CPU, _ int) {
+				set(cpu, uint64(1+rng.IntN(30)), true)
+			})
+		}
+	}
+}
+
+// TestFflagsRegisterReused runs a self-loop whose read of fflags goes to a
+// register the body writes again later (gcc reuses the register of
+// sqrt's saved flags): read at the top of the body (the iteration
+// before's later write), fflags read, a division that raises flags, side
+// exits before and after the register's next write, the register written
+// by an add and then by a load, and read after: against the interpreter,
+// at exits taken at random iterations. The read is left to the exits
+// that see it as the register's last write, and only those; a read of
+// the register between its read of fflags and its next write keeps it
+// where it is.
+func TestFflagsRegisterReused(t *testing.T) {
+	type I = interp.Inst
+	const dyn = 7
+	body := []I{
+		{Op: interp.OpADD, Rd: 6, Rs1: 6, Rs2: 13}, // the iteration before's last write
+		{Op: interp.OpCSRRS, Rd: 13, Rs1: 0, Imm: interp.CSRFflags},
+		{Op: interp.OpFDIVD, Rd: 1, Rs1: 11, Rs2: 12, Imm: dyn},
+		{Op: interp.OpAND, Rd: 5, Rs1: 10, Rs2: 9},
+		{Op: interp.OpBEQ, Rs1: 5, Rs2: 0}, // to the end: the read is the last write
+		{Op: interp.OpADDI, Rd: 13, Rs1: 10, Imm: 77},
+		{Op: interp.OpAND, Rd: 7, Rs1: 10, Rs2: 15},
+		{Op: interp.OpBEQ, Rs1: 7, Rs2: 0}, // to the end: the add is
+		{Op: interp.OpXOR, Rd: 6, Rs1: 6, Rs2: 13},
+		{Op: interp.OpLD, Rd: 13, Rs1: 8, Imm: 16},
+		{Op: interp.OpFADDD, Rd: 11, Rs1: 11, Rs2: 1, Imm: dyn},
+		{Op: interp.OpADDI, Rd: 10, Rs1: 10, Imm: -1},
+	}
+	readBetween := append([]I{}, body...)
+	readBetween = slices.Insert(readBetween, 3, I{Op: interp.OpOR, Rd: 6, Rs1: 6, Rs2: 13})
+	vals := []uint64{0x3ff0000000000000, 0xbff0000000000000, 0, 0x7ff0000000000000, 0x7ff8000000000000,
+		0x7ff4000000000000, 0x0000000000000001, 0x7fefffffffffffff, 0x3fb999999999999a}
+	rng := rand.New(rand.NewPCG(31, 32))
+	snap := fmt.Sprintf("STMXCSR %#x(R15)", amd64.StateFlagSnaps)
+	for _, tc := range []struct {
+		name string
+		body []I
+		left bool
+	}{{"reused", body, true}, {"read between", readBetween, false}} {
+		b := append([]I{}, tc.body...)
+		for k, in := range b {
+			if in.Op == interp.OpBEQ {
+				b[k].Imm = 4 * int64(len(b)-k+1)
+			}
+		}
+		img := loopImage(b, make([]byte, 64), 64)
+		set := func(cpu *interp.CPU, iters uint64, masks bool) {
+			*cpu = interp.CPU{PC: rvtest.MakeELFText}
+			cpu.X[8] = rvtest.MakeELFData
+			cpu.X[10], cpu.X[9], cpu.X[15] = iters, ^uint64(0), ^uint64(0)
+			if masks {
+				cpu.X[9], cpu.X[15] = uint64(rng.IntN(64)), uint64(rng.IntN(64))
+			}
+			cpu.X[13] = rng.Uint64()
+			cpu.FCSR = uint64(rng.IntN(5))<<5 | uint64(rng.IntN(32))
+			for _, r := range []int{11, 12} {
+				cpu.F[r] = vals[rng.IntN(len(vals))]
+			}
+		}
+		for _, lazy := range []bool{true, false} {
+			trace, code := compileLoop(t, img, len(b), func(cpu *interp.CPU) { set(cpu, 20, false) }, fragment.Options{NoLazyFflags: !lazy})
+			var listing strings.Builder
+			if err := fragment.WriteListing(&listing, trace, code); err != nil {
+				t.Fatal(err)
+			}
+			if left := strings.Contains(listing.String(), snap); left != (lazy && tc.left) {
+				t.Fatalf("%s, lazy %v: the read is left to the exits: %v\n%s", tc.name, lazy, left, listing.String())
 			}
 			runLoop(t, fmt.Sprintf("%s, lazy %v", tc.name, lazy), img, trace, code, 800, rng, func(cpu *interp.CPU, _ int) {
 				set(cpu, uint64(1+rng.IntN(30)), true)

@@ -23,9 +23,11 @@ const MaxFlagSnaps = 4
 // reach the cache: in RV64GC nbody's inner loop it was 40% of the
 // loop's samples. Here the read is a lone STMXCSR into a slot of its
 // own; the register lives in State (never in a host register), and
-// every exit stub computes its value from the slot, where State must
-// be exact. An entry marks the slots empty, so an exit taken before the
-// first read leaves the register's entry value.
+// every exit stub where the read is the register's last write computes
+// its value from the slot, where State must be exact (where a later
+// write is, State holds that write's value). An entry marks the slots
+// empty, so an exit taken before the first read leaves the register's
+// entry value.
 //
 // The value is the same as the read computes at once: the slot holds
 // MXCSR as the read saw it, and State's fflags, the other half, cannot
@@ -34,8 +36,13 @@ const MaxFlagSnaps = 4
 type flagSnaps struct {
 	slot map[int]int         // index of an OpCSRRead in Insts -> its slot
 	reg  [MaxFlagSnaps]uint8 // the guest register of each slot
+	at   [MaxFlagSnaps]int   // the index of each slot's read in Insts
 	n    int
 	regs uint32 // bit r: guest register r is a slot's (kept in State)
+	// writes holds, for each register of a slot, the indexes in Insts
+	// of the instructions that write it, in order; loops is f.Loops.
+	writes map[uint8][]int
+	loops  bool
 	// restore maps the index of a write of fflags that restores what a
 	// read left to the exits read (the read's register, nothing between
 	// them touching a CSR) to that read's slot: it loads MXCSR back from
@@ -44,10 +51,13 @@ type flagSnaps struct {
 }
 
 // findFlagSnaps returns the reads of fflags in f that can be left to its
-// exits: those whose destination register nothing else in f writes and
-// nothing in f reads but a write of fflags that restores it, in a
-// fragment that writes neither fflags nor fcsr otherwise. At most
-// MaxFlagSnaps; none when off.
+// exits: those whose register nothing in f reads while it holds what
+// the read wrote, but a write of fflags that restores it, in a fragment
+// that writes neither fflags nor fcsr otherwise. The register may be
+// written again (gcc reuses the register of sqrt's saved flags): an exit
+// computes it from the slot only where the read is the register's last
+// write before the exit (lastWrite). At most MaxFlagSnaps; none when
+// off.
 //
 // The restoring write is glibc's way to undo the flags of a computation
 // that must raise none (floor, ceil, trunc and round convert with a
@@ -69,25 +79,22 @@ func findFlagSnaps(f *ir.Func, on bool) flagSnaps {
 		return s
 	}
 	restores := restoringWrites(f)
-	var reads, writes [32]int
-	count := func(i int, in *ir.Inst) bool {
-		if ir.IsCSRWrite(in.Op) && in.Off != interp.CSRFrm && (i < 0 || restores[i] < 0) {
-			return false
-		}
-		in.Reads(func(r uint8) { reads[r]++ })
-		if in.Dst != 0 {
-			writes[in.Dst]++
-		}
-		return true
-	}
 	for i := range f.Pre {
-		if !count(-1, &f.Pre[i]) {
+		if ir.IsCSRWrite(f.Pre[i].Op) && f.Pre[i].Off != interp.CSRFrm {
 			return s
 		}
 	}
-	for i := range f.Insts {
-		if !count(i, &f.Insts[i]) {
+	writes := map[uint8][]int{}
+	linked := uint32(0) // registers a jalr writes: its exit leaves after the write
+	for i, in := range f.Insts {
+		if ir.IsCSRWrite(in.Op) && in.Off != interp.CSRFrm && restores[i] < 0 {
 			return s
+		}
+		if in.Dst != 0 {
+			writes[in.Dst] = append(writes[in.Dst], i)
+			if in.Op == interp.OpJALR {
+				linked |= 1 << in.Dst
+			}
 		}
 	}
 	restored := map[int]int{} // a read's index -> the index of the write that restores it
@@ -96,32 +103,74 @@ func findFlagSnaps(f *ir.Func, on bool) flagSnaps {
 			restored[r] = w
 		}
 	}
+	// A candidate is a read of fflags whose register no jalr writes (an
+	// exit of any other instruction leaves before it writes, so the
+	// write before it is the register's value there); a read of the
+	// register whose last write is a candidate (the restore aside) rules
+	// the candidate out.
+	candidate := map[int]bool{}
 	for i, in := range f.Insts {
-		if !ir.IsCSRRead(in.Op) || in.Off != interp.CSRFflags || in.Dst == 0 {
+		if ir.IsCSRRead(in.Op) && in.Off == interp.CSRFflags && in.Dst != 0 && linked&(1<<in.Dst) == 0 {
+			candidate[i] = true
+		}
+	}
+	for _, in := range f.Pre {
+		in.Reads(func(r uint8) {
+			for i := range candidate {
+				if f.Insts[i].Dst == r {
+					delete(candidate, i) // the loop checks read it before any iteration
+				}
+			}
+		})
+	}
+	for p, in := range f.Insts {
+		in.Reads(func(r uint8) {
+			if w := lastWrite(writes[r], p, f.Loops); w >= 0 && candidate[w] && restores[p] != w {
+				delete(candidate, w)
+			}
+		})
+	}
+	for i, in := range f.Insts {
+		if !candidate[i] || s.n == MaxFlagSnaps {
 			continue
 		}
 		r := in.Dst
-		w, ok := restored[i]
-		if want := map[bool]int{false: 0, true: 1}[ok]; reads[r] != want || writes[r] != 1 || s.n == MaxFlagSnaps {
-			continue
-		}
 		if s.slot == nil {
-			s.slot, s.restore = map[int]int{}, map[int]int{}
+			s.slot, s.restore, s.writes = map[int]int{}, map[int]int{}, map[uint8][]int{}
 		}
 		s.slot[i] = s.n
-		if ok {
+		if w, ok := restored[i]; ok {
 			s.restore[w] = s.n
 		}
-		s.reg[s.n] = r
+		s.reg[s.n], s.at[s.n] = r, i
 		s.regs |= 1 << r
+		s.writes[r] = writes[r]
 		s.n++
 	}
+	s.loops = f.Loops
 	for w, r := range restores {
 		if _, ok := s.restore[w]; r >= 0 && !ok {
 			return flagSnaps{} // a write of fflags lowered as one: State's flags change
 		}
 	}
 	return s
+}
+
+// lastWrite returns the last of the sorted instruction indexes ws before
+// index p: in a loop, the last of all when none is before p (the write of
+// the iteration before), or -1.
+func lastWrite(ws []int, p int, loops bool) int {
+	last := -1
+	for _, w := range ws {
+		if w >= p {
+			break
+		}
+		last = w
+	}
+	if last < 0 && loops && len(ws) > 0 && p >= 0 {
+		last = ws[len(ws)-1]
+	}
+	return last
 }
 
 // restoringWrites returns, for each instruction of f, the index of the
@@ -181,7 +230,7 @@ func (c *compiler) lowerRestore(k int) {
 //	MOVL snap(R15), AX ; TESTL AX, AX ; JLT skip
 //	(fflags from MXCSR in AX, into DX) ; MOVQ DX, X[r](R15)
 //	skip:
-func (c *compiler) flushSnaps(keepAX bool) {
+func (c *compiler) flushSnaps(at int, keepAX bool) {
 	if c.snaps.n == 0 {
 		return
 	}
@@ -190,6 +239,9 @@ func (c *compiler) flushSnaps(keepAX bool) {
 		a.op(xMOVQ, reg(rAX), mem(rSt, StatePC))
 	}
 	for k := 0; k < c.snaps.n; k++ {
+		if lastWrite(c.snaps.writes[c.snaps.reg[k]], at, c.snaps.loops) != c.snaps.at[k] {
+			continue // the register holds a later write's value, in State
+		}
 		skip := &label{}
 		a.op(xMOVL, mem(rSt, snapOff(k)), reg(rAX))
 		a.op(xTESTL, reg(rAX), reg(rAX))

@@ -106,7 +106,7 @@ func (c *compiler) writeBack(e *exitStub) {
 	if c.ra.cd != 0 && !c.ra.cdHome {
 		c.a.op(xMOVQ, reg(c.ra.cd), mem(rSt, StateCountdown+8*c.ra.cdOff))
 	}
-	c.flushSnaps(e.Kind == exit.Indirect)
+	c.flushSnaps(e.at, e.Kind == exit.Indirect)
 	if c.ra.budgetReg {
 		c.a.op(xMOVQ, mem(rSt, StateBudget), reg(rBudget)) // the budget back where links expect it
 	}
