@@ -69,7 +69,7 @@ func TestRV64GCPrograms(t *testing.T) {
 				opts.Mode, opts.Args = rvdyn.ModeDynamo, args
 				got := run(t, image, opts)
 				if fmt.Sprint(got.err) != fmt.Sprint(ref.err) || got.code != ref.code || got.stdout != ref.stdout {
-					t.Errorf("dynamo %s: exit %d (%v), output differs: %v", cname, got.code, got.err, got.stdout != ref.stdout)
+					t.Errorf("dynamo %s: exit %d (%v), output differs: %v\n got: %q\nwant: %q", cname, got.code, got.err, got.stdout != ref.stdout, got.stdout, ref.stdout)
 				}
 				if timed[name] {
 					continue // where a timer's signal lands depends on the clock
