@@ -46,45 +46,19 @@ func TestLazyFflagsLoop(t *testing.T) {
 		0x7ff8000000000000, 0x7ff4000000000000, 0x0000000000000001, 0x7fefffffffffffff, 0x4008000000000000,
 		0x3fb999999999999a, 0xc000000000000000}
 	rng := rand.New(rand.NewPCG(27, 28))
-	snap := fmt.Sprintf("STMXCSR %#x(R15)", amd64.StateFlagSnaps) // the read, left to the exits
-	for _, tc := range []struct {
-		name string
-		body []I
-		left bool // the read is left to the exits
-	}{{"unread", body, true}, {"read", readBody, false}} {
-		b := append([]I{}, tc.body...)
-		for k, in := range b { // the branches go to the loop's exit ecall
-			if in.Op == interp.OpBEQ {
-				b[k].Imm = 4 * int64(len(b)-k+1)
-			}
+	set := func(cpu *interp.CPU, iters uint64, masks bool) {
+		*cpu = interp.CPU{PC: rvtest.MakeELFText}
+		cpu.X[10], cpu.X[9], cpu.X[15] = iters, ^uint64(0), ^uint64(0)
+		if masks {
+			cpu.X[9], cpu.X[15] = uint64(rng.IntN(64)), uint64(rng.IntN(64))
 		}
-		img := loopImage(b, make([]byte, 64), 64)
-		set := func(cpu *interp.CPU, iters uint64, masks bool) {
-			*cpu = interp.CPU{PC: rvtest.MakeELFText}
-			cpu.X[10], cpu.X[9], cpu.X[15] = iters, ^uint64(0), ^uint64(0)
-			if masks {
-				cpu.X[9], cpu.X[15] = uint64(rng.IntN(64)), uint64(rng.IntN(64))
-			}
-			cpu.X[13] = rng.Uint64() // the entry value an early exit keeps
-			cpu.FCSR = uint64(rng.IntN(5))<<5 | uint64(rng.IntN(32))
-			for _, r := range []int{11, 12, 13} {
-				cpu.F[r] = vals[rng.IntN(len(vals))]
-			}
-		}
-		for _, lazy := range []bool{true, false} {
-			trace, code := compileLoop(t, img, len(b), func(cpu *interp.CPU) { set(cpu, 20, false) }, fragment.Options{NoLazyFflags: !lazy})
-			var listing strings.Builder
-			if err := fragment.WriteListing(&listing, trace, code); err != nil {
-				t.Fatal(err)
-			}
-			if left := strings.Contains(listing.String(), snap); left != (lazy && tc.left) {
-				t.Fatalf("%s, lazy %v: the read is left to the exits: %v\n%s", tc.name, lazy, left, listing.String())
-			}
-			runLoop(t, fmt.Sprintf("%s, lazy %v", tc.name, lazy), img, trace, code, 600, rng, func(cpu *interp.CPU, _ int) {
-				set(cpu, uint64(1+rng.IntN(30)), true)
-			})
+		cpu.X[13] = rng.Uint64() // the entry value an early exit keeps
+		cpu.FCSR = uint64(rng.IntN(5))<<5 | uint64(rng.IntN(32))
+		for _, r := range []int{11, 12, 13} {
+			cpu.F[r] = vals[rng.IntN(len(vals))]
 		}
 	}
+	checkFflagsLoop(t, []fflagsCase{{"unread", body, true}, {"read", readBody, false}}, []string{snapMark}, 600, rng, set, nil)
 }
 
 // TestQuietCompareRestores runs a self-loop with two quiet compares
@@ -189,53 +163,24 @@ func TestRestoredFflagsLoop(t *testing.T) {
 		0xfff0000000000000, 0x7ff8000000000000, 0x7ff4000000000000, 0x4330000000000001, 0xc3e0000000000000,
 		0x3fb999999999999a, 0xc004000000000000, 0x0000000000000001}
 	rng := rand.New(rand.NewPCG(29, 30))
-	restore := fmt.Sprintf("LDMXCSR %#x(R15)", amd64.StateFlagSnaps)
-	snap := fmt.Sprintf("STMXCSR %#x(R15)", amd64.StateFlagSnaps)
-	for _, tc := range []struct {
-		name string
-		body []I
-		left bool // the read is left to the exits, the write restores from its slot
-	}{{"unread", body, true}, {"read", readBody, false}, {"two reads", twoBody, false}} {
-		b := append([]I{}, tc.body...)
-		for k, in := range b {
-			if in.Op == interp.OpBEQ {
-				b[k].Imm = 4 * int64(len(b)-k+1)
-			}
+	set := func(cpu *interp.CPU, iters uint64, masks bool) {
+		*cpu = interp.CPU{PC: rvtest.MakeELFText}
+		cpu.X[10], cpu.X[16] = iters, ^uint64(0)
+		if masks {
+			cpu.X[16] = uint64(rng.IntN(64)) | 1<<62
 		}
-		img := loopImage(b, make([]byte, 64), 64)
-		set := func(cpu *interp.CPU, iters uint64, masks bool) {
-			*cpu = interp.CPU{PC: rvtest.MakeELFText}
-			cpu.X[10], cpu.X[16] = iters, ^uint64(0)
-			if masks {
-				cpu.X[16] = uint64(rng.IntN(64)) | 1<<62
-			}
-			cpu.X[14] = rng.Uint64() // the entry value an early exit keeps
-			cpu.FCSR = uint64(rng.IntN(5))<<5 | uint64(rng.IntN(32))
-			cpu.F[11] = 0x4330000000000000 // 2^52
-			for _, r := range []int{10, 12, 13, 17} {
-				cpu.F[r] = vals[rng.IntN(len(vals))]
-			}
-		}
-		for _, lazy := range []bool{true, false} {
-			trace, code := compileLoop(t, img, len(b), func(cpu *interp.CPU) {
-				set(cpu, 20, false)
-				cpu.F[10] = 0x4004000000000000 // 2.5: the recorded path converts
-			}, fragment.Options{NoLazyFflags: !lazy})
-			var listing strings.Builder
-			if err := fragment.WriteListing(&listing, trace, code); err != nil {
-				t.Fatal(err)
-			}
-			if left := strings.Contains(listing.String(), restore); left != (lazy && tc.left) {
-				t.Fatalf("%s, lazy %v: the write restores from the read's slot: %v\n%s", tc.name, lazy, left, listing.String())
-			}
-			if snapped := strings.Contains(listing.String(), snap); snapped != (lazy && tc.left) {
-				t.Fatalf("%s, lazy %v: a read is left to the exits: %v\n%s", tc.name, lazy, snapped, listing.String())
-			}
-			runLoop(t, fmt.Sprintf("%s, lazy %v", tc.name, lazy), img, trace, code, 800, rng, func(cpu *interp.CPU, _ int) {
-				set(cpu, uint64(1+rng.IntN(30)), true)
-			})
+		cpu.X[14] = rng.Uint64() // the entry value an early exit keeps
+		cpu.FCSR = uint64(rng.IntN(5))<<5 | uint64(rng.IntN(32))
+		cpu.F[11] = 0x4330000000000000 // 2^52
+		for _, r := range []int{10, 12, 13, 17} {
+			cpu.F[r] = vals[rng.IntN(len(vals))]
 		}
 	}
+	restore := fmt.Sprintf("LDMXCSR %#x(R15)", amd64.StateFlagSnaps) // the write, from the read's slot
+	checkFflagsLoop(t, []fflagsCase{{"unread", body, true}, {"read", readBody, false}, {"two reads", twoBody, false}},
+		[]string{restore, snapMark}, 800, rng, set, func(cpu *interp.CPU) {
+			cpu.F[10] = 0x4004000000000000 // 2.5: the recorded path converts
+		})
 }
 
 // TestFflagsRegisterReused runs a self-loop whose read of fflags goes to a
@@ -270,42 +215,68 @@ func TestFflagsRegisterReused(t *testing.T) {
 	vals := []uint64{0x3ff0000000000000, 0xbff0000000000000, 0, 0x7ff0000000000000, 0x7ff8000000000000,
 		0x7ff4000000000000, 0x0000000000000001, 0x7fefffffffffffff, 0x3fb999999999999a}
 	rng := rand.New(rand.NewPCG(31, 32))
-	snap := fmt.Sprintf("STMXCSR %#x(R15)", amd64.StateFlagSnaps)
-	for _, tc := range []struct {
-		name string
-		body []I
-		left bool
-	}{{"reused", body, true}, {"read between", readBetween, false}} {
-		b := append([]I{}, tc.body...)
+	set := func(cpu *interp.CPU, iters uint64, masks bool) {
+		*cpu = interp.CPU{PC: rvtest.MakeELFText}
+		cpu.X[8] = rvtest.MakeELFData
+		cpu.X[10], cpu.X[9], cpu.X[15] = iters, ^uint64(0), ^uint64(0)
+		if masks {
+			cpu.X[9], cpu.X[15] = uint64(rng.IntN(64)), uint64(rng.IntN(64))
+		}
+		cpu.X[13] = rng.Uint64()
+		cpu.FCSR = uint64(rng.IntN(5))<<5 | uint64(rng.IntN(32))
+		for _, r := range []int{11, 12} {
+			cpu.F[r] = vals[rng.IntN(len(vals))]
+		}
+	}
+	checkFflagsLoop(t, []fflagsCase{{"reused", body, true}, {"read between", readBetween, false}}, []string{snapMark}, 800, rng, set, nil)
+}
+
+// snapMark is the code of a read of fflags left to the exits (slot 0).
+var snapMark = fmt.Sprintf("STMXCSR %#x(R15)", amd64.StateFlagSnaps)
+
+// A fflagsCase is one loop body of the lazy fflags tests: its side exits
+// (beq) go to the loop's exit ecall, and left says whether the marks the
+// test looks for are in its code with lazy fflags on.
+type fflagsCase struct {
+	name string
+	body []interp.Inst
+	left bool
+}
+
+// checkFflagsLoop compiles each case's self-loop with lazy fflags on and
+// off, recorded from the state set leaves (20 iterations, no masks; then
+// record, if not nil, adjusts it), checks that each of marks is in the
+// listing exactly when lazy fflags are on and the case is left, and runs
+// the loop runs times against the interpreter from states set leaves
+// with masks, 1 to 30 iterations.
+func checkFflagsLoop(t *testing.T, cases []fflagsCase, marks []string, runs int, rng *rand.Rand,
+	set func(cpu *interp.CPU, iters uint64, masks bool), record func(cpu *interp.CPU)) {
+	t.Helper()
+	for _, tc := range cases {
+		b := append([]interp.Inst{}, tc.body...)
 		for k, in := range b {
 			if in.Op == interp.OpBEQ {
 				b[k].Imm = 4 * int64(len(b)-k+1)
 			}
 		}
 		img := loopImage(b, make([]byte, 64), 64)
-		set := func(cpu *interp.CPU, iters uint64, masks bool) {
-			*cpu = interp.CPU{PC: rvtest.MakeELFText}
-			cpu.X[8] = rvtest.MakeELFData
-			cpu.X[10], cpu.X[9], cpu.X[15] = iters, ^uint64(0), ^uint64(0)
-			if masks {
-				cpu.X[9], cpu.X[15] = uint64(rng.IntN(64)), uint64(rng.IntN(64))
-			}
-			cpu.X[13] = rng.Uint64()
-			cpu.FCSR = uint64(rng.IntN(5))<<5 | uint64(rng.IntN(32))
-			for _, r := range []int{11, 12} {
-				cpu.F[r] = vals[rng.IntN(len(vals))]
-			}
-		}
 		for _, lazy := range []bool{true, false} {
-			trace, code := compileLoop(t, img, len(b), func(cpu *interp.CPU) { set(cpu, 20, false) }, fragment.Options{NoLazyFflags: !lazy})
+			trace, code := compileLoop(t, img, len(b), func(cpu *interp.CPU) {
+				set(cpu, 20, false)
+				if record != nil {
+					record(cpu)
+				}
+			}, fragment.Options{NoLazyFflags: !lazy})
 			var listing strings.Builder
 			if err := fragment.WriteListing(&listing, trace, code); err != nil {
 				t.Fatal(err)
 			}
-			if left := strings.Contains(listing.String(), snap); left != (lazy && tc.left) {
-				t.Fatalf("%s, lazy %v: the read is left to the exits: %v\n%s", tc.name, lazy, left, listing.String())
+			for _, mark := range marks {
+				if in := strings.Contains(listing.String(), mark); in != (lazy && tc.left) {
+					t.Fatalf("%s, lazy %v: %q in the code: %v, want %v\n%s", tc.name, lazy, mark, in, !in, listing.String())
+				}
 			}
-			runLoop(t, fmt.Sprintf("%s, lazy %v", tc.name, lazy), img, trace, code, 800, rng, func(cpu *interp.CPU, _ int) {
+			runLoop(t, fmt.Sprintf("%s, lazy %v", tc.name, lazy), img, trace, code, runs, rng, func(cpu *interp.CPU, _ int) {
 				set(cpu, uint64(1+rng.IntN(30)), true)
 			})
 		}

@@ -3,6 +3,8 @@
 package amd64
 
 import (
+	"slices"
+
 	"rvdyn/fragment/ir"
 	"rvdyn/interp"
 )
@@ -75,8 +77,8 @@ type flagSnaps struct {
 // its read's slot, no read is left to the exits.
 func findFlagSnaps(f *ir.Func, on bool) flagSnaps {
 	var s flagSnaps
-	if !on {
-		return s
+	if !on || !slices.ContainsFunc(f.Insts, isFflagsRead) {
+		return s // most fragments: nothing to find, nothing to allocate
 	}
 	restores := restoringWrites(f)
 	for i := range f.Pre {
@@ -110,7 +112,7 @@ func findFlagSnaps(f *ir.Func, on bool) flagSnaps {
 	// the candidate out.
 	candidate := map[int]bool{}
 	for i, in := range f.Insts {
-		if ir.IsCSRRead(in.Op) && in.Off == interp.CSRFflags && in.Dst != 0 && linked&(1<<in.Dst) == 0 {
+		if isFflagsRead(in) && linked&(1<<in.Dst) == 0 {
 			candidate[i] = true
 		}
 	}
@@ -154,6 +156,11 @@ func findFlagSnaps(f *ir.Func, on bool) flagSnaps {
 		}
 	}
 	return s
+}
+
+// isFflagsRead reports whether in reads fflags into a register.
+func isFflagsRead(in ir.Inst) bool {
+	return ir.IsCSRRead(in.Op) && in.Off == interp.CSRFflags && in.Dst != 0
 }
 
 // lastWrite returns the last of the sorted instruction indexes ws before
