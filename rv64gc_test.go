@@ -54,7 +54,7 @@ func TestRV64GCPrograms(t *testing.T) {
 				t.Fatal(err)
 			}
 			args := []string{"./" + name + ".elf"}
-			ref := run(t, image, rvdyn.Options{Mode: rvdyn.ModeInterp, Config: interp.Config{Args: args}})
+			ref := runUnforked(t, image, rvdyn.Options{Mode: rvdyn.ModeInterp, Config: interp.Config{Args: args}})
 			var fault *interp.Fault // a program may end by a fault it does not handle (status 139)
 			if ref.err != nil && !errors.As(ref.err, &fault) {
 				t.Fatalf("interp: %v", ref.err)
@@ -67,7 +67,7 @@ func TestRV64GCPrograms(t *testing.T) {
 					continue
 				}
 				opts.Mode, opts.Args = rvdyn.ModeDynamo, args
-				got := run(t, image, opts)
+				got := runUnforked(t, image, opts)
 				if fmt.Sprint(got.err) != fmt.Sprint(ref.err) || got.code != ref.code || got.stdout != ref.stdout {
 					t.Errorf("dynamo %s: exit %d (%v), output differs: %v\n got: %q\nwant: %q", cname, got.code, got.err, got.stdout != ref.stdout, got.stdout, ref.stdout)
 				}
@@ -96,6 +96,23 @@ func TestRV64GCPrograms(t *testing.T) {
 			}
 		})
 	}
+}
+
+// runUnforked is run with no fork in this process while the guest runs.
+// The guests close sockets and pipes and check what the peer sees (the
+// sockets guest: a send to a closed socket pair fails with EPIPE), and
+// other tests of this package start qemu-riscv64 in parallel. A child
+// forked while a guest's descriptor is open holds a copy of it until it
+// execs (close-on-exec acts only then), so on a loaded machine the peer
+// may still be open when the guest looks. Every fork takes
+// syscall.ForkLock for writing; holding it for reading keeps forks out
+// for the run (nothing in a guest's run forks, and on Linux the standard
+// library never takes it for reading, so this cannot deadlock).
+func runUnforked(t *testing.T, image []byte, opts rvdyn.Options) outcome {
+	t.Helper()
+	syscall.ForkLock.RLock()
+	defer syscall.ForkLock.RUnlock()
+	return run(t, image, opts)
 }
 
 // shellStatus is a finished process's status as a shell reports it:
