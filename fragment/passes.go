@@ -57,6 +57,11 @@ type Options struct {
 	// instruction is, instead of one test per pass through the body and
 	// a second copy of it (amd64.Options.NoDecisionMerge).
 	NoDecisionMerge bool
+	// NoGapThread draws a native query's sampling gaps on the guest's
+	// thread (at the dispatcher, and at a sample exit when a ring is
+	// empty) instead of on a gap drawer beside it
+	// (rpa.Engine.UseNative). It changes no code, only who draws.
+	NoGapThread bool
 	// NoHeadNaN makes a self-loop's back edge canonicalize every f
 	// register its body read by value before writing it, instead of
 	// leaving them to the head as possibly non-canonical NaNs behind an
@@ -313,6 +318,7 @@ var backendSwitches = []pass{
 	{"budget-reg", nil, func(o *Options) *bool { return &o.NoBudgetReg }, "the budget keeps its host register in every fragment, instead of lending it to one more guest register (the budget then in memory) where the guest registers outnumber the host registers"},
 	{"bmi2", nil, func(o *Options) *bool { return &o.NoBMI2 }, "shifts by a register amount and rotates use x86's two-operand forms (the count copied into CX, the source into the destination) even where the host has BMI2's SHLX, SHRX, SARX and RORX"},
 	{"decision-merge", nil, func(o *Options) *bool { return &o.NoDecisionMerge }, "under a sampled query, each selected instruction decrements and tests the countdown where it is, instead of one test of all of a pass's decisions at the body's top (and a second copy of the body, with them, for the passes a sample falls in)"},
+	{"gap-thread", nil, func(o *Options) *bool { return &o.NoGapThread }, "under a sampled native query, the sampling gaps are drawn on the guest's thread, at the dispatcher and at a sample exit whenever native code has used the 1,024 drawn ahead, instead of by a service thread that keeps them topped up beside the guest"},
 	{"loop-align", nil, func(o *Options) *bool { return &o.NoLoopAlign }, "a looping fragment's head stays where it falls, after its entry code, instead of on a 32-byte boundary"},
 }
 

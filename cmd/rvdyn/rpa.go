@@ -283,6 +283,9 @@ func (q *queryRun) finish(m *rvdyn.Machine, w io.Writer, jsonPath string) error 
 	fmt.Fprintf(tw, "rpa: query instructions executed\t%d\t\n", rep.Insts)
 	fmt.Fprintf(tw, "rpa: count actions\t%d\t\n", rep.Counts)
 	fmt.Fprintf(tw, "rpa: interrupts\t%d\t\n", rep.Interrupts)
+	if rep.GapsThread+rep.GapsGuest > 0 {
+		fmt.Fprintf(tw, "rpa: gaps drawn ahead by service threads / the guest\t%d / %d\t\n", rep.GapsThread, rep.GapsGuest)
+	}
 	for _, s := range rep.Queues {
 		fmt.Fprintf(tw, "rpa: queue %d sent / received\t%d / %d\t\n", s.Queue, s.Sent, s.Received)
 		fmt.Fprintf(tw, "rpa: queue %d full stalls (ns)\t%d (%d)\t\n", s.Queue, s.Stalls, s.StallNs)

@@ -49,6 +49,7 @@ const (
 var (
 	stateGaps    = StateNative + int64(unsafe.Offsetof(rpa.NativeState{}.Gaps))
 	stateUsed    = StateNative + int64(unsafe.Offsetof(rpa.NativeState{}.Used))
+	stateDrawn   = StateNative + int64(unsafe.Offsetof(rpa.NativeState{}.Drawn))
 	stateAlways  = StateNative + int64(unsafe.Offsetof(rpa.NativeState{}.Always))
 	stateRecords = StateNative + int64(unsafe.Offsetof(rpa.NativeState{}.Records))
 	stateInsts   = StateNative + int64(unsafe.Offsetof(rpa.NativeState{}.Insts))

@@ -38,8 +38,9 @@ func (c *compiler) lowerNativeSample(i int, in ir.Inst) {
 		fail := &label{}
 		a.bind(sampled)
 		used := mem(rSt, stateUsed+8*int64(nv.Entry))
-		if nv.Period > 1 {
-			a.op(xCMPQ, used, imm(rpa.NativeGaps))
+		if nv.Period > 1 { // a gap drawn ahead: Used < Drawn (rpa.NativeState)
+			a.op(xMOVQ, used, reg(rCX))
+			a.op(xCMPQ, reg(rCX), mem(rSt, stateDrawn+8*int64(nv.Entry)))
 			a.jcc(condAE, fail)
 		}
 		if ir.IsStore(nv.Inst.Op) {
@@ -50,10 +51,13 @@ func (c *compiler) lowerNativeSample(i int, in ir.Inst) {
 				c.checkRoom(nv.Queues[q], k, fail)
 			}
 		}
-		// Commit. The next gap: countdown = Gaps[entry][Used]; Used++;
-		// for period 1 the countdown stays 1 and Always counts the event.
+		// Commit. The next gap: countdown = Gaps[entry][Used %
+		// NativeGaps]; Used++ (after the load: the drawer may then
+		// overwrite the slot); for period 1 the countdown stays 1 and
+		// Always counts the event.
 		if nv.Period > 1 {
 			a.op(xMOVQ, used, reg(rCX))
+			a.op(xANDQ, imm(rpa.NativeGaps-1), reg(rCX))
 			a.op(xSHLQ, imm(3), reg(rCX))
 			a.op(xMOVQ, memIdx(rSt, rCX, stateGaps+8*rpa.NativeGaps*int64(nv.Entry)), reg(rCX))
 			a.op(xMOVQ, reg(rCX), cd)
@@ -70,6 +74,9 @@ func (c *compiler) lowerNativeSample(i int, in ir.Inst) {
 		a.jmp(exit)
 	})
 }
+
+// The ring of gaps is indexed by Used & (NativeGaps-1).
+var _ = [1]int{}[rpa.NativeGaps&(rpa.NativeGaps-1)]
 
 // sampleDecision emits the sampling decision of OpSample in (RPA sec.
 // 3.4.2: the countdown says how many more selected executions until the

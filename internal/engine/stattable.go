@@ -273,6 +273,9 @@ func profileRows(s *Stats, row func(string, any)) {
 	row("rpa: query instructions executed", r.Insts)
 	row("rpa: count actions", r.Counts)
 	row("rpa: interrupts", r.Interrupts)
+	if r.GapsThread+r.GapsGuest > 0 {
+		row("rpa: gaps drawn ahead by service threads / the guest", fmt.Sprintf("%d / %d", r.GapsThread, r.GapsGuest))
+	}
 	for _, q := range r.Queues {
 		row(fmt.Sprintf("rpa: queue %d sent / received", q.Queue), fmt.Sprintf("%d / %d", q.Sent, q.Received))
 		row(fmt.Sprintf("rpa: queue %d full stalls (stall time)", q.Queue), fmt.Sprintf("%d (%v)", q.Stalls, time.Duration(q.StallNs)))

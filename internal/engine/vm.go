@@ -423,7 +423,7 @@ func New(image []byte, opts Options) (*VM, error) {
 			native := !all && !vm.opts.ProfilerNoNative
 			g.UseCountdowns(&vm.st.Countdown)
 			if native {
-				g.UseNative(&vm.st.Native)
+				g.UseNative(&vm.st.Native, !vm.opts.Optimize.NoGapThread)
 				vm.rpaNative = g
 			}
 			vm.sel.KeepInterpreted(func(pc uint64, in interp.Inst) bool {
@@ -476,6 +476,9 @@ func (vm *VM) Machine() *interp.Machine { return vm.m }
 func (vm *VM) Close() error {
 	if vm.timer != nil {
 		vm.timer.Stop()
+	}
+	if vm.rpaNative != nil {
+		vm.rpaNative.StopNative() // its gap drawer writes vm.st
 	}
 	err := vm.stopAttached()
 	if vm.scheme != nil {

@@ -5,6 +5,8 @@ package rpa
 import (
 	"fmt"
 	"math/rand/v2"
+	"sync"
+	"sync/atomic"
 
 	"rvdyn/interp"
 	"rvdyn/profhw"
@@ -61,6 +63,8 @@ type Stats struct {
 	Async      uint64            // of Interrupts, asynchronous ones (delivered or pending)
 	Runaway    uint64            // queries cut off after MaxInsts instructions (only hand-made programs branch backward)
 	Native     uint64            // of Records, those run by code emitted into fragments (UseNative)
+	GapsThread uint64            // sampling gaps drawn ahead for native code by service threads (serviceDraw)
+	GapsGuest  uint64            // ... and by the guest's thread (RefillGaps, and an empty ring's first)
 }
 
 // entryState is one PCT entry as the engine runs it.
@@ -124,6 +128,13 @@ type Engine struct {
 	nat     *NativeState
 	ahead   []int
 	isAhead [NumEntries]bool
+	// drawMu orders the draws from the entries' streams between the
+	// guest's thread and the service threads (serviceDraw): it guards every
+	// entryState's rnd, exp and drawn once an entry is ahead, the rings'
+	// Drawn, ahead's growth, and the Gaps* counters of stats.
+	drawMu     sync.Mutex
+	drawThread bool        // UseNative let the service threads draw gaps
+	drawOn     atomic.Bool // ... and an entry is ahead: they look (serviceDraw)
 }
 
 // NewEngine prepares p to run. It fails if p is not valid (Validate) or
@@ -413,6 +424,8 @@ func (g *Engine) Program() *Program {
 // executions in native code too: each entry's countdown tells how many
 // of its drawn gaps have been used up.
 func (g *Engine) Stats() Stats {
+	g.drawMu.Lock()
+	defer g.drawMu.Unlock()
 	st := g.stats
 	for i := range g.ents {
 		if s := &g.ents[i]; s.on {

@@ -2,17 +2,22 @@
 
 package rpa
 
-import "rvdyn/interp"
+import (
+	"sync/atomic"
 
-// NativeGaps is how many sampling gaps per PCT entry the engine draws
-// ahead for native code (NativeState.Gaps): the sec. 3.1 sampling stream,
-// consumed in order by whichever side samples. Native code that has used
-// them all leaves to the engine (a sample exit) to have them refilled, so
-// this sets how often a hot loop that never leaves otherwise is cut: at
-// 1024, once per 1024 samples (every 262,144 selected executions at
-// 1/256), against once per 32 with 32 gaps, which cost about a fifth of
-// the edge query's overhead (rvdyn rpa overhead). The price is memory in
-// fragment.State: 8 KiB per entry.
+	"rvdyn/interp"
+)
+
+// NativeGaps is how many sampling gaps per PCT entry NativeState.Gaps
+// holds drawn ahead for native code: the sec. 3.1 sampling stream,
+// consumed in order by whichever side samples. A ring: the service
+// threads keep it topped up while the guest runs (serviceDraw), as the
+// paper's hardware draws its own random intervals; native code that
+// finds it empty leaves to the engine (a sample exit), which draws the
+// gap itself. At 1024 a ring lasts some 250 µs of the busiest corpus
+// guest at 1/256 (spectral, 4 million samples a second), while a service
+// thread that receives its messages looks every drawEvery of them. The
+// price is memory in fragment.State: 8 KiB per entry.
 const NativeGaps = 1024
 
 // NativeState is the memory the engine shares with code emitted into
@@ -20,13 +25,24 @@ const NativeGaps = 1024
 // gaps drawn ahead, the counters native code keeps, and a record buffer.
 // Its layout is part of the fragment code generator's ABI.
 type NativeState struct {
-	// Gaps holds, per PCT entry, sampling gaps drawn ahead from the
-	// entry's stream; Gaps[e][Used[e]:] are not used yet, in stream
-	// order. Native code that samples an execution takes the next one as
-	// the entry's new countdown; when none is left it leaves to the
-	// engine, which refills (RefillGaps).
+	// Gaps is, per PCT entry, a ring of sampling gaps drawn ahead from
+	// the entry's stream: the k-th gap drawn is Gaps[e][k%NativeGaps],
+	// and those with Used[e] <= k < Drawn[e] are not used yet, in stream
+	// order. Native code that samples an execution takes gap Used[e] as
+	// the entry's new countdown and increments Used[e]; when Used[e] ==
+	// Drawn[e] it leaves to the engine instead.
 	Gaps [NumEntries][NativeGaps]uint64
+	// Used counts the gaps taken from the ring, per entry. Only the
+	// guest's thread writes it (native code's plain ADDQ, the engine's
+	// atomic store); a service thread reads it atomically to find room.
 	Used [NumEntries]uint64
+	// Drawn counts the gaps put in the ring, per entry. Only a holder of
+	// the engine's draw lock writes it, after the gaps themselves, by an
+	// atomic store: a reader that sees Drawn sees the gaps below it
+	// (native code's plain loads under x86-TSO: a load is not reordered
+	// with an older load; the engine's atomic load under the Go memory
+	// model).
+	Drawn [NumEntries]uint64
 	// Always counts, per entry of period 1, the executions native code
 	// sampled: such an entry's countdown stays 1 and its gaps are not
 	// drawn (every gap is 1 and draws nothing from the stream).
@@ -67,69 +83,107 @@ type Native struct {
 	Queues [MaxQueues]NativeQueue
 }
 
-// UseNative shares ns with native code (sec. 3.4.2 run in fragments): the engine draws sampling gaps
-// ahead into it for the entries Native describes, and adds its counters
-// to Stats. ns must stay valid while the engine runs.
-func (g *Engine) UseNative(ns *NativeState) {
+// UseNative shares ns with native code (sec. 3.4.2 run in fragments):
+// the engine draws sampling gaps ahead into it for the entries Native
+// describes, and adds its counters to Stats. ns must stay valid until
+// StopNative returns. With thread, the service threads of a Session keep
+// the rings full (serviceDraw); without, or where no query sends, the
+// guest's thread draws the gaps, at the dispatcher (RefillGaps) and when
+// native code finds a ring empty.
+func (g *Engine) UseNative(ns *NativeState, thread bool) {
 	g.nat = ns
+	g.drawThread = thread
 	for i := range ns.Used {
-		ns.Used[i] = NativeGaps // nothing drawn ahead
+		ns.Used[i], ns.Drawn[i] = 0, 0 // nothing drawn ahead
 	}
 }
 
-// nextGap returns the entry's next sampling gap: drawn ahead, or drawn now.
+// nextGap returns the entry's next sampling gap: drawn ahead, or drawn
+// now. It runs on the guest's thread.
 func (g *Engine) nextGap(ent Entry, s *entryState) uint64 {
-	if ns := g.nat; ns != nil && ns.Used[ent] < NativeGaps {
-		n := ns.Gaps[ent][ns.Used[ent]]
-		ns.Used[ent]++
+	ns := g.nat
+	if ns == nil || !g.isAhead[ent] {
+		n := s.gap()
+		s.drawn += n
+		return n
+	}
+	if n, ok := g.takeGap(int(ent)); ok {
+		return n
+	}
+	// The ring is empty: the next gap of the stream is drawn now, under
+	// the lock, unless a service thread put some in meanwhile.
+	g.drawMu.Lock()
+	defer g.drawMu.Unlock()
+	if n, ok := g.takeGap(int(ent)); ok {
 		return n
 	}
 	n := s.gap()
 	s.drawn += n
+	g.stats.GapsGuest++
 	return n
 }
 
-// unusedGaps is the sum of the gaps drawn ahead and not used yet.
+// takeGap takes entry ent's next gap from the ring, if there is one.
+func (g *Engine) takeGap(ent int) (uint64, bool) {
+	ns := g.nat
+	u := atomic.LoadUint64(&ns.Used[ent])
+	if u >= atomic.LoadUint64(&ns.Drawn[ent]) {
+		return 0, false
+	}
+	n := ns.Gaps[ent][u%NativeGaps]
+	atomic.StoreUint64(&ns.Used[ent], u+1)
+	return n, true
+}
+
+// unusedGaps is the sum of the gaps drawn ahead and not used yet. The
+// caller holds drawMu.
 func (g *Engine) unusedGaps(ent int) uint64 {
 	var sum uint64
 	if ns := g.nat; ns != nil {
-		for _, n := range ns.Gaps[ent][min(ns.Used[ent], NativeGaps):] {
-			sum += n
+		for k := atomic.LoadUint64(&ns.Used[ent]); k < ns.Drawn[ent]; k++ {
+			sum += ns.Gaps[ent][k%NativeGaps]
 		}
 	}
 	return sum
 }
 
-// RefillGaps tops up the gaps drawn ahead for native code, keeping their
-// order (sec. 3.1's independent sampling stream per entry). The
-// dispatcher calls it after native code ran; it draws one gap for each
-// one used (geometricGap, about 5 ns each).
+// RefillGaps tops up the rings of gaps drawn ahead for native code that
+// the service threads have not kept at least half full (a machine without
+// a core to spare for them, no messages, or no drawing there), keeping
+// their order (sec. 3.1's
+// independent sampling stream per entry). The dispatcher calls it after
+// native code ran; it draws one gap for each one used (geometricGap,
+// about 5 ns each).
 func (g *Engine) RefillGaps() {
 	ns := g.nat
 	if ns == nil {
 		return
 	}
 	for _, ent := range g.ahead {
-		g.refill(ent)
+		if atomic.LoadUint64(&ns.Drawn[ent])-atomic.LoadUint64(&ns.Used[ent]) < NativeGaps/2 {
+			g.drawMu.Lock()
+			g.refill(ent, &g.stats.GapsGuest)
+			g.drawMu.Unlock()
+		}
 	}
 }
 
-// refill moves entry ent's unused gaps to the front and draws as many as
-// were used behind them.
-func (g *Engine) refill(ent int) {
+// refill fills entry ent's ring, counting the gaps it draws in *count.
+// The caller holds drawMu.
+func (g *Engine) refill(ent int, count *uint64) {
 	ns := g.nat
-	u := ns.Used[ent]
-	if u == 0 {
-		return
-	}
 	s := &g.ents[ent]
-	b := &ns.Gaps[ent]
-	k := copy(b[:], b[u:])
-	for ; k < NativeGaps; k++ {
-		b[k] = s.gap()
-		s.drawn += b[k]
+	d := ns.Drawn[ent]
+	end := atomic.LoadUint64(&ns.Used[ent]) + NativeGaps
+	for k := d; k < end; k++ {
+		n := s.gap()
+		ns.Gaps[ent][k%NativeGaps] = n
+		s.drawn += n
 	}
-	ns.Used[ent] = 0
+	if end > d {
+		*count += end - d
+		atomic.StoreUint64(&ns.Drawn[ent], end) // after the gaps
+	}
 }
 
 // NativeAvailable reports whether Native describes any query. It is
@@ -196,10 +250,21 @@ func (g *Engine) Native(pc uint64, in interp.Inst) (*Native, bool) {
 		}
 		nv.Queues[n] = NativeQueue{Base: q.Base(), Slots: q.Slots()}
 	}
-	if period > 1 && !g.isAhead[ent] {
-		g.isAhead[ent] = true
-		g.ahead = append(g.ahead, ent)
-		g.refill(ent) // all NativeGaps of them: none is drawn ahead yet (UseNative)
+	if period > 1 {
+		g.goAhead(ent)
 	}
 	return nv, true
+}
+
+// goAhead makes entry ent's gaps drawn ahead into its ring, once.
+func (g *Engine) goAhead(ent int) {
+	if g.isAhead[ent] {
+		return
+	}
+	g.isAhead[ent] = true
+	g.drawMu.Lock()
+	g.ahead = append(g.ahead, ent)
+	g.refill(ent, &g.stats.GapsGuest) // all NativeGaps of them: none is drawn ahead yet (UseNative)
+	g.drawOn.Store(g.drawThread)
+	g.drawMu.Unlock()
 }

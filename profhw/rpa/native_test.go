@@ -1,7 +1,10 @@
 package rpa
 
 import (
+	"runtime"
 	"slices"
+	"sync"
+	"sync/atomic"
 	"testing"
 
 	"rvdyn/interp"
@@ -28,7 +31,7 @@ func nativeEngine(t *testing.T, src string, ns *NativeState) (*Engine, []*mq.Que
 		t.Fatal(err)
 	}
 	if ns != nil {
-		g.UseNative(ns)
+		g.UseNative(ns, false)
 	}
 	return g, qs
 }
@@ -72,9 +75,9 @@ func TestGapsAheadKeepTheStream(t *testing.T) {
 		// (the record itself is not built here).
 		if i/500%2 == 1 && left[nv.Entry] > 1 {
 			left[nv.Entry]--
-		} else if i/500%2 == 1 && ns.Used[nv.Entry] < NativeGaps {
-			left[nv.Entry] = ns.Gaps[nv.Entry][ns.Used[nv.Entry]]
-			ns.Used[nv.Entry]++
+		} else if e := nv.Entry; i/500%2 == 1 && ns.Used[e] < ns.Drawn[e] {
+			left[e] = ns.Gaps[e][ns.Used[e]%NativeGaps]
+			ns.Used[e]++
 			nativeRecords++
 			// What native code would have sent.
 			var m mq.Message
@@ -97,6 +100,101 @@ func TestGapsAheadKeepTheStream(t *testing.T) {
 	a, b := plain.Stats(), nat.Stats()
 	if a.Events != b.Events || a.Records != b.Records+nativeRecords {
 		t.Errorf("stats: plain %+v, with gaps ahead %+v (+%d records natively)", a, b, nativeRecords)
+	}
+}
+
+// TestGapsDrawnBesideKeepTheStream: with the service threads drawing
+// gaps into the rings beside the guest (serviceDraw), the executions
+// sampled and the Stats are exactly those of the engine alone, and the
+// gaps are counted once, whoever drew them. A goroutine plays the
+// service thread (in race builds too, where the test checks the
+// locking; native code itself is not run there), and the test's own
+// loop looks at the rings at fixed points as well, so that some are
+// drawn there on any schedule. Simulated native code takes gaps as
+// fragments do, Used < Drawn, here with atomic accesses.
+func TestGapsDrawnBesideKeepTheStream(t *testing.T) {
+	const src = "for opBRANCH * every 5 collect pc res1; send 1 stop;"
+	br := interp.Inst{Op: interp.OpBNE, Rs1: 5, Imm: -8}
+	ev := func(i int) *interp.Event {
+		return &interp.Event{Class: interp.ClassBranch, PC: 0x1000, Inst: br, Seq: uint64(i), Taken: i%3 != 0, Next: 0x1000 - 8}
+	}
+	plain, pq := nativeEngine(t, src, nil)
+	var ns NativeState
+	nat, nq := nativeEngine(t, src, nil)
+	nat.UseNative(&ns, true)
+	var left [NumEntries]uint64
+	nat.UseCountdowns(&left)
+	e, _, ok := nat.Selection(0x1000, br)
+	if !ok {
+		t.Fatal("the branch is not selected")
+	}
+	nat.goAhead(e)
+	var stop atomic.Bool
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		for !stop.Load() {
+			nat.serviceDraw()
+			runtime.Gosched()
+		}
+	}()
+	// sampled drains q and reports whether the event sent a message.
+	sampled := func(q *mq.Queue) bool {
+		var m mq.Message
+		n := 0
+		for q.Receive(&m) {
+			n++
+		}
+		return n > 0
+	}
+	var want, got []int
+	native := 0
+	for i := range 200000 {
+		plain.Event(ev(i))
+		if sampled(pq[1]) {
+			want = append(want, i)
+		}
+		u := atomic.LoadUint64(&ns.Used[e])
+		switch {
+		case i/5000%2 == 0 || left[e] == 1 && u >= atomic.LoadUint64(&ns.Drawn[e]):
+			nat.Event(ev(i)) // the engine's turn, or an empty ring: a sample exit
+			if sampled(nq[1]) {
+				got = append(got, i)
+			}
+		case left[e] > 1:
+			left[e]--
+		default: // native code samples this one and takes the next gap
+			left[e] = ns.Gaps[e][u%NativeGaps]
+			atomic.StoreUint64(&ns.Used[e], u+1)
+			got = append(got, i)
+			native++
+		}
+		if i%1000 == 0 {
+			nat.serviceDraw()
+		}
+		if i%7919 == 0 {
+			nat.RefillGaps()
+		}
+	}
+	stop.Store(true)
+	wg.Wait()
+	if native == 0 || !slices.Equal(want, got) {
+		t.Errorf("sampled executions differ: %d vs %d (%d natively)", len(want), len(got), native)
+	}
+	a, b := plain.Stats(), nat.Stats()
+	if a.Events != b.Events {
+		t.Errorf("events: plain %d, with gaps drawn beside %d", a.Events, b.Events)
+	}
+	if b.GapsThread == 0 || b.GapsGuest == 0 {
+		t.Errorf("gaps drawn by a service thread %d, by the guest %d: want both", b.GapsThread, b.GapsGuest)
+	}
+	nat.StopNative()
+	before := nat.Stats().GapsThread
+	atomic.StoreUint64(&ns.Used[e], atomic.LoadUint64(&ns.Drawn[e]))
+	nat.serviceDraw()
+	if after := nat.Stats().GapsThread; after != before {
+		t.Errorf("after StopNative a service thread drew %d gaps", after-before)
 	}
 }
 

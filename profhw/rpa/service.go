@@ -177,18 +177,21 @@ func Start(p *Program, opts Options, slots int) (*Session, error) {
 			return nil, err
 		}
 		s.Queues[n] = q
-		h := opts.Handlers[n]
-		if h == nil {
-			s.Tables[n] = NewPCTable(layouts[n])
-			h = s.Tables[n].Handle
-		}
-		s.svcs[n] = mq.ServeQueues([]*mq.Queue{q}, func(_ int, m *mq.Message) { h(m) }, opts.Backoff)
 	}
 	opts.Queues = s.Queues
 	g, err := NewEngine(p, opts)
 	if err != nil {
 		s.Close()
 		return nil, err
+	}
+	for _, n := range sends {
+		h := opts.Handlers[n]
+		if h == nil {
+			s.Tables[n] = NewPCTable(layouts[n])
+			h = s.Tables[n].Handle
+		}
+		h = g.drawHandler(h)
+		s.svcs[n] = mq.ServeQueues([]*mq.Queue{s.Queues[n]}, func(_ int, m *mq.Message) { h(m) }, opts.Backoff)
 	}
 	s.Engine = g
 	return s, nil
@@ -233,6 +236,7 @@ func (s *Session) Close() {
 	}
 	s.closed = true
 	if s.Engine != nil {
+		s.Engine.StopNative()
 		s.Engine.DeliverPending() // the run's last asynchronous interrupts
 	}
 	for _, v := range s.svcs {
@@ -266,13 +270,15 @@ type Report struct {
 	Interrupts uint64       `json:"interrupts"`
 	Runaway    uint64       `json:"runaway,omitempty"`
 	Native     uint64       `json:"native_records,omitempty"` // of Records, those run in fragments
+	GapsThread uint64       `json:"gaps_thread,omitempty"`    // sampling gaps drawn ahead by service threads
+	GapsGuest  uint64       `json:"gaps_guest,omitempty"`     // ... and by the guest's thread
 	Queues     []QueueStats `json:"queues"`
 }
 
 // Report returns the session's statistics.
 func (s *Session) Report() Report {
 	st := s.Engine.Stats()
-	r := Report{Events: st.Events, Records: st.Records, Insts: st.Insts, Counts: st.Counts, Interrupts: st.Interrupts, Runaway: st.Runaway, Native: st.Native}
+	r := Report{Events: st.Events, Records: st.Records, Insts: st.Insts, Counts: st.Counts, Interrupts: st.Interrupts, Runaway: st.Runaway, Native: st.Native, GapsThread: st.GapsThread, GapsGuest: st.GapsGuest}
 	for n, q := range s.Queues {
 		if q != nil {
 			qs := QueueStats{Queue: n, Stats: q.Stats()}
