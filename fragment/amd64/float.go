@@ -283,6 +283,12 @@ func (c *compiler) lowerFloat(i int, in ir.Inst) {
 		case op == interp.OpFLD:
 			a.op(xMOVQ, m, reg(rDX))
 			a.op(xMOVQ, reg(rDX), fslot(in.F.D))
+		case h != 0:
+			// All ones, then the single into the low 32 bits: boxed
+			// without a 64-bit constant or a general register.
+			c.boxOnes(h)
+			a.op(xMOVSS, m, reg(rX0))
+			a.op(xMOVSS, reg(rX0), reg(h))
 		default:
 			a.op(xMOVL, m, reg(rDX))
 			a.op(xMOVQ, imm(-1<<32), reg(rCX)) // the NaN box
@@ -549,6 +555,15 @@ func (c *compiler) lowerSignInject(in ir.Inst, single bool) {
 				a.op(xSHLQ, imm(1), reg(rAX))
 				a.op(xSHRQ, imm(1), reg(rAX))
 			}
+			a.op(xMOVQ, reg(rAX), c.fsrc(in.F.D))
+			return
+		case interp.OpFSGNJNS: // fneg.s of a single whose box is known: bit 31 flipped
+			if c.boxed&(1<<in.F.A) == 0 {
+				break
+			}
+			a.op(xMOVQ, c.fsrc(in.F.A), reg(rAX))
+			a.op(xMOVL, imm(1<<31), reg(rCX)) // zero-extended: the box stays
+			a.op(xXORQ, reg(rCX), reg(rAX))
 			a.op(xMOVQ, reg(rAX), c.fsrc(in.F.D))
 			return
 		}
