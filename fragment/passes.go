@@ -134,6 +134,11 @@ type Options struct {
 	// singles it reads before writing them (ir/boxcheck.go), so native
 	// code tests their NaN boxes in every iteration.
 	NoBoxCheck bool
+	// NoBoxCheckLine leaves a fragment that does not loop without the
+	// same entry check (ir.BoxCheckLine): native code tests the NaN box
+	// at every read of such a single. A dispatcher also sets it for a
+	// head whose entry tests kept failing (see exit.Record.EntryTest).
+	NoBoxCheckLine bool
 	// NoFrmHoist leaves a self-loop's test of frm (OpFrm) in its body,
 	// run every iteration, instead of once on entry (ir/frmhoist.go).
 	NoFrmHoist bool
@@ -201,6 +206,7 @@ var passes = []pass{
 	{"checkhoist", ir.CheckHoist, func(o *Options) *bool { return &o.NoCheckHoist }, "a self-loop checks its induction and invariant bases in every iteration instead of once on entry"},
 	{"checkwiden", ir.CheckWiden, func(o *Options) *bool { return &o.NoCheckWiden }, "each load and store keeps its own bounds check instead of one per base register value covering all its offsets"},
 	{"boxcheck", ir.BoxCheck, func(o *Options) *bool { return &o.NoBoxCheck }, "a self-loop tests the NaN box of a single it reads before writing it (a loop invariant, an accumulator) in every iteration instead of once on entry"},
+	{"boxcheck-line", ir.BoxCheckLine, func(o *Options) *bool { return &o.NoBoxCheckLine }, "a fragment that does not loop tests the NaN box of a single it reads before writing it at every such read instead of once on entry"},
 	{"frmhoist", ir.FrmHoist, func(o *Options) *bool { return &o.NoFrmHoist }, "a self-loop that rounds by frm tests frm (and a loop under rtz, rdn or rup reloads MXCSR) in every iteration instead of once on entry"},
 	{"quietcmp", ir.QuietCompare, func(o *Options) *bool { return &o.NoQuietCompare }, "the frflags / compare / fsflags idiom keeps its compares' flags and its write of fflags (an MXCSR load)"},
 	{"shadd", ir.ShAdd, func(o *Options) *bool { return &o.NoShAdd }, "index arithmetic (slli t,x,k ; add d,t,b, and constants added to x or b) stays two or three instructions instead of one LEA"},

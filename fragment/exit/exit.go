@@ -93,8 +93,10 @@ type Record struct {
 	// EntryTest marks the exit of a test on entry that may fail where
 	// nothing is wrong ahead: one that found a register the fragment
 	// leaves stale at its loop head holding no sign extension (amd64's
-	// sextCheck), or a loop check bounded by the trip of a loop that may
-	// leave earlier through another guard (ir.CheckHoistEarlyExits).
+	// sextCheck), a loop check bounded by the trip of a loop that may
+	// leave earlier through another guard (ir.CheckHoistEarlyExits), or
+	// the box check on entry of a fragment that does not loop
+	// (ir.BoxCheckLine).
 	// The interpreter runs on from the head, and the dispatcher compiles
 	// the head again without those mechanisms if its tests keep failing.
 	EntryTest bool

@@ -1,4 +1,4 @@
-// NaN-box entry checks: a self-loop Func -> the same Func with one OpBoxCheck in Pre for the f registers it reads as singles before it writes them.
+// NaN-box entry checks: a Func -> the same Func with one OpBoxCheck in Pre for the f registers it reads as singles before it writes them.
 
 package ir
 
@@ -24,6 +24,36 @@ func BoxCheck(f *Func) {
 	if !f.Loops {
 		return
 	}
+	if mask := boxCheckMask(f); mask != 0 {
+		f.addEntryCheck(Inst{Op: OpBoxCheck, Off: int64(mask)})
+	}
+}
+
+// BoxCheckLine gives a fragment that does not loop the same entry check
+// as BoxCheck: the singles it reads before writing them (and writes only
+// with singles) are tested once on entry instead of at each such read
+// (five instructions, and a NaN path out of line, each; an FFT's
+// butterfly reads its twiddle factor and a loop-invariant negation so).
+// The registers stay boxed to the end, so a side exit to the head that
+// jumps back to the body skips nothing it needs (amd64's self-exits).
+// Unlike a loop's, the check may fail where the path does not read the
+// register (it reads it after a side exit that the entry's values take,
+// say a register holding a double there): its exit is an entry test
+// (exit.Record.EntryTest), which a dispatcher answers by compiling the
+// head again without it if it keeps failing.
+func BoxCheckLine(f *Func) {
+	if f.Loops {
+		return
+	}
+	if mask := boxCheckMask(f); mask != 0 {
+		f.addEntryCheck(Inst{Op: OpBoxCheck, Off: int64(mask)})
+		f.Exits[f.Pre[len(f.Pre)-1].Exit].EntryTest = true
+	}
+}
+
+// boxCheckMask returns the f registers f reads as singles before writing
+// them and writes, if at all, only with single results.
+func boxCheckMask(f *Func) uint32 {
 	var written, exposed, other uint32
 	for i := range f.Insts {
 		in := &f.Insts[i]
@@ -48,11 +78,7 @@ func BoxCheck(f *Func) {
 			}
 		}
 	}
-	mask := exposed &^ other
-	if mask == 0 {
-		return
-	}
-	f.addEntryCheck(Inst{Op: OpBoxCheck, Off: int64(mask)})
+	return exposed &^ other
 }
 
 // addEntryCheck appends check to Pre with an exit of its own, which

@@ -369,7 +369,8 @@ type Func struct {
 	Loops bool   // the final exit continues at Head: the emitter makes it a back edge
 	// Pre, in a Func that Loops, are the OpLoopChecks run once on entry,
 	// before the first iteration, then at most one OpBoxCheck and one
-	// OpFrm (FrmHoist); the back edge jumps past them.
+	// OpFrm (FrmHoist); the back edge jumps past them. In a Func that
+	// does not loop, Pre is at most one OpBoxCheck (BoxCheckLine).
 	Pre []Inst
 	// Trip, in a Func that Loops, bounds the iterations run after an
 	// entry when its Step is not 0 (see Trip).

@@ -406,8 +406,15 @@ func verifyAccess(i int, in *Inst, fenv, env Env, vals *values, rg *ranges, chec
 // steps as its loop check says, and the trip bound's exit is there with
 // registers that step as it says.
 func verifyLoop(f *Func) error {
-	if !f.Loops && (len(f.Pre) > 0 || f.Trip != Trip{}) {
-		return fmt.Errorf("entry checks or a trip in a fragment that does not loop")
+	if !f.Loops {
+		// Only a box check (BoxCheckLine), whose exit is an entry test.
+		if len(f.Pre) > 1 || len(f.Pre) == 1 && (f.Pre[0].Op != OpBoxCheck || !f.Exits[f.Pre[0].Exit].EntryTest) || f.Trip != (Trip{}) {
+			return fmt.Errorf("entry checks other than a box check, or a trip, in a fragment that does not loop")
+		}
+		if len(f.Pre) == 1 {
+			return verifyBoxCheck(f, uint32(f.Pre[0].Off))
+		}
+		return nil
 	}
 	if len(f.Pre) == 0 && f.Trip.Step == 0 {
 		return nil

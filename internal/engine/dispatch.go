@@ -364,7 +364,8 @@ const maxEntryFails = 16
 
 // entryTestFailed counts a failed entry test of fragment f and, at
 // maxEntryFails for its head, removes f and compiles that head from now
-// on with fragment.Options.NoHeadSext and NoCheckHoistExits (optimizeFor):
+// on with fragment.Options.NoHeadSext, NoCheckHoistExits, NoHeadNaN and
+// NoBoxCheckLine (optimizeFor):
 // without the mechanisms whose tests may fail with nothing wrong ahead.
 func (vm *VM) entryTestFailed(f *codecache.Fragment) {
 	vm.ctr.entryFails++
@@ -394,11 +395,12 @@ func (vm *VM) removeFragment(f *codecache.Fragment) {
 // with: Options.Optimize, where the entry tests of head kept failing
 // without stale registers at a loop head that an exit can see, without
 // loop checks bounded by the trip of a loop that may leave earlier, and
-// without f registers left dirty at the head (exit.Record.EntryTest).
+// without f registers left dirty at the head, and without a box check on
+// entry of a fragment that does not loop (exit.Record.EntryTest).
 func (vm *VM) optimizeFor(head uint64) fragment.Options {
 	opts := vm.opts.Optimize
 	if vm.plainHeads[head] {
-		opts.NoHeadSext, opts.NoCheckHoistExits, opts.NoHeadNaN = true, true, true
+		opts.NoHeadSext, opts.NoCheckHoistExits, opts.NoHeadNaN, opts.NoBoxCheckLine = true, true, true, true
 	}
 	return opts
 }
