@@ -59,7 +59,7 @@ type Options struct {
 	NoDecisionMerge bool
 	// NoGapThread draws a native query's sampling gaps on the guest's
 	// thread (at the dispatcher, and at a sample exit when a ring is
-	// empty) instead of on a gap drawer beside it
+	// empty) instead of on the queues' service threads beside it
 	// (rpa.Engine.UseNative). It changes no code, only who draws.
 	NoGapThread bool
 	// NoHeadNaN makes a self-loop's back edge canonicalize every f

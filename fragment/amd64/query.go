@@ -52,7 +52,7 @@ func (c *compiler) lowerNativeSample(i int, in ir.Inst) {
 			}
 		}
 		// Commit. The next gap: countdown = Gaps[entry][Used %
-		// NativeGaps]; Used++ (after the load: the drawer may then
+		// NativeGaps]; Used++ (after the load: a service thread may then
 		// overwrite the slot); for period 1 the countdown stays 1 and
 		// Always counts the event.
 		if nv.Period > 1 {

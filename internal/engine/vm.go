@@ -478,7 +478,7 @@ func (vm *VM) Close() error {
 		vm.timer.Stop()
 	}
 	if vm.rpaNative != nil {
-		vm.rpaNative.StopNative() // its gap drawer writes vm.st
+		vm.rpaNative.StopNative() // the service threads draw gaps into vm.st
 	}
 	err := vm.stopAttached()
 	if vm.scheme != nil {
