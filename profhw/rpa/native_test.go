@@ -36,6 +36,14 @@ func nativeEngine(t *testing.T, src string, ns *NativeState) (*Engine, []*mq.Que
 	return g, qs
 }
 
+// gapBranch at 0x1000 is the selected instruction of the gap tests, and
+// gapEvent its i-th retired execution (taken two times in three).
+var gapBranch = interp.Inst{Op: interp.OpBNE, Rs1: 5, Imm: -8}
+
+func gapEvent(i int) *interp.Event {
+	return &interp.Event{Class: interp.ClassBranch, PC: 0x1000, Inst: gapBranch, Seq: uint64(i), Taken: i%3 != 0, Next: 0x1000 - 8}
+}
+
 // TestGapsAheadKeepTheStream: drawing sampling gaps ahead for native code
 // (UseNative, Native, RefillGaps) leaves the samples, messages and Stats
 // of the engine exactly as without, whether the engine or the native
@@ -46,10 +54,7 @@ func TestGapsAheadKeepTheStream(t *testing.T) {
 		t.Skip("no native queries in race builds")
 	}
 	const src = "for opBRANCH * every 7 collect pc res1; send 1 stop;"
-	br := interp.Inst{Op: interp.OpBNE, Rs1: 5, Imm: -8}
-	ev := func(i int) *interp.Event {
-		return &interp.Event{Class: interp.ClassBranch, PC: 0x1000, Inst: br, Seq: uint64(i), Taken: i%3 != 0, Next: 0x1000 - 8}
-	}
+	br, ev := gapBranch, gapEvent
 	plain, pq := nativeEngine(t, src, nil)
 	var ns NativeState
 	nat, nq := nativeEngine(t, src, &ns)
@@ -114,10 +119,7 @@ func TestGapsAheadKeepTheStream(t *testing.T) {
 // fragments do, Used < Drawn, here with atomic accesses.
 func TestGapsDrawnBesideKeepTheStream(t *testing.T) {
 	const src = "for opBRANCH * every 5 collect pc res1; send 1 stop;"
-	br := interp.Inst{Op: interp.OpBNE, Rs1: 5, Imm: -8}
-	ev := func(i int) *interp.Event {
-		return &interp.Event{Class: interp.ClassBranch, PC: 0x1000, Inst: br, Seq: uint64(i), Taken: i%3 != 0, Next: 0x1000 - 8}
-	}
+	br, ev := gapBranch, gapEvent
 	plain, pq := nativeEngine(t, src, nil)
 	var ns NativeState
 	nat, nq := nativeEngine(t, src, nil)
