@@ -255,3 +255,61 @@ func TestRecordFault(t *testing.T) {
 		t.Fatal("a faulting load recorded without error")
 	}
 }
+
+// TestLoopExits records a loop's last pass: by default the trace ends at
+// the branch back to the head, recorded as taken, so it is the loop; with
+// NoLoopExits, and under path prediction, it goes on past the loop as the
+// paper's rule has it. Either way recording executes what ran.
+//
+//	0x00 addi a0,a0,1      <- head
+//	0x04 blt  a0,a1,-4     back to 0x00
+//	0x08 addi a2,a2,1
+//	0x0c jal  zero,-12     back to 0x00
+func TestLoopExits(t *testing.T) {
+	e := rvtest.Encode
+	type I = interp.Inst
+	const T = rvtest.MakeELFText
+	words := []uint32{
+		e(I{Op: interp.OpADDI, Rd: 10, Rs1: 10, Imm: 1}),
+		e(I{Op: interp.OpBLT, Rs1: 10, Rs2: 11, Imm: -4}),
+		e(I{Op: interp.OpADDI, Rd: 12, Rs1: 12, Imm: 1}),
+		e(I{Op: interp.OpJAL, Imm: -12}),
+	}
+	never := func(uint64) bool { return false }
+	for _, tc := range []struct {
+		name      string
+		o         Options
+		a0        uint64 // 4: the last pass; 0: a pass that loops
+		want      EndReason
+		steps     int
+		branchTo  uint64 // the recorded direction of the blt
+		machineAt uint64
+	}{
+		{"last pass", Options{}, 4, EndLoopExit, 2, T, T + 8},
+		{"last pass, paper's rule", Options{NoLoopExits: true}, 4, EndBackward, 4, T + 8, T},
+		{"last pass, path prediction", Options{Predict: PredictPath, Delay: NoDelay}, 4, EndBackward, 4, T + 8, T},
+		{"a pass that loops", Options{}, 0, EndBackward, 2, T, T},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			m, err := interp.Load(rvtest.MakeELF(words, nil, 4096), interp.Config{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer m.Close()
+			m.CPU.PC, m.CPU.X[10], m.CPU.X[11] = T, tc.a0, 5
+			tr, why, err := NewSelector(tc.o).Record(m, 100, never)
+			if err != nil || tr == nil {
+				t.Fatalf("no trace: %v", err)
+			}
+			if why != tc.want || tr.Len() != tc.steps || tr.Steps[1].Next != tc.branchTo {
+				t.Fatalf("ended by %v after %d steps, blt recorded to %#x; want %v, %d, %#x", why, tr.Len(), tr.Steps[1].Next, tc.want, tc.steps, tc.branchTo)
+			}
+			if tr.End != T {
+				t.Errorf("trace ends at %#x, want the head %#x", tr.End, T)
+			}
+			if m.CPU.PC != tc.machineAt || m.Retired() != uint64(tc.steps) {
+				t.Errorf("machine at %#x after %d instructions; want %#x after %d", m.CPU.PC, m.Retired(), tc.machineAt, tc.steps)
+			}
+		})
+	}
+}

@@ -19,10 +19,11 @@ const (
 	EndFragment                  // control reached the head of an existing fragment
 	EndMaxLen                    // the trace reached the length limit
 	EndStop                      // the next instruction is one native code does not run (ecall, ebreak, fence.i, illegal; and what the dispatcher names, see Selector.Refuse)
+	EndLoopExit                  // a branch back to the head fell through (the loop's last pass) and was recorded as taken (Options.NoLoopExits off)
 	NumEndReasons
 )
 
-var endNames = [NumEndReasons]string{"backward branch", "cycle", "fragment head", "max length", "system instruction"}
+var endNames = [NumEndReasons]string{"backward branch", "cycle", "fragment head", "max length", "system instruction", "loop's last pass"}
 
 // String names the reason.
 func (r EndReason) String() string {
@@ -59,13 +60,19 @@ func stops(in interp.Inst) bool {
 // EndMaxLen). A
 // guest fault or exit during recording ends it with the fault (the trace
 // is discarded); a trace may be empty if the head itself stops recording.
+//
+// Record follows the paper's rules alone: a trace recorded on a loop's
+// last pass goes on past the loop (see Options.NoLoopExits for the
+// selector's departure).
 func Record(m *interp.Machine, maxLen int, isHead func(pc uint64) bool) (*interp.Trace, EndReason, error) {
-	return record(m, maxLen, isHead, nil)
+	return record(m, maxLen, isHead, nil, false)
 }
 
-// record is Record with one more end condition: the trace also ends
-// (EndStop) before an instruction for which interpOnly reports true.
-func record(m *interp.Machine, maxLen int, isHead func(pc uint64) bool, interpOnly func(pc uint64, in interp.Inst) bool) (*interp.Trace, EndReason, error) {
+// record is Record with two more end conditions: the trace also ends
+// (EndStop) before an instruction for which interpOnly reports true, and,
+// with loopExits, at a branch back to the head that fell through
+// (EndLoopExit, see closesLoop).
+func record(m *interp.Machine, maxLen int, isHead func(pc uint64) bool, interpOnly func(pc uint64, in interp.Inst) bool, loopExits bool) (*interp.Trace, EndReason, error) {
 	if maxLen <= 0 {
 		maxLen = DefaultMaxTraceLen
 	}
@@ -87,6 +94,10 @@ func record(m *interp.Machine, maxLen int, isHead func(pc uint64) bool, interpOn
 		t.Steps = append(t.Steps, interp.TraceStep{PC: e.PC, Inst: e.Inst, Next: e.Next, Addr: e.Addr})
 		t.End = e.Next
 		switch {
+		case loopExits && closesLoop(e, head):
+			t.Steps[len(t.Steps)-1].Next = head
+			t.End = head
+			return t, EndLoopExit, nil
 		case e.Taken && headAfter(e.PC, e.Next):
 			return t, EndBackward, nil
 		case e.Next == head:
@@ -95,4 +106,18 @@ func record(m *interp.Machine, maxLen int, isHead func(pc uint64) bool, interpOn
 			return t, EndFragment, nil
 		}
 	}
+}
+
+// closesLoop reports whether e is a conditional branch back to the
+// trace's head that fell through: the head's loop ran its last pass. The
+// next executing tail goes on past the loop (its back edge becomes a side
+// exit of whatever follows, and the loop then runs as side exits to its
+// own head, each pass entering the fragment again); ended here with the
+// branch taken, the trace is the loop itself, which the fragment compiler
+// compiles as one (checks hoisted to its entry), and the code after the
+// loop, the target of the new side exit, becomes a trace head of its own.
+// Only a backward branch qualifies: a forward one to the head cannot
+// close a loop the head starts.
+func closesLoop(e *interp.Event, head uint64) bool {
+	return !e.Taken && e.Inst.IsBranch() && e.PC+uint64(e.Inst.Imm) == head && head <= e.PC
 }

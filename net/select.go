@@ -42,6 +42,18 @@ type Options struct {
 	// Predict is the online prediction scheme: PredictNET (the zero
 	// value) or PredictPath.
 	Predict Predict
+	// NoLoopExits keeps the paper's end-of-trace rule (section 3: a
+	// trace ends at a taken backward branch) for a trace recorded on its
+	// head's loop's last pass: the trace goes on past the loop's exit.
+	// By default (our departure) such a trace ends at the branch back to
+	// the head, recorded as taken, so it is the loop (EndLoopExit). NET
+	// records whichever pass makes the head hot, and in a loop whose
+	// inner loop runs a few passes per outer pass that is often the last;
+	// Dynamo's traces of that shape run the inner loop as a side exit
+	// linked back to the head, every pass entering the fragment again.
+	// Under PredictPath the rule stays the paper's: it counts executed
+	// paths, and the shortened trace is not one.
+	NoLoopExits bool
 }
 
 // DelayOf returns the Options.Delay that asks for prediction delay tau,
@@ -114,6 +126,9 @@ type Selector struct {
 	// PredictPath (a zero count after a prediction or a Reset).
 	predict Predict
 	paths   map[onlinePath]uint32
+	// loopExits ends a trace at a branch back to its head that fell
+	// through (Options.NoLoopExits).
+	loopExits bool
 }
 
 // KeepInterpreted makes every trace recorded from now on end (EndStop)
@@ -144,7 +159,8 @@ type SelectorStats struct {
 
 // NewSelector returns a selector with no heads counted yet.
 func NewSelector(o Options) *Selector {
-	s := &Selector{tau: uint32(o.Tau()), maxLen: o.TraceLimit(), counts: make(map[uint64]uint32), predict: o.Predict}
+	s := &Selector{tau: uint32(o.Tau()), maxLen: o.TraceLimit(), counts: make(map[uint64]uint32), predict: o.Predict,
+		loopExits: !o.NoLoopExits && o.Predict != PredictPath}
 	if o.Predict == PredictPath {
 		s.paths = make(map[onlinePath]uint32)
 	}
@@ -257,7 +273,7 @@ func (s *Selector) Record(m *interp.Machine, left uint64, isFragment func(pc uin
 	if r, only := s.refused, s.interpOnly; r != nil {
 		stop = func(pc uint64, in interp.Inst) bool { return r(in) || only != nil && only(pc, in) }
 	}
-	t, reason, err := record(m, int(n), isFragment, stop)
+	t, reason, err := record(m, int(n), isFragment, stop, s.loopExits)
 	switch {
 	case err != nil:
 		return nil, 0, err

@@ -32,6 +32,7 @@ var mechanisms = func() []Mechanism {
 		{"cut-flush", "no flush after a `munmap` or `mprotect` cut a fast interval of guest memory short", func(o *Options) { o.Policy.NoCutFlush = true }},
 		{"cut-retranslate", "the flush after a cut records traces afresh instead of compiling the cache's traces again against the new layout", func(o *Options) { o.Policy.CutRecord = true }},
 		{"protection", "pages the guest unmaps or re-protects keep their access (no fault there, no fast interval cut): not exact, for measuring what per-page protection costs", func(o *Options) { o.Config.Unprotected = true }},
+		{"loop-exits", "a trace recorded on its head's loop's last pass goes on past the loop (the paper's rule; the loop then runs as a side exit back to the fragment's head) instead of ending at the branch back to the head as the loop it is", func(o *Options) { o.NET.NoLoopExits = true }},
 		{"hugepages", "guest memory in 4 KiB pages instead of transparent huge pages", func(o *Options) { o.Config.SmallPages = true }},
 	}
 	// The fragment compiler's switches (regalloc, constfold, ...).
