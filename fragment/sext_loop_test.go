@@ -20,7 +20,7 @@ func randomALULoop(rng *rand.Rand) []uint32 {
 	type I = interp.Inst
 	ops := []interp.Op{interp.OpADDW, interp.OpSUBW, interp.OpSLLW, interp.OpSRLW, interp.OpSRAW, interp.OpMULW,
 		interp.OpADD, interp.OpSUB, interp.OpXOR, interp.OpOR, interp.OpAND, interp.OpSLL, interp.OpSRL, interp.OpSLT, interp.OpMUL}
-	immOps := []interp.Op{interp.OpADDIW, interp.OpSLLIW, interp.OpSRLIW, interp.OpSRAIW, interp.OpADDI, interp.OpXORI}
+	immOps := []interp.Op{interp.OpADDIW, interp.OpSLLIW, interp.OpSRLIW, interp.OpSRAIW, interp.OpADDI, interp.OpXORI, interp.OpANDI}
 	reg := func() uint8 { return uint8(10 + rng.IntN(4)) }
 	var prog []I
 	for n := 2 + rng.IntN(6); n > 0; n-- {

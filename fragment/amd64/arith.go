@@ -47,6 +47,14 @@ func (c *compiler) shiftX(in ir.Inst) {
 	c.store(w, in.Dst)
 }
 
+// clearsUpper reports whether in is an and with a constant in [0, 2^31)
+// (gcc's andi of an index, i & 3): its ANDQ clears the upper half
+// whatever a stale operand held there, so the result is exact, not
+// stale, and a full read of it (an address) needs no extension.
+func clearsUpper(in ir.Inst) bool {
+	return in.Op == interp.OpAND && (nonNeg32(in.A) || nonNeg32(in.B))
+}
+
 // arith lowers an ALU or M-extension instruction (Dst != 0).
 func (c *compiler) arith(in ir.Inst) {
 	a := c.a
@@ -64,7 +72,7 @@ func (c *compiler) arith(in ir.Inst) {
 				src = reg(rCX)
 			}
 			a.op(aluRR[op], src, reg(w))
-			if isW(op) || c.sx.rawStale {
+			if isW(op) || c.sx.rawStale && !clearsUpper(in) {
 				c.finish32(in, w)
 			}
 			return
@@ -81,7 +89,7 @@ func (c *compiler) arith(in ir.Inst) {
 			}
 			a.op(aluRR[op], src, reg(w))
 		}
-		if isW(op) || c.sx.rawStale {
+		if isW(op) || c.sx.rawStale && !clearsUpper(in) {
 			c.finish32(in, w)
 		}
 		c.store(w, in.Dst)
