@@ -52,7 +52,21 @@ func TestStaleAtLoopHead(t *testing.T) {
 		{Op: interp.OpADDW, Rd: 15, Rs1: 15, Rs2: 9},
 		{Op: interp.OpADDI, Rd: 10, Rs1: 10, Imm: -1},
 	}
-	for _, loop := range [][]I{body, selfExit} {
+	// The third, CRC's shape: x6 (crc) reaches the head stale, read
+	// first by a W shift and a bitwise op of a known value, and is
+	// written a sign extension again at the end; a side exit comes before.
+	crc := []I{
+		{Op: interp.OpADDI, Rd: 12, Rs1: 12, Imm: 1},
+		{Op: interp.OpBLT, Rs1: 13, Rs2: 12, Imm: out(1)},
+		{Op: interp.OpSRLIW, Rd: 5, Rs1: 6, Imm: 8},
+		{Op: interp.OpANDI, Rd: 7, Rs1: 8, Imm: 255},
+		{Op: interp.OpXOR, Rd: 7, Rs1: 7, Rs2: 6},
+		{Op: interp.OpANDI, Rd: 7, Rs1: 7, Imm: 255},
+		{Op: interp.OpXOR, Rd: 5, Rs1: 5, Rs2: 7},
+		{Op: interp.OpADDIW, Rd: 6, Rs1: 5, Imm: 0},
+		{Op: interp.OpADDI, Rd: 10, Rs1: 10, Imm: -1},
+	}
+	for _, loop := range [][]I{body, selfExit, crc} {
 		img := loopImage(loop, make([]byte, 64), 64)
 		for _, lazy := range []bool{true, false} {
 			trace, code := compileLoop(t, img, len(loop), func(cpu *interp.CPU) { set(cpu, 20, 1000); cpu.X[17] = 1 }, fragment.Options{NoLazySext: !lazy})

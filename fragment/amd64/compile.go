@@ -127,6 +127,10 @@ type Code struct {
 	// side exits to the fragment's own head land: LoopAlign unless
 	// Options.NoLoopAlign; -1 when nothing jumps back.
 	LoopHead int
+	// extensions counts the sign extensions the body and the back edge
+	// emit (the path of a self-loop's passes): Compile keeps a lowering
+	// with registers stale at the head only if it has fewer.
+	extensions int
 }
 
 type compiler struct {
@@ -143,10 +147,13 @@ type compiler struct {
 	// them stale.
 	redefined uint32
 	// headSext are the registers the body starts with stale and known
-	// to be sign-extended, tested on entry (sextCheck); sxBroken is set
-	// when a write to one of them is not known to be.
+	// to be sign-extended, tested on entry (sextCheck); sxBroken has
+	// those of them a write in the body is not known to keep so.
 	headSext uint32
-	sxBroken bool
+	sxBroken uint32
+	// extensions counts the in-place extensions of the body's first
+	// copy and the back edge's (Code.extensions).
+	extensions int
 	// fredefined are the f registers the loop body writes before it
 	// reads them or can exit (fredefinedAtHead): the back edge leaves
 	// them dirty.
@@ -206,12 +213,28 @@ func Compile(f *ir.Func, opts Options) (*Code, error) {
 	// A self-loop whose back edge extends registers only for the exits
 	// before their next value: lowered again with them stale at the
 	// head (sext.go, headSextWanted), unless a write to one of them is
-	// not known to be sign-extended.
-	if again, _, err := compile(f, opts, want); err == nil && again != nil {
-		return again, nil
+	// not known to be sign-extended: then again without the registers
+	// such writes broke (whose loss may break others, hence a few
+	// rounds).
+	for round := 0; want != 0 && round < headSextRounds; round++ {
+		again, broken, err := compile(f, opts, want)
+		if err != nil {
+			break
+		}
+		if again != nil {
+			if again.extensions < code.extensions {
+				return again, nil
+			}
+			break
+		}
+		want &^= broken
 	}
 	return code, nil
 }
+
+// headSextRounds bounds the lowerings Compile tries after the first,
+// each with fewer registers stale at a self-loop's head.
+const headSextRounds = 3
 
 // lowerBody lowers f's body, instructions 0 to last-1 (the last is the
 // end exit), in the first copy without the merged decisions (merge.go).
@@ -253,8 +276,8 @@ const LoopAlign = 32
 
 // compile is Compile with the registers of headSext left stale at a
 // self-loop's head (sext.go). It also returns the registers a second
-// lowering could leave so (headSextWanted), and no code if a write to
-// one of headSext is not known to be sign-extended.
+// lowering could leave so (headSextWanted), or, with no code, those of
+// headSext a write in the body is not known to leave sign-extended.
 func compile(f *ir.Func, opts Options, headSext uint32) (*Code, uint32, error) {
 	a := newAssembler()
 	defer a.release()
@@ -410,8 +433,8 @@ func compile(f *ir.Func, opts Options, headSext uint32) (*Code, uint32, error) {
 		c.mark(end2.From)
 		c.emitStub(end2)
 	}
-	if c.sxBroken {
-		return nil, 0, nil
+	if c.sxBroken != 0 {
+		return nil, c.sxBroken, nil
 	}
 	// Code.Exits lists the end stub first.
 	pos := slices.Index(c.exits, end)
@@ -437,7 +460,7 @@ func compile(f *ir.Func, opts Options, headSext uint32) (*Code, uint32, error) {
 		at := toPrologue.offset()
 		binary.LittleEndian.PutUint32(bytes[at:], uint32(a.markOffset(prologue)-(at+4)))
 	}
-	code := &Code{Bytes: bytes, PCs: c.pcMap(), LinkedEntry: a.markOffset(linked)}
+	code := &Code{Bytes: bytes, PCs: c.pcMap(), LinkedEntry: a.markOffset(linked), extensions: c.extensions}
 	if bulk != nil {
 		code.Bulk = bulk.kind()
 	}

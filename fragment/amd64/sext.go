@@ -85,6 +85,7 @@ func (c *compiler) extend(r uint8) {
 	h := c.host(r)
 	c.a.op(xMOVLQSX, reg(h), reg(h))
 	c.sx.stale &^= 1 << r
+	c.extensions++
 }
 
 // prepare extends the stale operands in reads in full.
@@ -143,7 +144,7 @@ func (c *compiler) lowerSext(i int, in ir.Inst) {
 	if known {
 		c.sx.known |= bit
 	} else if c.headSext&bit != 0 {
-		c.sxBroken = true // (see sextCheck)
+		c.sxBroken |= bit // (see sextCheck)
 	}
 	if c.sx.lazy || (in.Op == ir.OpMov && c.sx.rawStale) {
 		c.sx.stale |= bit
@@ -182,6 +183,60 @@ func redefinedAtHead(f *ir.Func, throughExits bool) uint32 {
 	return dead
 }
 
+// lowFirstReads returns the guest registers whose reads in a self-loop's
+// body, up to the first write to them, all read at most their low 32
+// bits once the register is known to be sign-extended: W ops, shift
+// amounts, sign and zero extensions, narrow stores, and bitwise ops and
+// compares (which lowReads lets read a known register stale when the
+// other operand is known too; where it is not, the lowering extends the
+// register there, as the back edge would have), and copies to a host
+// register (the copy is stale and known in turn). Left stale at the head
+// as one of headSext (tested on entry, every write to it in the body
+// known), such a register needs no extension on the back edge: gcc's
+// 32-bit loops (CRC's crc = table[..] ^ (crc >> 8), SHA-256's rounds)
+// carry their values into the next pass through xor, and, srliw and
+// the copies that rotate SHA-256's eight working variables.
+func (c *compiler) lowFirstReads() uint32 {
+	var full, written uint32
+	for _, in := range c.f.Insts {
+		lowA, lowB := lowReadsKnown(in)
+		if in.Op == ir.OpMov {
+			lowA = c.host(in.Dst) != 0
+		}
+		for k, v := range [...]ir.Val{in.A, in.B} {
+			low := lowA
+			if k == 1 {
+				low = lowB
+			}
+			if !v.IsConst && v.Reg != 0 && !low && written&(1<<v.Reg) == 0 {
+				full |= 1 << v.Reg
+			}
+		}
+		if in.Dst != 0 {
+			written |= 1 << in.Dst
+		}
+	}
+	return written &^ full
+}
+
+// lowReadsKnown is lowReads for operands known to be sign-extended: which
+// of in's operands it reads only in their low 32 bits.
+func lowReadsKnown(in ir.Inst) (a, b bool) {
+	switch op := in.Op; {
+	case isW(op):
+		return true, true
+	case op == interp.OpSLL || op == interp.OpSRL || op == interp.OpSRA:
+		return false, true
+	case ir.IsExt(op):
+		return true, false
+	case ir.IsStore(op):
+		return false, ir.Width(op) <= 4
+	case op == interp.OpAND || op == interp.OpOR || op == interp.OpXOR, ir.IsGuard(op):
+		return true, true
+	}
+	return false, false
+}
+
 // headSextWanted returns, after a first lowering of a self-loop, the
 // registers the back edge had to extend only because an exit comes
 // before their next value: stale at the end of the body (in the end
@@ -193,7 +248,7 @@ func (c *compiler) headSextWanted(endStale uint32) uint32 {
 	if !c.loops || !c.sx.on {
 		return 0
 	}
-	want := endStale & redefinedAtHead(c.f, true) &^ c.redefined
+	want := endStale & (redefinedAtHead(c.f, true) | c.lowFirstReads()) &^ c.redefined
 	for r := uint8(1); r < 32; r++ {
 		if c.host(r) == 0 {
 			want &^= 1 << r

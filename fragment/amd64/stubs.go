@@ -3,6 +3,7 @@
 package amd64
 
 import (
+	"math/bits"
 	"rvdyn/fragment/exit"
 	"rvdyn/fragment/ir"
 )
@@ -175,6 +176,9 @@ func (c *compiler) emitStub(e *exitStub) {
 		fkeep = c.fredefined | c.headNaN[0] | c.headNaN[1]
 	}
 	c.extendStale(e.stale &^ keep)
+	if e.linked != nil {
+		c.extensions += bits.OnesCount32(e.stale &^ keep)
+	}
 	e.stale = 0
 	c.canonicalizeDirty(e, ^fkeep)
 	out := &label{}
