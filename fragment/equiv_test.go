@@ -329,7 +329,7 @@ func randomFloatState(rng *rand.Rand, cpu *interp.CPU) {
 }
 
 func randomIntState(rng *rand.Rand, x *[32]uint64, n int, wild bool) {
-	special := []uint64{0, 1, ^uint64(0), 1 << 63, 1<<63 - 1, 0x80000000, 0xffffffff, 2}
+	special := []uint64{0, 1, ^uint64(0), 1 << 63, 1<<63 - 1, 0x80000000, 0xffffffff, 2, 1 << 32, 1<<32 + 7}
 	for i := 1; i < 32; i++ {
 		if rng.IntN(3) == 0 {
 			x[i] = special[rng.IntN(len(special))]

@@ -100,6 +100,9 @@ type Options struct {
 	// the destination, even where the host has BMI2's SHLX, SHRX, SARX
 	// and RORX (amd64.Options.NoBMI2).
 	NoBMI2 bool
+	// NoNarrowDiv divides in 64 bits whatever the operands, instead of
+	// one 32-bit DIVL when both fit in 32 bits (amd64.Options.NoNarrowDiv).
+	NoNarrowDiv bool
 	// NoConstFold turns off constant propagation and folding
 	// (ir/constfold.go): known branch outcomes, constant addresses checked at
 	// compile time, algebraic identities.
@@ -325,6 +328,7 @@ var backendSwitches = []pass{
 	{"bmi2", nil, func(o *Options) *bool { return &o.NoBMI2 }, "shifts by a register amount and rotates use x86's two-operand forms (the count copied into CX, the source into the destination) even where the host has BMI2's SHLX, SHRX, SARX and RORX"},
 	{"decision-merge", nil, func(o *Options) *bool { return &o.NoDecisionMerge }, "under a sampled query, each selected instruction decrements and tests the countdown where it is, instead of one test of all of a pass's decisions at the body's top (and a second copy of the body, with them, for the passes a sample falls in)"},
 	{"gap-thread", nil, func(o *Options) *bool { return &o.NoGapThread }, "under a sampled native query, the sampling gaps are drawn on the guest's thread, at the dispatcher and at a sample exit whenever native code has used the 1,024 drawn ahead, instead of by a service thread that keeps them topped up beside the guest"},
+	{"narrow-div", nil, func(o *Options) *bool { return &o.NoNarrowDiv }, "a 64-bit division or remainder always runs x86's 64-bit IDIVQ or DIVQ, instead of one 32-bit DIVL when both operands fit in 32 bits unsigned"},
 	{"loop-align", nil, func(o *Options) *bool { return &o.NoLoopAlign }, "a looping fragment's head stays where it falls, after its entry code, instead of on a 32-byte boundary"},
 }
 

@@ -104,6 +104,10 @@ type Options struct {
 	// destination) also where the host has BMI2's SHLX, SHRX, SARX and
 	// RORX (hostBMI2).
 	NoBMI2 bool
+	// NoNarrowDiv lowers every 64-bit division and remainder with
+	// IDIVQ or DIVQ, instead of a 32-bit DIVL when both operands fit in
+	// 32 bits (narrowDivide).
+	NoNarrowDiv bool
 }
 
 // Code is one fragment's machine code: position-independent, entered at
@@ -164,9 +168,11 @@ type compiler struct {
 	headNaN   [2]uint32
 	selfExits bool // some side exit jumps back to the body (selfExit)
 	noIBL     bool // indirect stubs leave instead of looking up the table
-	combine   bool // byte stores are combined (storecombine.go)
-	avx       bool // AVX's three-operand arithmetic (hostAVX and not Options.NoAVX)
-	bmi2      bool // BMI2's shifts and rotate (hostBMI2 and not Options.NoBMI2)
+	// noNarrowDiv: Options.NoNarrowDiv.
+	noNarrowDiv bool
+	combine     bool // byte stores are combined (storecombine.go)
+	avx         bool // AVX's three-operand arithmetic (hostAVX and not Options.NoAVX)
+	bmi2        bool // BMI2's shifts and rotate (hostBMI2 and not Options.NoBMI2)
 	// boxed are the f registers known to hold a NaN-boxed single at
 	// this point of the body: loadSingle need not test them.
 	boxed    uint32
@@ -308,6 +314,7 @@ func compile(f *ir.Func, opts Options, headSext uint32) (*Code, uint32, error) {
 	c.combine = !opts.NoStoreCombine
 	c.avx = hostAVX && !opts.NoAVX
 	c.bmi2 = hostBMI2 && !opts.NoBMI2
+	c.noNarrowDiv = opts.NoNarrowDiv
 	c.boxKnown = !opts.NoBoxKnown
 	if c.loops {
 		c.redefined = redefinedAtHead(f, false)
