@@ -111,6 +111,9 @@ type Options struct {
 	NoCopyProp bool
 	// NoDCE turns off dead code elimination (ir/dce.go).
 	NoDCE bool
+	// NoExitSink keeps in a self-loop's body the shifts whose results
+	// only its exits can see (ir/sink.go).
+	NoExitSink bool
 	// NoLoadElim turns off redundant load elimination and store-to-load
 	// forwarding (ir/loadelim.go).
 	NoLoadElim bool
@@ -214,6 +217,7 @@ var passes = []pass{
 	{"quietcmp", ir.QuietCompare, func(o *Options) *bool { return &o.NoQuietCompare }, "the frflags / compare / fsflags idiom keeps its compares' flags and its write of fflags (an MXCSR load)"},
 	{"shadd", ir.ShAdd, func(o *Options) *bool { return &o.NoShAdd }, "index arithmetic (slli t,x,k ; add d,t,b, and constants added to x or b) stays two or three instructions instead of one LEA"},
 	{"dce", ir.DCE, func(o *Options) *bool { return &o.NoDCE }, "no dead code elimination"},
+	{"exit-sink", ir.SinkToExits, func(o *Options) *bool { return &o.NoExitSink }, "a self-loop computes in every pass the shifts whose results only its exits can see (the halves of gcc's rotations) instead of leaving them to the exit stubs"},
 }
 
 // passOrder are the constraints on the order of passes, each "a runs
@@ -235,6 +239,8 @@ var passOrder = []struct{ a, b, why string }{
 	{"checkhoist", "boxcheck", "the box check's exit follows the loop checks' exits"},
 	{"boxcheck", "frmhoist", "the rounding-mode check's exit follows the other entry checks' exits"},
 	{"checkwiden", "dce", "dead code elimination sweeps up what the others made dead"},
+	{"dce", "exit-sink", "the shifts sunk are those dead code elimination keeps for the exits"},
+	{"rotate", "exit-sink", "the shifts sunk are the halves rotations no longer read"},
 	{"checkrange", "shadd", "table lookups are found in the adds that shadd replaces"},
 	{"checkhoist", "shadd", "derived bases and loop checks are found in the adds that shadd replaces"},
 	{"checkwiden", "shadd", "the checks are placed before the index arithmetic is folded"},

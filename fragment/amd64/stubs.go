@@ -95,6 +95,7 @@ func loopChecked(f *ir.Func) bool {
 // reads of fflags left to the exits (flushSnaps); last, where R12 holds
 // a guest register (regAlloc.budgetReg), the budget back into R12.
 func (c *compiler) writeBack(e *exitStub) {
+	c.materialize(e)
 	for _, r := range c.ra.dirty(e.at, c.loops) {
 		if e.stale&(1<<r) != 0 {
 			c.a.op(xMOVLQSX, reg(c.ra.host[r]), reg(c.ra.host[r]))
@@ -110,6 +111,36 @@ func (c *compiler) writeBack(e *exitStub) {
 	c.flushSnaps(e.at, e.Kind == exit.Indirect)
 	if c.ra.budgetReg {
 		c.a.op(xMOVQ, mem(rSt, StateBudget), reg(rBudget)) // the budget back where links expect it
+	}
+}
+
+// materialize computes, on the way out through exit e, the results of the
+// instructions sunk out of the body before it (ir.SinkToExits): a shift
+// by a constant of a register whose value is the one the shift read
+// (stale registers are extended by now, and a W shift reads the low half
+// anyway), into AX, then into the register's State slot and its host
+// register if it has one (a resident home, which the link and the
+// write back of the homes read). Exits with e.at 0 (the entry's, the
+// body's first instruction's) come before any: ir.Sunk.At is at least 1.
+func (c *compiler) materialize(e *exitStub) {
+	for _, s := range c.f.Sunk {
+		if e.at < s.At {
+			continue
+		}
+		in := s.Inst
+		c.load(in.A, rAX)
+		k := int64(in.B.Const & 63)
+		if isW(in.Op) {
+			k &= 31
+		}
+		c.a.op(shifts[in.Op], imm(k), reg(rAX))
+		if isW(in.Op) {
+			c.a.op(xMOVLQSX, reg(rAX), reg(rAX))
+		}
+		c.a.op(xMOVQ, reg(rAX), mem(rSt, regOff(in.Dst)))
+		if h := c.ra.host[in.Dst]; h != 0 {
+			c.a.op(xMOVQ, reg(rAX), reg(h))
+		}
 	}
 }
 

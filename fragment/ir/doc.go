@@ -4,7 +4,7 @@
 // explicit exits (ir.go, exit.go), rewritten by the optimizer passes (one
 // file each: constfold.go, strength.go, rotate.go, loadelim.go,
 // copyprop.go, checkrange.go, checkhoist.go, checkwiden.go, boxcheck.go,
-// frmhoist.go, quietcmp.go, shadd.go, dce.go) and checked by the verifier
+// frmhoist.go, quietcmp.go, shadd.go, dce.go, sink.go) and checked by the verifier
 // (verify.go). Package fragment holds the table
 // that runs the passes in order, and package fragment/amd64 lowers the
 // result to machine code.

@@ -375,6 +375,9 @@ type Func struct {
 	// Trip, in a Func that Loops, bounds the iterations run after an
 	// entry when its Step is not 0 (see Trip).
 	Trip Trip
+	// Sunk, in a Func that Loops, are the instructions SinkToExits took
+	// out of the body, which the exit stubs after them compute.
+	Sunk []Sunk
 	env  Env
 }
 
@@ -421,6 +424,9 @@ func (f *Func) String() string {
 	}
 	for _, in := range f.Pre {
 		fmt.Fprintf(&b, "  %8s      %v\n", "entry", in)
+	}
+	for _, s := range f.Sunk {
+		fmt.Fprintf(&b, "  %8x      %v  ; sunk: in the exit stubs of instruction %d on\n", s.Inst.PC, s.Inst, s.At)
 	}
 	for _, in := range f.Insts {
 		fmt.Fprintf(&b, "  %8x %3d  %v\n", in.PC, in.Step, in)

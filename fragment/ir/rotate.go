@@ -17,7 +17,8 @@ import "rvdyn/interp"
 // register that still holds x (the shifts' source, often overwritten by
 // the first shift itself, survives in gcc's copy of it): the shifts stay,
 // and dce removes them when their results are overwritten before any exit
-// needs them. That frees their registers too, which in SHA-256's rounds
+// needs them (in a self-loop, SinkToExits moves the others into the exit
+// stubs). That frees their registers too, which in SHA-256's rounds
 // is what the register allocator lacks most.
 //
 // Values are followed by number: a register's number changes at every
