@@ -66,20 +66,30 @@ func SinkToExits(f *Func) {
 		}
 		note(in)
 	}
-	out := f.Insts[:0:0]
-	var sunk []Sunk
-	exitSeen := false
+	// Candidates come before the body's first exit (and after its first
+	// instruction); most loops have none, and are left without a copy.
+	var sinks []int
 	for i, in := range f.Insts {
-		if !exitSeen && len(out) > 0 && sinkable(in, touched[in.Dst]) && sourceKept(f, i) {
-			sunk = append(sunk, Sunk{At: len(out), Inst: in})
+		if in.Exit >= 0 || in.Op == OpExit {
+			break
+		}
+		if i > 0 && sinkable(in, touched[in.Dst]) && sourceKept(f, i) {
+			sinks = append(sinks, i)
+		}
+	}
+	if len(sinks) == 0 {
+		return
+	}
+	out := make([]Inst, 0, len(f.Insts)-len(sinks))
+	for i, in := range f.Insts {
+		if len(sinks) > 0 && sinks[0] == i {
+			sinks = sinks[1:]
+			f.Sunk = append(f.Sunk, Sunk{At: len(out), Inst: in})
 			continue
 		}
-		exitSeen = exitSeen || in.Exit >= 0 || in.Op == OpExit
 		out = append(out, in)
 	}
-	if len(sunk) > 0 {
-		f.Insts, f.Sunk = out, sunk
-	}
+	f.Insts = out
 }
 
 // sinkable reports whether in is a shift by a constant whose register
