@@ -169,7 +169,7 @@ func (c *compiler) arith(in ir.Inst) {
 // non-negative, so signed and unsigned agree), one 32-bit DIVL gives the
 // quotient and remainder, which x86 zero-extends. A 64-bit IDIVQ or DIVQ
 // takes two to four times as long on the Skylake-era cores (42-95 cycles
-// against 26, Intel's optimization manual), and guests divide small
+// against 26 in Agner Fog's instruction tables), and guests divide small
 // values in 64 bits (bytecode's prime sieve, `long` counters). Wider
 // operands take the 64-bit path, out of line, with the signed overflow's
 // test (a divisor of -1 is wide):
