@@ -4,6 +4,7 @@ package amd64
 
 import (
 	"math/bits"
+
 	"rvdyn/fragment/exit"
 	"rvdyn/fragment/ir"
 )
