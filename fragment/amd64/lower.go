@@ -294,8 +294,9 @@ func (c *compiler) guard(i int, in ir.Inst) {
 	switch {
 	case c.hostOf(x) != 0:
 		xo = reg(c.hostOf(x))
-	case c.hostOf(y) != 0 && x.IsConst && ir.FitsInt32(int64(x.Const)):
-		// 0 < y etc.: compare y with x and mirror the condition
+	case c.hostOf(y) != 0 && (x.IsConst && ir.FitsInt32(int64(x.Const)) || !x.IsConst && x.Reg != 0):
+		// 0 < y, or x living in State: compare y with x (an immediate
+		// or x's slot) and mirror the condition, instead of loading x
 		x, y = y, x
 		xo = reg(c.hostOf(x))
 		cond = mirrored[in.Op]
