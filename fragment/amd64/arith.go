@@ -55,6 +55,17 @@ func clearsUpper(in ir.Inst) bool {
 	return in.Op == interp.OpAND && (nonNeg32(in.A) || nonNeg32(in.B))
 }
 
+// inState reports whether op has an x86 form that operates on a memory
+// destination in place (64-bit add, sub and the bitwise ops; not imul,
+// and not the W ops, whose results must be sign-extended).
+func inState(op interp.Op) bool {
+	switch op {
+	case interp.OpADD, interp.OpSUB, interp.OpAND, interp.OpOR, interp.OpXOR:
+		return true
+	}
+	return false
+}
+
 // arith lowers an ALU or M-extension instruction (Dst != 0).
 func (c *compiler) arith(in ir.Inst) {
 	a := c.a
@@ -62,6 +73,15 @@ func (c *compiler) arith(in ir.Inst) {
 	x, y := in.A, in.B
 	isMul := op == interp.OpMUL || op == interp.OpMULW
 	switch {
+	case inState(op) && c.host(in.Dst) == 0 && x.IsReg(in.Dst) && !c.sx.rawStale:
+		// rd = rd op y with rd in State (a pointer or counter the
+		// allocator left there): one read-modify-write of its slot
+		src := c.opnd(y, rCX)
+		if !src.isImm() && c.hostOf(y) == 0 {
+			c.load(y, rCX) // no memory-to-memory form
+			src = reg(rCX)
+		}
+		a.op(aluRR[op], src, mem(rSt, regOff(in.Dst)))
 	case aluRR[op] != 0:
 		if commutative[op] && y.IsReg(in.Dst) && !x.IsReg(in.Dst) && c.host(in.Dst) != 0 {
 			// rd = x op rd: operate on rd's register in place
