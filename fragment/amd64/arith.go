@@ -77,8 +77,8 @@ func (c *compiler) arith(in ir.Inst) {
 		// rd = rd op y with rd in State (a pointer or counter the
 		// allocator left there): one read-modify-write of its slot
 		src := c.opnd(y, rCX)
-		if !src.isImm() && c.hostOf(y) == 0 {
-			c.load(y, rCX) // no memory-to-memory form
+		if !y.IsConst && c.hostOf(y) == 0 {
+			c.load(y, rCX) // y in State too: no memory-to-memory form
 			src = reg(rCX)
 		}
 		a.op(aluRR[op], src, mem(rSt, regOff(in.Dst)))
