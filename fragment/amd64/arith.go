@@ -210,27 +210,14 @@ func (c *compiler) narrowDivide(signed, isRem bool, pc uint64, done *label) {
 	c.cold = append(c.cold, func() {
 		c.mark(pc)
 		a.bind(wide)
-		if signed {
+		// Already out of line: the answer for -1 right here.
+		c.fullDivide(false, signed, isRem, func(answer func()) {
 			divide := &label{}
-			a.op(xCMPQ, reg(rCX), imm(-1))
 			a.jcc(condNE, divide)
-			// divisor -1: quotient -dividend (wrapping), remainder 0
-			if isRem {
-				a.op(xXORL, reg(rAX), reg(rAX))
-			} else {
-				a.op(xNEGQ, none, reg(rAX))
-			}
+			answer()
 			a.jmp(done)
 			a.bind(divide)
-			a.op(xCQO, none, none)
-			a.op(xIDIVQ, reg(rCX), none)
-		} else {
-			a.op(xXORL, reg(rDX), reg(rDX))
-			a.op(xDIVQ, reg(rCX), none)
-		}
-		if isRem {
-			a.op(xMOVQ, reg(rDX), reg(rAX))
-		}
+		})
 		a.jmp(done)
 	})
 }
@@ -248,9 +235,9 @@ func (c *compiler) divide(op interp.Op, pc uint64) {
 	w := isW(op)
 	signed := op == interp.OpDIV || op == interp.OpREM || op == interp.OpDIVW || op == interp.OpREMW
 	isRem := op == interp.OpREM || op == interp.OpREMU || op == interp.OpREMW || op == interp.OpREMUW
-	test, cmp, neg, cvt, idiv, div := xTESTQ, xCMPQ, xNEGQ, xCQO, xIDIVQ, xDIVQ
+	test := xTESTQ
 	if w {
-		test, cmp, neg, cvt, idiv, div = xTESTL, xCMPL, xNEGL, xCDQ, xIDIVL, xDIVL
+		test = xTESTL
 	}
 	done := &label{}
 	// special emits a jump on the flags to an answer out of line, which
@@ -275,9 +262,25 @@ func (c *compiler) divide(op interp.Op, pc uint64) {
 		c.narrowDivide(signed, isRem, pc, done)
 		return
 	}
+	c.fullDivide(w, signed, isRem, special)
+	a.bind(done)
+}
+
+// fullDivide emits the division of AX by CX in its operand width (32
+// bits for the W ops), the divisor known not to be zero, leaving the
+// result in AX. A signed one first tests for a divisor of -1 (x86
+// traps on MinInt / -1, where RISC-V wraps), and minus1 emits the jump
+// on ZF to answer, which gives that case's result in AX: divide's
+// out-of-line special, or narrowDivide's jump within its cold path.
+func (c *compiler) fullDivide(w, signed, isRem bool, minus1 func(answer func())) {
+	a := c.a
+	cmp, neg, cvt, idiv, div := xCMPQ, xNEGQ, xCQO, xIDIVQ, xDIVQ
+	if w {
+		cmp, neg, cvt, idiv, div = xCMPL, xNEGL, xCDQ, xIDIVL, xDIVL
+	}
 	if signed {
 		a.op(cmp, reg(rCX), imm(-1))
-		special(func() { // divisor -1: quotient -dividend (wrapping), remainder 0
+		minus1(func() { // divisor -1: quotient -dividend (wrapping), remainder 0
 			if isRem {
 				a.op(xXORL, reg(rAX), reg(rAX))
 			} else {
@@ -293,5 +296,4 @@ func (c *compiler) divide(op interp.Op, pc uint64) {
 	if isRem {
 		a.op(xMOVQ, reg(rDX), reg(rAX))
 	}
-	a.bind(done)
 }

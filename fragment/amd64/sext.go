@@ -61,23 +61,15 @@ func (c *compiler) staleVal(v ir.Val) bool {
 // their low 32 bits (or fewer), so that they may be stale.
 func (c *compiler) lowReads(in ir.Inst) (a, b bool) {
 	switch op := in.Op; {
-	case isW(op):
-		return true, true
-	case op == interp.OpSLL || op == interp.OpSRL || op == interp.OpSRA:
-		return false, true // the shift amount is the low 6 bits
-	case ir.IsExt(op):
-		return true, false // MOVLQSX, MOVL and the narrower ones
 	case op == interp.OpFCVTDW, op == interp.OpFCVTSW, op == interp.OpFCVTDWU, op == interp.OpFCVTSWU, op == interp.OpFMVWX:
 		return true, false // conversions and the move of a word: 32-bit sources
-	case ir.IsStore(op):
-		return false, ir.Width(op) <= 4
 	case op == interp.OpAND || op == interp.OpOR || op == interp.OpXOR, ir.IsGuard(op):
 		both := c.knownVal(in.A) && c.knownVal(in.B)
 		return both, both
 	case op == ir.OpMov:
 		return c.host(in.Dst) != 0, false // copied as is, staleness and all
 	}
-	return false, false
+	return lowReadsKnown(in)
 }
 
 // extend emits the sign extension of stale register r in place.
@@ -220,15 +212,17 @@ func (c *compiler) lowFirstReads() uint32 {
 }
 
 // lowReadsKnown is lowReads for operands known to be sign-extended: which
-// of in's operands it reads only in their low 32 bits.
+// of in's operands it reads only in their low 32 bits (lowReads adds
+// the conversions, and for bitwise ops and compares asks whether both
+// operands are known).
 func lowReadsKnown(in ir.Inst) (a, b bool) {
 	switch op := in.Op; {
 	case isW(op):
 		return true, true
 	case op == interp.OpSLL || op == interp.OpSRL || op == interp.OpSRA:
-		return false, true
+		return false, true // the shift amount is the low 6 bits
 	case ir.IsExt(op):
-		return true, false
+		return true, false // MOVLQSX, MOVL and the narrower ones
 	case ir.IsStore(op):
 		return false, ir.Width(op) <= 4
 	case op == interp.OpAND || op == interp.OpOR || op == interp.OpXOR, ir.IsGuard(op):
