@@ -111,52 +111,58 @@ func startCaptureSlow(t *testing.T, text string, slots, spin int) (*rpa.Session,
 // sends a message per selected instruction.
 const queryRunLimit = 3_000_000
 
-// TestQueryModesAgree: with always-queries installed, every guest gives
-// the same output, status and instruction count in interp and dynamo mode
-// as without queries, and the service threads receive identical messages.
+// TestQueryModesAgree: with always-queries installed, every guest of
+// both corpus flavors gives the same output, status and instruction count
+// in interp and dynamo mode as without queries, and the service threads
+// receive identical messages (RV64GC: native queries of compressed
+// branches, whose targets need not be multiples of 4, among them).
 func TestQueryModesAgree(t *testing.T) {
-	for _, name := range corpus.Names() {
-		t.Run(name, func(t *testing.T) {
-			t.Parallel() // each run has its own VM and profiler session
-			image, err := corpus.ELF(name)
-			if err != nil {
-				t.Fatal(err)
+	for _, fl := range corpus.Flavors() {
+		for _, name := range corpus.NamesOf(fl) {
+			t.Run(fl.String()+"/"+name, func(t *testing.T) { queryModesAgree(t, name, fl) })
+		}
+	}
+}
+
+func queryModesAgree(t *testing.T, name string, fl corpus.Flavor) {
+	t.Parallel() // each run has its own VM and profiler session
+	image, err := corpus.ELFOf(name, fl)
+	if err != nil {
+		t.Fatal(err)
+	}
+	args := corpus.Args(name, corpus.Small)
+	ref := run(t, image, rvdyn.Options{Mode: rvdyn.ModeInterp, MaxInstructions: queryRunLimit, Config: interp.Config{Args: args}})
+	for qi, q := range alwaysQueries {
+		var got [2]map[int][]mq.Message
+		var reps [2]rpa.Report
+		for i, mode := range []rvdyn.Mode{rvdyn.ModeInterp, rvdyn.ModeDynamo} {
+			s, c := startCapture(t, q)
+			o := run(t, image, rvdyn.Options{Mode: mode, NET: net.Options{Delay: 10}, Profiler: s, MaxInstructions: queryRunLimit, Config: interp.Config{Args: args}})
+			s.Close()
+			if o.err != ref.err || o.code != ref.code || o.stdout != ref.stdout || o.insts != ref.insts {
+				t.Fatalf("query %d, %v: exit %d (%v), %d instructions; without queries %d, %d", qi, mode, o.code, o.err, o.insts, ref.code, ref.insts)
 			}
-			args := corpus.Args(name, corpus.Small)
-			ref := run(t, image, rvdyn.Options{Mode: rvdyn.ModeInterp, MaxInstructions: queryRunLimit, Config: interp.Config{Args: args}})
-			for qi, q := range alwaysQueries {
-				var got [2]map[int][]mq.Message
-				var reps [2]rpa.Report
-				for i, mode := range []rvdyn.Mode{rvdyn.ModeInterp, rvdyn.ModeDynamo} {
-					s, c := startCapture(t, q)
-					o := run(t, image, rvdyn.Options{Mode: mode, NET: net.Options{Delay: 10}, Profiler: s, MaxInstructions: queryRunLimit, Config: interp.Config{Args: args}})
-					s.Close()
-					if o.err != ref.err || o.code != ref.code || o.stdout != ref.stdout || o.insts != ref.insts {
-						t.Fatalf("query %d, %v: exit %d (%v), %d instructions; without queries %d, %d", qi, mode, o.code, o.err, o.insts, ref.code, ref.insts)
-					}
-					if o.stats.Profiler == nil {
-						t.Fatalf("query %d, %v: no rpa report in Stats", qi, mode)
-					}
-					got[i], reps[i] = c.msgs, s.Report()
-					t.Logf("query %d %v: records %d, native %d, sample exits %d", qi, mode, reps[i].Records, reps[i].Native, o.stats.Exits[rvdyn.ExitSample])
-					if mode == rvdyn.ModeDynamo && native[q] && rpa.NativeAvailable() && reps[i].Native == 0 && reps[i].Records > 0 {
-						t.Errorf("query %d: %d records, none run natively", qi, reps[i].Records)
-					}
-					if mode == rvdyn.ModeDynamo && strings.Contains(q, "every") && o.stats.Exits[rvdyn.ExitSample] == 0 && reps[1].Native == 0 {
-						t.Errorf("query %d: no sample exits: the fragments carry no sampling decision", qi)
-					}
-				}
-				for n := range rpa.MaxQueues {
-					a, b := got[0][n], got[1][n]
-					if !slices.Equal(a, b) {
-						t.Errorf("query %d queue %d: interp sent %d messages, dynamo %d; first difference %s", qi, n, len(a), len(b), firstDiff(a, b))
-					}
-				}
-				if reps[0].Records != reps[1].Records || reps[0].Events != reps[1].Events || reps[0].Insts != reps[1].Insts || reps[0].Counts != reps[1].Counts {
-					t.Errorf("query %d: reports differ: interp %+v, dynamo %+v", qi, reps[0], reps[1])
-				}
+			if o.stats.Profiler == nil {
+				t.Fatalf("query %d, %v: no rpa report in Stats", qi, mode)
 			}
-		})
+			got[i], reps[i] = c.msgs, s.Report()
+			t.Logf("query %d %v: records %d, native %d, sample exits %d", qi, mode, reps[i].Records, reps[i].Native, o.stats.Exits[rvdyn.ExitSample])
+			if mode == rvdyn.ModeDynamo && native[q] && rpa.NativeAvailable() && reps[i].Native == 0 && reps[i].Records > 0 {
+				t.Errorf("query %d: %d records, none run natively", qi, reps[i].Records)
+			}
+			if mode == rvdyn.ModeDynamo && strings.Contains(q, "every") && o.stats.Exits[rvdyn.ExitSample] == 0 && reps[1].Native == 0 {
+				t.Errorf("query %d: no sample exits: the fragments carry no sampling decision", qi)
+			}
+		}
+		for n := range rpa.MaxQueues {
+			a, b := got[0][n], got[1][n]
+			if !slices.Equal(a, b) {
+				t.Errorf("query %d queue %d: interp sent %d messages, dynamo %d; first difference %s", qi, n, len(a), len(b), firstDiff(a, b))
+			}
+		}
+		if reps[0].Records != reps[1].Records || reps[0].Events != reps[1].Events || reps[0].Insts != reps[1].Insts || reps[0].Counts != reps[1].Counts {
+			t.Errorf("query %d: reports differ: interp %+v, dynamo %+v", qi, reps[0], reps[1])
+		}
 	}
 }
 

@@ -27,8 +27,15 @@ type guestRun struct {
 // readProgram, which memSize bounds, 0 meaning the default address
 // space), or the embedded guests named in list (comma-separated, "all"
 // for every one, "" for the default guest), at their small size when
-// small is set. Giving both is an error.
+// small is set. Giving both is an error. The embedded guests are the
+// RV64IM builds; selectGuestsOf takes the flavor.
 func selectGuests(files []string, list string, small bool, memSize uint64) ([]guestRun, error) {
+	return selectGuestsOf(files, list, small, memSize, corpus.IM)
+}
+
+// selectGuestsOf is selectGuests with the corpus flavor of the embedded
+// guests (the file named on the command line is run as it is).
+func selectGuestsOf(files []string, list string, small bool, memSize uint64, fl corpus.Flavor) ([]guestRun, error) {
 	switch {
 	case len(files) > 0 && list != "":
 		return nil, fmt.Errorf("give either a program file or --guest, not both")
@@ -41,7 +48,7 @@ func selectGuests(files []string, list string, small bool, memSize uint64) ([]gu
 	}
 	names := []string{corpus.Default}
 	if list == "all" {
-		names = corpus.Names()
+		names = corpus.NamesOf(fl)
 	} else if list != "" {
 		names = splitList(list, ",")
 	}
@@ -51,7 +58,7 @@ func selectGuests(files []string, list string, small bool, memSize uint64) ([]gu
 	}
 	var runs []guestRun
 	for _, name := range names {
-		image, err := corpus.ELF(name)
+		image, err := corpus.ELFOf(name, fl)
 		if err != nil {
 			return nil, err
 		}

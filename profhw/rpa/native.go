@@ -196,9 +196,10 @@ func NativeAvailable() bool { return !raceEnabled }
 // Native returns the description of the record and query of the
 // instruction in at pc for the fragment compiler, or false if it is not
 // selected or native code cannot run its query: only conditional
-// branches (to aligned targets) and stores, records without timing
-// fields, and queries that Native's doc allows. UseNative must have been
-// called.
+// branches and stores, records without timing fields, and queries that
+// Native's doc allows. A branch's target may be any halfword: with the C
+// extension a target that is not a multiple of 4 is no fault (and a
+// branch's offset is always even). UseNative must have been called.
 func (g *Engine) Native(pc uint64, in interp.Inst) (*Native, bool) {
 	ent, period, ok := g.Selection(pc, in)
 	if !ok || g.nat == nil || !NativeAvailable() {
@@ -206,7 +207,7 @@ func (g *Engine) Native(pc uint64, in interp.Inst) (*Native, bool) {
 	}
 	switch c := in.Op.Class(); {
 	case c == interp.ClassStore:
-	case in.IsBranch() && (pc+uint64(in.Imm))&3 == 0:
+	case in.IsBranch():
 	default:
 		return nil, false
 	}

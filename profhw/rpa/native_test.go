@@ -222,8 +222,10 @@ func TestNativeDeclines(t *testing.T) {
 	}
 	var ns NativeState
 	g, _ := nativeEngine(t, "for opBRANCH * every 4 collect pc res1; send 1 stop;", &ns)
-	if _, ok := g.Native(0x1000, interp.Inst{Op: interp.OpBEQ, Rs1: 5, Imm: 6}); ok {
-		t.Error("a branch to a misaligned target is native")
+	// RV64C: a target that is a multiple of 2 but not of 4 (c.bnez's
+	// fall-through, glibc's code) is no fault, and its query is native.
+	if _, ok := g.Native(0x1000, interp.Inst{Op: interp.OpBEQ, Rs1: 5, Imm: 6}); !ok {
+		t.Error("a branch to a halfword target is not native")
 	}
 	if _, ok := g.Native(0x1000, br); !ok {
 		t.Error("the edge query is not native")
