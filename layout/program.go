@@ -96,11 +96,16 @@ func Analyze(image []byte) (*Program, error) {
 	var procs []Proc
 	seen := map[uint64]bool{}
 	for _, s := range syms {
+		// Functions, and the untyped labels of assembly code in the
+		// text (_start; glibc's load_gp, which _start calls), but not
+		// the mapping symbols ($x..., $d) that mark where code begins.
 		typ := elf.ST_TYPE(s.Info)
-		if typ != elf.STT_FUNC && !(typ == elf.STT_NOTYPE && s.Name == "_start") {
+		if typ != elf.STT_FUNC && (typ != elf.STT_NOTYPE || s.Name == "" || s.Name[0] == '$') {
 			continue
 		}
-		if secOf(s.Value) < 0 || s.Value%4 != 0 || seen[s.Value] {
+		// With the C extension a function may start at any halfword
+		// (riscv64-linux-gnu-gcc places about half of glibc's so).
+		if secOf(s.Value) < 0 || s.Value%2 != 0 || seen[s.Value] {
 			continue // aliases of one address: the first name wins
 		}
 		seen[s.Value] = true
@@ -120,7 +125,7 @@ func Analyze(image []byte) (*Program, error) {
 		if p.Size == 0 || p.Addr+p.Size > end {
 			p.Size = end - p.Addr
 		}
-		p.Size &^= 3
+		p.Size &^= 1 // whole halfwords; a 2-byte instruction may end it
 	}
 	prog := &Program{Procs: procs}
 	for i := range procs {
