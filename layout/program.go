@@ -238,9 +238,10 @@ func (p *Program) Proc(name string) int {
 // p's text: a function's samples are spread evenly over its
 // instructions, since a native build's PCs say which function ran but
 // not which of the guest's blocks (the two instruction sets have no
-// common addresses). Names p lacks (host library code, functions the
-// host compiler inlined or the guest build lacks) are returned as
-// unmapped.
+// common addresses); each block's share is put at its first address.
+// Names p lacks (host library code, functions the host compiler inlined
+// or the guest build lacks) and functions without instructions are
+// returned as unmapped.
 func (p *Program) FuncSampleSet(funcs map[string]uint64) (set SampleSet, unmapped float64) {
 	byName := make(map[string]int, len(p.Procs))
 	for i, q := range p.Procs {
@@ -249,14 +250,22 @@ func (p *Program) FuncSampleSet(funcs map[string]uint64) (set SampleSet, unmappe
 	set = SampleSet{}
 	for name, n := range funcs {
 		i, ok := byName[name]
-		if !ok || p.Procs[i].Size < 4 {
+		insts := 0
+		if ok {
+			for b := p.Procs[i].Blocks[0]; b < p.Procs[i].Blocks[1]; b++ {
+				insts += p.Blocks[b].N
+			}
+		}
+		if insts == 0 {
 			unmapped += float64(n)
 			continue
 		}
-		q := p.Procs[i]
-		per := float64(n) / float64(q.Size/4)
-		for a := q.Addr; a+4 <= q.Addr+q.Size; a += 4 {
-			set[a] += per
+		// Each block gets its instructions' share at its first address,
+		// which BlockProfile divides among them again: the same weight
+		// per instruction whatever their lengths (RV64GC mixes 2 and 4).
+		per := float64(n) / float64(insts)
+		for b := p.Procs[i].Blocks[0]; b < p.Procs[i].Blocks[1]; b++ {
+			set[p.Blocks[b].Addr] += per * float64(p.Blocks[b].N)
 		}
 	}
 	return set, unmapped

@@ -88,22 +88,31 @@ func analyzeCorpus(t *testing.T, name string, fl corpus.Flavor) {
 
 // TestFuncSampleSet spreads a native run's samples by function over the
 // guest function's instructions: every block of the function gets the
-// same weight, and names the guest lacks are unmapped.
+// same weight per instruction, whatever the instructions' lengths (the
+// second function's first block is RV64GC code, 2- and 4-byte), and
+// names the guest lacks are unmapped.
 func TestFuncSampleSet(t *testing.T) {
 	p := &Program{
-		Procs:  []Proc{{Name: "loop", Addr: 0x1000, Size: 36, Blocks: [2]int{0, 2}}, {Name: "other", Addr: 0x1024, Size: 8, Blocks: [2]int{2, 3}}},
-		Blocks: []Block{{Addr: 0x1000, N: 3, Size: 12}, {Addr: 0x100c, N: 6, Size: 24}, {Addr: 0x1024, N: 2, Size: 8}},
+		Procs: []Proc{
+			{Name: "loop", Addr: 0x1000, Size: 36, Blocks: [2]int{0, 2}},
+			{Name: "other", Addr: 0x1024, Size: 8, Blocks: [2]int{2, 3}},
+			{Name: "rvc", Addr: 0x102c, Size: 18, Blocks: [2]int{3, 5}},
+		},
+		Blocks: []Block{
+			{Addr: 0x1000, N: 3, Size: 12}, {Addr: 0x100c, N: 6, Size: 24}, {Addr: 0x1024, N: 2, Size: 8},
+			{Addr: 0x102c, N: 4, Size: 10}, {Addr: 0x1036, N: 2, Size: 8},
+		},
 	}
-	s, unmapped := p.FuncSampleSet(map[string]uint64{"loop": 18, "memcpy": 5, "?": 2})
+	s, unmapped := p.FuncSampleSet(map[string]uint64{"loop": 18, "memcpy": 5, "?": 2, "rvc": 12})
 	if unmapped != 7 {
 		t.Errorf("unmapped = %v, want 7", unmapped)
 	}
-	if s.Total() != 18 || len(s) != 9 || s[0x1000] != 2 || s[0x1020] != 2 || s[0x1024] != 0 {
+	if s.Total() != 30 || s[0x1000] != 6 || s[0x100c] != 12 || s[0x1024] != 0 || s[0x102c] != 8 || s[0x1036] != 4 {
 		t.Errorf("set = %v", s)
 	}
 	prof, _ := p.BlockProfile(s)
 	near := func(x, y float64) bool { return x > y-1e-12 && x < y+1e-12 }
-	if !near(prof[0], 2) || !near(prof[1], 2) || prof[2] != 0 {
-		t.Errorf("block profile = %v, want [2 2 0]", prof)
+	if !near(prof[0], 2) || !near(prof[1], 2) || prof[2] != 0 || !near(prof[3], 2) || !near(prof[4], 2) {
+		t.Errorf("block profile = %v, want [2 2 0 2 2]", prof)
 	}
 }
