@@ -201,10 +201,14 @@ var fmaOps = [numInsts]struct {
 	xVFMADD213SS: {false, 0xa9}, xVFMSUB213SS: {false, 0xab}, xVFNMADD213SS: {false, 0xad}, xVFNMSUB213SS: {false, 0xaf},
 }
 
-// avxOps are the AVX scalar double arithmetic's opcodes after 0F
-// (VEX.LIG.F2.0F.WIG): three operands, the destination apart from both
-// sources.
-var avxOps = [numInsts]byte{xVADDSD: 0x58, xVMULSD: 0x59, xVSUBSD: 0x5c, xVDIVSD: 0x5e}
+// avxOps are the AVX scalar arithmetic's opcodes after 0F
+// (VEX.LIG.F2.0F.WIG for doubles, VEX.LIG.F3.0F.WIG for singles): three
+// operands, the destination apart from both sources.
+var avxOps = [numInsts]byte{xVADDSD: 0x58, xVMULSD: 0x59, xVSUBSD: 0x5c, xVDIVSD: 0x5e,
+	xVADDSS: 0x58, xVMULSS: 0x59, xVSUBSS: 0x5c, xVDIVSS: 0x5e}
+
+// avxSingle marks avxOps' single-precision forms (VEX.F3, not F2).
+var avxSingle = [numInsts]bool{xVADDSS: true, xVMULSS: true, xVSUBSS: true, xVDIVSS: true}
 
 // bmi2Ops are BMI2's shifts and rotate (VEX.LZ.pp.map.W op /r):
 // SHLX, SHRX and SARX (map 0F 38, opcode F7, the count in VEX.vvvv)
@@ -272,7 +276,11 @@ func (e *encoder) encode(i mnemonic, from, mid, to operand) {
 		return
 	}
 	if op := avxOps[i]; op != 0 {
-		e.vex(vexMap0F, vexPPF2, false, op, to.reg.xmm(), mid.reg.xmm(), from)
+		pp := byte(vexPPF2)
+		if avxSingle[i] {
+			pp = vexPPF3
+		}
+		e.vex(vexMap0F, pp, false, op, to.reg.xmm(), mid.reg.xmm(), from)
 		return
 	}
 	if b := bmi2Ops[i]; b.op != 0 {
