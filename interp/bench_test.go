@@ -57,9 +57,9 @@ func benchGuests(b *testing.B, run func(*Machine) error) {
 }
 
 // BenchmarkDecodeText measures Decode over the text of the RV64GC
-// bigtext guest (about 350,000 instructions, a third of them
-// compressed), reporting instructions decoded per second: the cost a
-// large program pays once per instruction before it runs.
+// bigtext guest (325,000 instructions, nearly half of them compressed),
+// reporting instructions decoded per second: the cost a large program
+// pays once per instruction before it runs.
 func BenchmarkDecodeText(b *testing.B) {
 	img, err := corpus.ELFOf("bigtext", corpus.GC)
 	if err != nil {
