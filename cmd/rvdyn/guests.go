@@ -30,12 +30,21 @@ type guestRun struct {
 // small is set. Giving both is an error. The embedded guests are the
 // RV64IM builds; selectGuestsOf takes the flavor.
 func selectGuests(files []string, list string, small bool, memSize uint64) ([]guestRun, error) {
-	return selectGuestsOf(files, list, small, memSize, corpus.IM)
+	return selectGuestsOf(files, list, small, memSize, corpus.IM.String())
 }
 
+// flavorUsage is the help of --flavor for the commands that run the
+// embedded guests through selectGuestsOf.
+const flavorUsage = "corpus build of the embedded guests: im (RV64IM, picolibc, our runtime) or gc (RV64GC, glibc: riscv64-linux-gnu-gcc -O2 -static)"
+
 // selectGuestsOf is selectGuests with the corpus flavor of the embedded
-// guests (the file named on the command line is run as it is).
-func selectGuestsOf(files []string, list string, small bool, memSize uint64, fl corpus.Flavor) ([]guestRun, error) {
+// guests named by flavor, as --flavor gives it (an unknown name is an
+// error; the file named on the command line is run as it is).
+func selectGuestsOf(files []string, list string, small bool, memSize uint64, flavor string) ([]guestRun, error) {
+	fl, err := corpus.ParseFlavor(flavor)
+	if err != nil {
+		return nil, fmt.Errorf("--flavor: %w", err)
+	}
 	switch {
 	case len(files) > 0 && list != "":
 		return nil, fmt.Errorf("give either a program file or --guest, not both")

@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"rvdyn/bench/corpus"
 	"strings"
 	"text/tabwriter"
 
@@ -134,7 +133,7 @@ func rpaEdgeCmd(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("rpa edge", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	guest := fs.String("guest", "all", "embedded guests to run (comma-separated, or all), at their small sizes")
-	flavor := fs.String("flavor", "im", "corpus build of the embedded guests: im (RV64IM, picolibc, our runtime) or gc (RV64GC, glibc: riscv64-linux-gnu-gcc -O2 -static)")
+	flavor := fs.String("flavor", "im", flavorUsage)
 	rates := fs.String("rates", "32,64,128,256", "sampling periods N (every N branches), comma-separated")
 	seed := fs.Uint64("seed", 1, "seed for the random sampling")
 	jsonOut := fs.String("json", "", "write the rows as JSON to this file")
@@ -159,12 +158,7 @@ func rpaEdgeCmd(args []string, stdout, stderr io.Writer) int {
 		}
 		ns = append(ns, uint32(n))
 	}
-	fl, err := corpus.ParseFlavor(*flavor)
-	if err != nil {
-		fmt.Fprintf(stderr, "rvdyn: --flavor: %v\n", err)
-		return exitUsage
-	}
-	gs, err := selectGuestsOf(fs.Args(), *guest, true, 0, fl)
+	gs, err := selectGuestsOf(fs.Args(), *guest, true, 0, *flavor)
 	if err != nil {
 		fmt.Fprintf(stderr, "rvdyn: %v\n", err)
 		return exitUsage

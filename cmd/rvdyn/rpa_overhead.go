@@ -7,7 +7,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"rvdyn/bench/corpus"
 
 	"rvdyn/internal/experiments/relational"
 	"rvdyn/profhw/rpa"
@@ -17,7 +16,7 @@ func rpaOverheadCmd(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("rpa overhead", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	guest := fs.String("guest", "all", "embedded guests to run (comma-separated, or all), at their small sizes")
-	flavor := fs.String("flavor", "im", "corpus build of the embedded guests: im (RV64IM, picolibc, our runtime) or gc (RV64GC, glibc: riscv64-linux-gnu-gcc -O2 -static)")
+	flavor := fs.String("flavor", "im", flavorUsage)
 	full := fs.Bool("full", false, "run the guests at their benchmark sizes (runs of about a second: less noise)")
 	rates := fs.String("rates", "32,64,128,256", "edge query sampling periods N, comma-separated")
 	withD := fs.Bool("query-d", true, "also measure the paper's query d) (every class, every 1024)")
@@ -48,12 +47,7 @@ func rpaOverheadCmd(args []string, stdout, stderr io.Writer) int {
 			return exitUsage
 		}
 	}
-	fl, err := corpus.ParseFlavor(*flavor)
-	if err != nil {
-		fmt.Fprintf(stderr, "rvdyn: --flavor: %v\n", err)
-		return exitUsage
-	}
-	gs, err := selectGuestsOf(fs.Args(), *guest, !*full, 0, fl)
+	gs, err := selectGuestsOf(fs.Args(), *guest, !*full, 0, *flavor)
 	if err != nil {
 		fmt.Fprintf(stderr, "rvdyn: %v\n", err)
 		return exitUsage

@@ -322,28 +322,22 @@ func (c *compiler) lowerFloat(i int, in ir.Inst) {
 		a.op(arith[op], c.fsrc(in.F.B), reg(w))
 		c.finishFloat(in, w, false)
 	case interp.OpFADDS, interp.OpFSUBS, interp.OpFMULS, interp.OpFDIVS:
+		src := c.fsrc(in.F.B) // read where it is when its box is known
+		if c.boxed&(1<<in.F.B) == 0 {
+			c.loadSingle(in.F.B, rX2, pc)
+			src = reg(rX2)
+		}
 		if c.avx {
 			// d = a op b in one instruction, as for doubles: the
 			// result's bits 63:32 are a's, which readable has made a
 			// NaN box (a's own, or the canonical NaN's for a single
 			// that is not boxed).
 			w := c.fwork(in.F.D)
-			xa := c.readable(in.F.A, rX1, true, pc)
-			src := c.fsrc(in.F.B)
-			if c.boxed&(1<<in.F.B) == 0 {
-				c.loadSingle(in.F.B, rX2, pc)
-				src = reg(rX2)
-			}
-			a.op3(avxArith[op], src, reg(xa), reg(w))
+			a.op3(avxArith[op], src, reg(c.readable(in.F.A, rX1, true, pc)), reg(w))
 			c.finishFloat(in, w, true)
 			break
 		}
 		w := c.fwork(in.F.D, in.F.B)
-		src := c.fsrc(in.F.B) // read where it is when its box is known
-		if c.boxed&(1<<in.F.B) == 0 {
-			c.loadSingle(in.F.B, rX1, pc)
-			src = reg(rX1)
-		}
 		c.loadSingle(in.F.A, w, pc)
 		a.op(arith[op], src, reg(w))
 		c.finishFloat(in, w, true)
