@@ -119,7 +119,7 @@ func CompileSampled(t *interp.Trace, env Env, opts Options, sample Sampler) (*Co
 	if err := optimize(f, opts); err != nil {
 		return nil, err
 	}
-	m, err := amd64.Compile(f, amd64.Options{NoRegAlloc: opts.NoRegAlloc, NoBPReg: opts.NoBPReg, NoLazySext: opts.NoLazySext, NoHomeRegs: opts.NoHomeRegs, NoFloatRegs: opts.NoFloatRegs, NoIBL: opts.NoIBL, NoBulk: opts.NoBulk, NoSelfExits: opts.NoSelfExits, NoLoopAlign: opts.NoLoopAlign, NoLazyNaN: opts.NoLazyNaN, NoHeadNaN: opts.NoHeadNaN, NoDecisionMerge: opts.NoDecisionMerge, NoStoreCombine: opts.NoStoreCombine, NoAVX: opts.NoAVX, NoBoxKnown: opts.NoBoxKnown, NoLazyFflags: opts.NoLazyFflags, NoBMI2: opts.NoBMI2, NoNarrowDiv: opts.NoNarrowDiv, NoBudgetReg: opts.NoBudgetReg, NoHeadSext: opts.NoHeadSext, CountdownHome: opts.CountdownHome, CountdownIndex: int64(opts.CountdownIndex)})
+	m, err := amd64.Compile(f, amd64.Options{NoRegAlloc: opts.NoRegAlloc, NoBPReg: opts.NoBPReg, NoLazySext: opts.NoLazySext, NoHomeRegs: opts.NoHomeRegs, NoFloatRegs: opts.NoFloatRegs, NoIBL: opts.NoIBL, NoBulk: opts.NoBulk, NoSelfExits: opts.NoSelfExits, NoLoopAlign: opts.NoLoopAlign, NoLazyNaN: opts.NoLazyNaN, NoHeadNaN: opts.NoHeadNaN, NoDecisionMerge: opts.NoDecisionMerge, NoStoreCombine: opts.NoStoreCombine, NoAVX: opts.NoAVX, NoBoxKnown: opts.NoBoxKnown, NoLazyFflags: opts.NoLazyFflags, NoBMI2: opts.NoBMI2, NoNarrowDiv: opts.NoNarrowDiv, NoBudgetReg: opts.NoBudgetReg, NoCountdownPack: opts.NoCountdownPack, PackedCountdownMax: opts.PackedCountdownMax, NoHeadSext: opts.NoHeadSext, CountdownHome: opts.CountdownHome, CountdownIndex: int64(opts.CountdownIndex)})
 	if err != nil {
 		return nil, err
 	}

@@ -90,6 +90,15 @@ type Options struct {
 	// in every fragment instead of giving it to one more guest register
 	// where they outnumber the host registers (amd64.Options.NoBudgetReg).
 	NoBudgetReg bool
+	// NoCountdownPack keeps a looping fragment's sampling countdown in a
+	// host register of its own (one the guest registers lose) instead of
+	// in the budget's register, R12, beside the budget
+	// (amd64.Options.NoCountdownPack).
+	NoCountdownPack bool
+	// PackedCountdownMax is the most of a packed countdown R12 holds, the
+	// rest waiting in State (0: 65535; amd64.Options.PackedCountdownMax).
+	// Not a switch: tests lower it so that the rest is taken often.
+	PackedCountdownMax int64
 	// NoHeadSext keeps no register stale at a loop's head that an exit
 	// can see before its next value (amd64.Options.NoHeadSext). Not a
 	// switch of its own (it is part of lazy-sext): the dispatcher sets it
@@ -330,6 +339,7 @@ var backendSwitches = []pass{
 	{"avx", nil, func(o *Options) *bool { return &o.NoAVX }, "double-precision add, subtract, multiply and divide use SSE2's two-operand forms, with a copy of the first operand where the result goes, even where the host has AVX's three-operand ones"},
 	{"box-known", nil, func(o *Options) *bool { return &o.NoBoxKnown }, "every single-precision operand's NaN box is tested (five instructions), also where the fragment wrote a single to that register since its head"},
 	{"lazy-fflags", nil, func(o *Options) *bool { return &o.NoLazyFflags }, "a read of fflags whose register only exits can see (the frflags of gcc's quiet compares, as in every sqrt call) is computed where it is read (STMXCSR, a load of what it stored and a dozen instructions) instead of as a lone STMXCSR decoded in the exit stubs, and a write of fflags that restores such a read (glibc's floor, ceil, trunc and round) updates State and MXCSR instead of loading MXCSR back from the read's slot"},
+	{"cd-pack", nil, func(o *Options) *bool { return &o.NoCountdownPack }, "under a sampled query, a looping fragment's countdown takes a host register of its own, one the guest registers lose, instead of sharing the budget's register (its low 16 bits, the budget in the 48 above)"},
 	{"budget-reg", nil, func(o *Options) *bool { return &o.NoBudgetReg }, "the budget keeps its host register in every fragment, instead of lending it to one more guest register (the budget then in memory) where the guest registers outnumber the host registers"},
 	{"bmi2", nil, func(o *Options) *bool { return &o.NoBMI2 }, "shifts by a register amount and rotates use x86's two-operand forms (the count copied into CX, the source into the destination) even where the host has BMI2's SHLX, SHRX, SARX and RORX"},
 	{"decision-merge", nil, func(o *Options) *bool { return &o.NoDecisionMerge }, "under a sampled query, each selected instruction decrements and tests the countdown where it is, instead of one test of all of a pass's decisions at the body's top (and a second copy of the body, with them, for the passes a sample falls in)"},

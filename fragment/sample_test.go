@@ -181,15 +181,31 @@ func isCountdown(a x86asm.Arg, slot int) bool {
 }
 
 // countdownReg returns the register the entry loads countdown slot
-// into, if any (the entry of a looping fragment lies behind its body).
+// into, if any (the entry of a looping fragment lies behind its body):
+// R12W where the entry packs what it loaded into R12 beside the budget
+// (amd64's cdPack: OR R12, reg).
 func countdownReg(insts []x86asm.Inst, slot int) x86asm.Reg {
-	for _, in := range insts {
+	for i, in := range insts {
 		if in.Op == x86asm.MOV && isCountdown(in.Args[1], slot) {
 			r, _ := in.Args[0].(x86asm.Reg)
+			for _, p := range insts[i+1:] {
+				if p.Op == x86asm.OR && p.Args[0] == x86asm.R12 && p.Args[1] == r {
+					return x86asm.R12W
+				}
+			}
 			return r
 		}
 	}
 	return 0
+}
+
+// reg64 is the 64-bit register of r, which a memory operand's base
+// names (R12 for R12W).
+func reg64(r x86asm.Reg) x86asm.Reg {
+	if r >= x86asm.AX && r <= x86asm.R15W {
+		return r - x86asm.AX + x86asm.RAX
+	}
+	return r
 }
 
 // TestMergedDecisions: with the countdown in a register, a trace with k
@@ -267,10 +283,63 @@ func decisionShape(t *testing.T, code []byte, slot, k int) (ones, bys int, backs
 		case in.Op == x86asm.SUB && in.Args[0] == cd && in.Args[1] == x86asm.Imm(k) && k > 1:
 			bys++
 		case in.Op == x86asm.LEA && in.Args[0] == cd:
-			if m, ok := in.Args[1].(x86asm.Mem); ok && m.Base == cd {
+			if m, ok := in.Args[1].(x86asm.Mem); ok && m.Base == reg64(cd) {
 				backs[int(m.Disp)]++
 			}
 		}
 	}
 	return ones, bys, backs
+}
+
+// TestPackedCountdown: a looping fragment under a sampled query keeps
+// its countdown in R12's low 16 bits beside the budget (amd64's
+// cdpack.go): its decisions are SUBW $1 of R12W, a pass's merged test
+// one SUBW $k, the give-backs LEAW; off (Options.NoCountdownPack), the
+// countdown is in a register of its own. That packed fragments sample
+// exactly the interpreter's executions, countdowns past 16 bits
+// included, is TestQueryModesAgree's (package rvdyn).
+func TestPackedCountdown(t *testing.T) {
+	traces, env := guestTraces(t, "strings", "4000", 40)
+	const slot = 9
+	branches := func(pc uint64, in interp.Inst) (int, *rpa.Native, bool) { return slot, nil, in.IsBranch() }
+	packed := 0
+	for _, tr := range traces {
+		k := 0
+		for _, s := range tr.Steps {
+			if s.Inst.IsBranch() {
+				k++
+			}
+		}
+		code, err := fragment.CompileSampled(tr, env, fragment.Options{}, branches)
+		if err != nil {
+			t.Fatal(err)
+		}
+		off, err := fragment.CompileSampled(tr, env, fragment.Options{NoCountdownPack: true}, branches)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if cd := countdownReg(decodeAll(t, off.Bytes), slot); cd == x86asm.R12W {
+			t.Errorf("fragment %#x, packing off: countdown in R12W", tr.Head)
+		}
+		if countdownReg(decodeAll(t, code.Bytes), slot) != x86asm.R12W {
+			continue // no countdown register (a fragment that does not loop), or a bulk part's own
+		}
+		packed++
+		ones, bys, backs := decisionShape(t, code.Bytes, slot, k)
+		switch {
+		case k >= 2 && k < 128 && (bys != 1 || ones != k):
+			t.Errorf("fragment %#x: %d selected branches: %d merged tests of %d, %d decisions one by one", tr.Head, k, bys, k, ones)
+		case k < 2 && ones != k:
+			t.Errorf("fragment %#x: %d selected branches, %d decisions", tr.Head, k, ones)
+		}
+		for n := range backs {
+			if n < 1 || n > k {
+				t.Errorf("fragment %#x: an exit gives back %d of %d decisions", tr.Head, n, k)
+			}
+		}
+	}
+	if packed == 0 {
+		t.Fatal("no fragment packed its countdown: the test checked nothing")
+	}
+	t.Logf("%d of %d fragments packed", packed, len(traces))
 }

@@ -219,6 +219,11 @@ const (
 	xSARXL
 	xRORXQ // three operands (op3, BMI2): $n, src, dst: dst = src rotated right by n
 	xRORXL
+	// 16-bit forms, which leave the register's upper 48 bits as they
+	// were: the sampling countdown in R12's low half (regAlloc.packed).
+	xADDW
+	xSUBW
+	xLEAW
 	numInsts
 )
 
@@ -250,7 +255,7 @@ var mnemonicNames = [numInsts]string{
 	xVFMSUB213SS: "VFMSUB213SS", xVFNMADD213SS: "VFNMADD213SS", xVFNMSUB213SS: "VFNMSUB213SS", xVADDSD: "VADDSD", xVSUBSD: "VSUBSD", xVMULSD: "VMULSD", xVDIVSD: "VDIVSD",
 	xVADDSS: "VADDSS", xVSUBSS: "VSUBSS", xVMULSS: "VMULSS", xVDIVSS: "VDIVSS",
 	xSHLXQ: "SHLXQ", xSHLXL: "SHLXL", xSHRXQ: "SHRXQ", xSHRXL: "SHRXL", xSARXQ: "SARXQ", xSARXL: "SARXL",
-	xRORXQ: "RORXQ", xRORXL: "RORXL",
+	xRORXQ: "RORXQ", xRORXL: "RORXL", xADDW: "ADDW", xSUBW: "SUBW", xLEAW: "LEAW",
 }
 
 // mnemonicName returns i's name ("MOVQ").

@@ -244,8 +244,12 @@ func (c *compiler) lowerBulk(b *bulkLoop) {
 		c.tripLast(rCX)
 	}
 	a.op(xMOVQ, reg(rBudget), reg(rAX))
-	a.op(xSUBQ, imm(1), reg(rAX))
-	a.op(xSARQ, imm(3), reg(rAX))
+	if c.ra.packed {
+		a.op(xSARQ, imm(cdBits+3), reg(rAX)) // R12 = (budget-1)<<16 | lo
+	} else {
+		a.op(xSUBQ, imm(1), reg(rAX))
+		a.op(xSARQ, imm(3), reg(rAX))
+	}
 	a.op(xCMPQ, reg(rCX), reg(rAX))
 	a.jcc(condLE, small)
 	a.op(xMOVQ, reg(rAX), reg(rCX))
@@ -256,7 +260,13 @@ func (c *compiler) lowerBulk(b *bulkLoop) {
 		// countdown-1) (RPA sec. 3.4.2's countdown; the loop itself
 		// runs the sampled one).
 		fewer := &label{}
-		a.op(xMOVQ, c.countdown(b.sample.Off), reg(rAX))
+		if cd := c.countdown(b.sample.Off); c.ra.packed && cd == reg(rBudget) {
+			// lo alone: at most the countdown, whose excess the
+			// loop's own decisions take (cdZeroed).
+			a.op(xMOVWQZX, reg(rBudget), reg(rAX))
+		} else {
+			a.op(xMOVQ, cd, reg(rAX))
+		}
 		a.op(xSUBQ, imm(1), reg(rAX))
 		a.op(xCMPQ, reg(rCX), reg(rAX))
 		a.jcc(condLE, fewer)
@@ -267,6 +277,9 @@ func (c *compiler) lowerBulk(b *bulkLoop) {
 	a.jcc(condLT, skip)
 	a.op(xMOVQ, imm(b.perIter), reg(rAX))
 	a.op(xIMULQ, reg(rCX), reg(rAX))
+	if c.ra.packed {
+		a.op(xSHLQ, imm(cdBits), reg(rAX))
+	}
 	a.op(xSUBQ, reg(rAX), reg(rBudget))
 	if !b.copy {
 		c.load(b.val, rAX) // AL: the byte
@@ -328,7 +341,11 @@ func (c *compiler) lowerBulk(b *bulkLoop) {
 		advance(xSUBQ, b.n)
 	}
 	if b.sample != nil {
-		a.op(xSUBQ, reg(rCX), c.countdown(b.sample.Off))
+		if cd := c.countdown(b.sample.Off); c.ra.packed && cd == reg(rBudget) {
+			a.op(xSUBW, reg(rCX), reg(rBudget)) // CX < lo: no borrow into the budget
+		} else {
+			a.op(xSUBQ, reg(rCX), cd)
+		}
 	}
 	a.op(xREP, none, none)
 	switch {

@@ -90,6 +90,14 @@ type Options struct {
 	// gives R12 to one more guest register and keeps the budget in
 	// State.Budget (regAlloc.giveBudget).
 	NoBudgetReg bool
+	// NoCountdownPack keeps a looping fragment's sampling countdown in a
+	// register of its own, one the guest registers lose, instead of in
+	// R12's low 16 bits beside the budget (cdpack.go).
+	NoCountdownPack bool
+	// PackedCountdownMax is the most of a packed countdown R12 holds,
+	// the rest waiting in State (0: 65535, all 16 bits). Tests lower it
+	// so that the rest, rare at 65535, is taken often.
+	PackedCountdownMax int64
 	// NoHeadSext extends at a self-loop's back edge every register an
 	// exit can see before its next value (no headSext, sext.go): the
 	// dispatcher sets it for a head whose entry test keeps failing.
@@ -138,6 +146,8 @@ type Code struct {
 }
 
 type compiler struct {
+	// cdMax is the most of a packed countdown R12 holds (cdpack.go).
+	cdMax int64
 	a     *assembler
 	env   ir.Env
 	f     *ir.Func
@@ -287,7 +297,10 @@ const LoopAlign = 32
 func compile(f *ir.Func, opts Options, headSext uint32) (*Code, uint32, error) {
 	a := newAssembler()
 	defer a.release()
-	c := &compiler{a: a, env: f.Env(), f: f, body: &label{}, loops: f.Loops, noIBL: opts.NoIBL}
+	c := &compiler{a: a, env: f.Env(), f: f, body: &label{}, loops: f.Loops, noIBL: opts.NoIBL, cdMax: cdMax}
+	if m := opts.PackedCountdownMax; m > 0 && m < cdMax {
+		c.cdMax = m
+	}
 	if !opts.NoSelfExits {
 		for _, r := range f.Exits {
 			c.selfExits = c.selfExits || selfExit(f, r)
@@ -304,9 +317,9 @@ func compile(f *ir.Func, opts Options, headSext uint32) (*Code, uint32, error) {
 	}
 	budget := !opts.NoBudgetReg && bulk == nil // lowerBulk counts in R12
 	if opts.CountdownHome && !opts.NoRegAlloc && !opts.NoHomeRegs {
-		c.ra = allocateCountdownHome(f, !opts.NoBPReg, opts.CountdownIndex, c.snaps.regs)
+		c.ra = allocateCountdownHome(f, !opts.NoBPReg, !opts.NoCountdownPack, opts.CountdownIndex, c.snaps.regs)
 	} else {
-		c.ra = allocate(f, c.loops, !opts.NoRegAlloc, !opts.NoBPReg, !opts.NoHomeRegs, budget, c.snaps.regs)
+		c.ra = allocate(f, c.loops, !opts.NoRegAlloc, !opts.NoBPReg, !opts.NoHomeRegs, budget, !opts.NoCountdownPack, c.snaps.regs)
 	}
 	c.fr = allocateFloat(f, !opts.NoRegAlloc && !opts.NoFloatRegs)
 	c.sx.on = !opts.NoLazySext
@@ -345,7 +358,10 @@ func compile(f *ir.Func, opts Options, headSext uint32) (*Code, uint32, error) {
 			a.op(xMOVQ, mem(rSt, regOff(r)), reg(ra.home[r]))
 		}
 	}
-	if ra.cdHome {
+	switch {
+	case ra.cdHome && ra.packed:
+		c.cdPack()
+	case ra.cdHome:
 		a.op(xMOVQ, mem(rSt, StateCountdown+8*ra.cdOff), reg(ra.cd))
 	}
 	// The linked entry: store the homes this fragment borrows (the
@@ -379,7 +395,10 @@ func compile(f *ir.Func, opts Options, headSext uint32) (*Code, uint32, error) {
 			a.op(xMOVSD, fslot(r), reg(c.fr.host[r]))
 		}
 	}
-	if ra.cd != 0 && !ra.cdHome {
+	switch {
+	case ra.packed && !ra.cdHome:
+		c.cdPack()
+	case ra.cd != 0 && !ra.cdHome && !ra.packed:
 		a.op(xMOVQ, mem(rSt, StateCountdown+8*ra.cdOff), reg(ra.cd))
 	}
 	c.sextCheck()
@@ -431,7 +450,7 @@ func compile(f *ir.Func, opts Options, headSext uint32) (*Code, uint32, error) {
 		c.merge.fast = false
 		c.restoreBody(top)
 		a.bind(slowEntry)
-		a.op(xADDQ, imm(c.merge.k), reg(c.ra.cd))
+		c.cdAdd(c.merge.k)
 		c.lowerBody(last)
 		end2 := c.stubFor(f.Insts[last].Exit, last)
 		if f.Loops {

@@ -155,6 +155,7 @@ var aluOps = [numInsts]groupOp{
 	xADDQ: {0, true, true}, xADDL: {0, false, true}, xORQ: {1, true, true}, xORL: {1, false, true},
 	xANDQ: {4, true, true}, xANDL: {4, false, true}, xSUBQ: {5, true, true}, xSUBL: {5, false, true},
 	xXORQ: {6, true, true}, xXORL: {6, false, true}, xCMPQ: {7, true, true}, xCMPL: {7, false, true},
+	xADDW: {0, false, true}, xSUBW: {5, false, true},
 }
 
 // A groupOp is an instruction of an opcode group: its /digit, REX.W,
@@ -331,6 +332,8 @@ func (e *encoder) encode(i mnemonic, from, mid, to operand) {
 		e.mov(i, from, to)
 	case xLEAQ:
 		e.rm(0, true, []byte{0x8d}, to.reg.gpr(), from, false)
+	case xLEAW:
+		e.rm(0x66, false, []byte{0x8d}, to.reg.gpr(), from, false)
 	case xIMULQ, xIMULL:
 		w := i == xIMULQ
 		if to.kind == kNone { // the one-operand form: DX:AX = AX * from
@@ -405,6 +408,10 @@ func (e *encoder) alu(i mnemonic, digit byte, w bool, from, to operand) {
 	if i == xCMPQ || i == xCMPL {
 		dst, src = from, to
 	}
+	if i == xADDW || i == xSUBW {
+		e.aluW(digit, src, dst)
+		return
+	}
 	switch {
 	case src.kind == kImm:
 		switch {
@@ -427,6 +434,23 @@ func (e *encoder) alu(i mnemonic, digit byte, w bool, from, to operand) {
 		e.rm(0, w, []byte{8*digit + 3}, dst.reg.gpr(), src, false)
 	default:
 		e.fail("%s with %v, %v", mnemonicName(i), from, to)
+	}
+}
+
+// aluW encodes ADDW and SUBW of an 8-bit immediate or a register into a
+// register: the operand-size prefix, then the 32-bit forms' opcodes (the
+// lowering needs no other form).
+func (e *encoder) aluW(digit byte, src, dst operand) {
+	switch {
+	case dst.kind != kReg:
+		e.fail("16-bit ALU into %v", dst)
+	case src.kind == kImm && fits8(src.off):
+		e.rm(0x66, false, []byte{0x83}, digit, dst, false)
+		e.put(byte(src.off))
+	case src.kind == kReg:
+		e.rm(0x66, false, []byte{8*digit + 1}, src.reg.gpr(), dst, false)
+	default:
+		e.fail("16-bit ALU with %v, %v", src, dst)
 	}
 }
 
@@ -512,6 +536,14 @@ func (e *encoder) mov(i mnemonic, from, to operand) {
 			e.put(0xb8 + n&7)
 			e.put64(v)
 		}
+	case from.kind == kImm && to.kind == kReg && prefix == 0x66:
+		// MOVW $imm16, r16: B8+r iw, the Go assembler's form.
+		n := to.reg.gpr()
+		e.put(0x66)
+		if n&8 != 0 {
+			e.put(0x41)
+		}
+		e.put(0xb8+n&7, byte(from.off), byte(from.off>>8))
 	case from.kind == kImm:
 		if w && !fits32(from.off) {
 			e.fail("MOVQ $%#x to memory", from.off)

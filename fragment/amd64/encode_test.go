@@ -22,7 +22,7 @@ import (
 const usedForms = `
 xMOVQ: i32 - m, i32 - mi, i32 - r, i64 - r, i8 - m, i8 - mi, i8 - r, m - r, mi - r, r - m, r - mi, r - r, r - x, u32 - r, x - r
 xMOVL: i32 - m, i32 - mi, i32 - r, i8 - m, i8 - mi, i8 - r, m - r, mi - r, r - m, r - mi, r - r
-xMOVW: i32 - m, i32 - mi, i8 - m, i8 - mi, r - m, r - mi
+xMOVW: i32 - m, i32 - mi, i8 - m, i8 - mi, i8 - r, r - m, r - mi, r - r
 xMOVB: i8 - m, i8 - mi, r - m, r - mi
 xMOVBQZX: m - r, mi - r, r - r
 xMOVWQZX: m - r, mi - r, r - r
@@ -32,7 +32,7 @@ xMOVLQSX: m - r, mi - r, r - r
 xLEAQ: m - r, mi - r, ms - r
 xADDQ: i32 - r, i8 - m, i8 - r, m - r, r - m, r - r
 xADDL: i32 - r, i8 - r, m - r, r - r
-xSUBQ: i32 - r, i8 - m, i8 - r, m - r, r - m, r - r
+xSUBQ: i32 - m, i32 - r, i8 - m, i8 - r, m - r, r - m, r - r
 xSUBL: i32 - r, i8 - r, m - r, r - r
 xANDQ: i32 - r, i8 - r, m - r, r - r
 xANDL: i32 - m, i32 - r, i8 - m, i8 - r, r - r, u32 - r
@@ -58,7 +58,7 @@ xSHRL: i8 - r, r - r
 xSARL: i8 - r, r - r
 xRORQ: i8 - r
 xRORL: i8 - r
-xCMPQ: m - i32, m - r, r - i32, r - i8, r - m, r - r
+xCMPQ: m - i32, m - i8, m - r, r - i32, r - i8, r - m, r - r
 xCMPL: m - i8, r - i32, r - i8, r - r
 xTESTQ: i8 - r, r - r
 xTESTL: i32 - m, i8 - r, r - r
@@ -78,6 +78,9 @@ xSETHI: - - r
 xSETCC: - - r
 xSTMXCSR: - - m
 xLDMXCSR: m - -
+xADDW: i8 - r
+xSUBW: i8 - r, r - r
+xLEAW: m - r
 xCMOVLLT: r - r
 xMOVSD: m - x, mi - x, x - m, x - mi, x - x
 xMOVSS: x - mi, x - x
@@ -293,6 +296,7 @@ var goAsOf = [numInsts]obj.As{
 	xVADDSS: x86.AVADDSS, xVSUBSS: x86.AVSUBSS, xVMULSS: x86.AVMULSS, xVDIVSS: x86.AVDIVSS,
 	xSHLXQ: x86.ASHLXQ, xSHLXL: x86.ASHLXL, xSHRXQ: x86.ASHRXQ, xSHRXL: x86.ASHRXL, xSARXQ: x86.ASARXQ, xSARXL: x86.ASARXL,
 	xRORXQ: x86.ARORXQ, xRORXL: x86.ARORXL,
+	xADDW: x86.AADDW, xSUBW: x86.ASUBW, xLEAW: x86.ALEAW,
 }
 
 // goAsmEncode assembles one instruction with golang-asm.

@@ -139,7 +139,11 @@ func (c *compiler) emitIndirectStub(e *exitStub) {
 		}
 	}
 	c.reloadHomes()
-	a.op(xSUBQ, imm(int64(e.Retired)), reg(rBudget))
+	retired := int64(e.Retired)
+	if c.ra.packed && c.ra.cdHome {
+		retired <<= cdBits // R12 stays packed into the lookup's target
+	}
+	a.op(xSUBQ, imm(retired), reg(rBudget))
 	if c.noIBL {
 		c.writeHomes(e, c.ra.resident|c.ra.evicted)
 		c.leaveIndirect(e)

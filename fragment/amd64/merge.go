@@ -66,7 +66,7 @@ func (c *compiler) mergeDecisions(on bool) decisionMerge {
 			d.k++
 		}
 	}
-	d.on = d.k >= 2
+	d.on = d.k >= 2 && (!c.ra.packed || fits8(d.k)) // a packed countdown's SUBW takes an imm8
 	return d
 }
 
@@ -92,6 +92,13 @@ func (c *compiler) restoreBody(s bodyState) {
 // from the countdown, and go to slowEntry when one of the pass's
 // decisions would sample.
 func (c *compiler) mergedTest(slowEntry *label) {
+	if c.ra.packed {
+		// The low 16 bits, unsigned: at most k left (or the
+		// countdown's excess to take, cdZeroed) goes the slow way.
+		c.a.op(xSUBW, imm(c.merge.k), reg(rBudget))
+		c.a.jcc(condBE, slowEntry)
+		return
+	}
 	c.a.op(xSUBQ, imm(c.merge.k), reg(c.ra.cd))
 	c.a.jcc(condLE, slowEntry)
 }
@@ -99,7 +106,10 @@ func (c *compiler) mergedTest(slowEntry *label) {
 // giveBack emits, at the top of exit stub e, the countdown's return of
 // the merged decisions e's pass did not reach (exitStub.back).
 func (c *compiler) giveBack(e *exitStub) {
-	if e.back > 0 {
+	switch {
+	case e.back > 0 && c.ra.packed:
+		c.a.op(xLEAW, mem(rBudget, e.back), reg(rBudget)) // the low 16 bits alone, flags untouched
+	case e.back > 0:
 		c.a.op(xLEAQ, mem(c.ra.cd, e.back), reg(c.ra.cd))
 	}
 }

@@ -26,7 +26,7 @@ func (c *compiler) lowerNativeSample(i int, in ir.Inst) {
 	nv := in.Native
 	sampled, back := &label{}, &label{}
 	cd := c.countdown(in.Off)
-	a.op(xSUBQ, imm(1), cd)
+	c.cdDec(cd)
 	a.jcc(condEQ, sampled)
 	a.bind(back)
 	exit := c.stubFor(in.Exit, i).stub
@@ -37,6 +37,7 @@ func (c *compiler) lowerNativeSample(i int, in ir.Inst) {
 		// samples); the commit overwrites it instead.
 		fail := &label{}
 		a.bind(sampled)
+		c.cdZeroed(cd, back)
 		used := mem(rSt, stateUsed+8*int64(nv.Entry))
 		if nv.Period > 1 { // a gap drawn ahead: Used < Drawn (rpa.NativeState)
 			a.op(xMOVQ, used, reg(rCX))
@@ -60,17 +61,17 @@ func (c *compiler) lowerNativeSample(i int, in ir.Inst) {
 			a.op(xANDQ, imm(rpa.NativeGaps-1), reg(rCX))
 			a.op(xSHLQ, imm(3), reg(rCX))
 			a.op(xMOVQ, memIdx(rSt, rCX, stateGaps+8*rpa.NativeGaps*int64(nv.Entry)), reg(rCX))
-			a.op(xMOVQ, reg(rCX), cd)
+			c.cdSetCX(cd)
 			a.op(xADDQ, imm(1), used)
 		} else {
-			a.op(xMOVQ, imm(1), cd)
+			c.cdSetOne(cd)
 			a.op(xADDQ, imm(1), mem(rSt, stateAlways+8*int64(nv.Entry)))
 		}
 		a.op(xADDQ, imm(1), mem(rSt, stateRecords))
 		c.buildRecord(in, nv)
 		c.runQuery(nv, back)
 		a.bind(fail)
-		a.op(xMOVQ, imm(1), cd)
+		c.cdSetOne(cd)
 		a.jmp(exit)
 	})
 }
@@ -93,12 +94,14 @@ var _ = [1]int{}[rpa.NativeGaps&(rpa.NativeGaps-1)]
 func (c *compiler) sampleDecision(in ir.Inst, sampled *label) operand {
 	a := c.a
 	cd := c.countdown(in.Off)
-	fix := &label{}
-	a.op(xSUBQ, imm(1), cd)
+	fix, back := &label{}, &label{}
+	c.cdDec(cd)
 	a.jcc(condEQ, fix)
+	a.bind(back)
 	c.cold = append(c.cold, func() {
 		a.bind(fix)
-		a.op(xMOVQ, imm(1), cd)
+		c.cdZeroed(cd, back)
+		c.cdSetOne(cd)
 		a.jmp(sampled)
 	})
 	return cd

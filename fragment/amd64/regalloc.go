@@ -45,6 +45,9 @@ type regAlloc struct {
 	// cdHome: cd is the countdown's home across linked fragments
 	// (Options.CountdownHome), not this fragment's alone.
 	cdHome bool
+	// packed: cd is R12, which holds the budget and the countdown
+	// together (cdpack.go), so the countdown takes no guest register.
+	packed bool
 	// inState are guest registers kept out of host registers (keepOut).
 	inState uint32
 	// budgetReg: R12, the budget's register, holds a guest register in
@@ -75,8 +78,9 @@ const minBorrowUses = 3
 // loops says that the fragment runs its body again without leaving (a
 // self-loop, or side exits back to the body). The guest registers of
 // inState get none and stay in State (a home among them is evicted).
-// budget lets the budget's register hold one more (giveBudget).
-func allocate(f *ir.Func, loops, enabled, withBP, homes, budget bool, inState uint32) *regAlloc {
+// budget lets the budget's register hold one more (giveBudget); pack
+// lets it hold the countdown beside the budget instead (cdpack.go).
+func allocate(f *ir.Func, loops, enabled, withBP, homes, budget, pack bool, inState uint32) *regAlloc {
 	ra, count := usage(f)
 	ra.keepOut(&count, inState)
 	if !enabled {
@@ -86,7 +90,11 @@ func allocate(f *ir.Func, loops, enabled, withBP, homes, budget bool, inState ui
 	if !withBP {
 		regs = regs[:len(regs)-1]
 	}
-	if cdOff, ok := sampleCountdown(f); ok && loops {
+	if cdOff, ok := sampleCountdown(f); ok && loops && pack {
+		// The countdown shares R12 with the budget: the guest
+		// registers keep every register.
+		ra.cd, ra.cdOff, ra.packed = rBudget, cdOff, true
+	} else if ok && loops {
 		// The countdown takes the last register, the first home a
 		// fragment borrows (homes), so the guest registers get one less.
 		ra.cd, ra.cdOff = regs[len(regs)-1], cdOff
@@ -175,7 +183,7 @@ func (ra *regAlloc) keepOut(count *[32]int, inState uint32) {
 // most (count, from usage; see allocate); a countdown of this fragment's
 // own (cd set, not cdHome) takes the last of them.
 func (ra *regAlloc) assign(f *ir.Func, count *[32]int, regs []register, homes bool) {
-	own := ra.cd != 0 && !ra.cdHome
+	own := ra.cd != 0 && !ra.cdHome && !ra.packed
 	order := make([]int, 0, 31)
 	for r := 1; r < 32; r++ {
 		if count[r] > 0 {
@@ -249,13 +257,22 @@ func (ra *regAlloc) assign(f *ir.Func, count *[32]int, regs []register, homes bo
 // register holds countdown off in every fragment, and the guest
 // registers share the others, their homes included (the guest register
 // whose home that register would be has none).
-func allocateCountdownHome(f *ir.Func, withBP bool, off int64, inState uint32) *regAlloc {
+//
+// With pack, the countdown's home is R12's low 16 bits instead, beside
+// the budget (cdpack.go), in every fragment, and the guest registers
+// keep every register.
+func allocateCountdownHome(f *ir.Func, withBP, pack bool, off int64, inState uint32) *regAlloc {
 	regs := allocatable
 	if !withBP {
 		regs = regs[:len(regs)-1]
 	}
 	ra, count := usage(f)
 	ra.keepOut(&count, inState)
+	if pack {
+		ra.cd, ra.cdOff, ra.cdHome, ra.packed = rBudget, off, true, true
+		ra.assign(f, &count, regs, true)
+		return ra
+	}
 	ra.cd, ra.cdOff, ra.cdHome = regs[len(regs)-1], off, true
 	ra.assign(f, &count, regs[:len(regs)-1], true)
 	return ra

@@ -106,7 +106,10 @@ func (c *compiler) writeBack(e *exitStub) {
 	for _, r := range c.fr.dirty(e.at, c.loops) {
 		c.a.op(xMOVSD, reg(c.fr.host[r]), fslot(r))
 	}
-	if c.ra.cd != 0 && !c.ra.cdHome {
+	switch {
+	case c.ra.packed && !c.ra.cdHome:
+		c.cdUnpack()
+	case c.ra.cd != 0 && !c.ra.cdHome && !c.ra.packed:
 		c.a.op(xMOVQ, reg(c.ra.cd), mem(rSt, StateCountdown+8*c.ra.cdOff))
 	}
 	c.flushSnaps(e.at, e.Kind == exit.Indirect)
@@ -149,7 +152,10 @@ func (c *compiler) materialize(e *exitStub) {
 // the way out of native code: they hold values other fragments wrote too.
 // So does a countdown home (regAlloc.cdHome).
 func (c *compiler) writeHomes(e *exitStub, mask uint32) {
-	if c.ra.cdHome {
+	switch {
+	case c.ra.cdHome && c.ra.packed:
+		c.cdUnpack()
+	case c.ra.cdHome:
 		c.a.op(xMOVQ, reg(c.ra.cd), mem(rSt, StateCountdown+8*c.ra.cdOff))
 	}
 	for r := uint8(1); r < 32; r++ {
@@ -229,7 +235,11 @@ func (c *compiler) emitStub(e *exitStub) {
 		if e.linked != nil && c.ra.budgetReg {
 			budget = mem(rSt, StateBudget) // R12 holds a guest register on the back edge
 		}
-		a.op(xSUBQ, imm(int64(e.Retired)), budget)
+		retired := int64(e.Retired)
+		if c.ra.packed && (e.linked != nil || linkable && c.ra.cdHome) {
+			retired <<= cdBits // R12 is still packed: on the back edge, and a home on the link
+		}
+		a.op(xSUBQ, imm(retired), budget)
 		switch {
 		case e.linked != nil:
 			a.jcc(condGT, e.linked) // the back edge: loop while budget is left
