@@ -13,11 +13,13 @@
 //     and XMM registers, and the home registers linked fragments agree on;
 //   - sext.go: lazy sign extension of 32-bit (W) results;
 //   - lazynan.go: NaNs made canonical where their bits can be seen;
-//   - lower.go, arith.go, float.go, atomic.go: IR instructions -> x86-64
-//     instructions;
+//   - lower.go, arith.go, float.go (with floatconv.go and floatcsr.go),
+//     atomic.go: IR instructions -> x86-64 instructions;
 //   - storecombine.go: byte stores that fill a word -> one store;
 //   - bulk.go: byte fill and copy loops -> REP STOSB and REP MOVSB;
 //   - query.go: the relational profiler's sampled records, built natively;
+//   - merge.go, cdpack.go: a pass's sampling decisions merged, and the
+//     countdown kept in R12 beside the budget;
 //   - stubs.go: exit stubs, linking and the poll point;
 //   - ibl.go: the indirect branch lookup table layout and probe;
 //   - pcmap.go: host code offset -> guest pc.
