@@ -15,7 +15,9 @@ import (
 // nothing. rBudget holds State.Budget while native code runs (the trampoline
 // loads and stores it), except inside a fragment that lends it to a guest
 // register (regAlloc.giveBudget): there State.Budget holds the budget
-// from the entry to the exit stubs, which put it back in rBudget.
+// from the entry to the exit stubs, which put it back in rBudget. Under a
+// sampled query rBudget also holds the sampling countdown in its low 16
+// bits, the budget shifted above it (regAlloc.packed, cdpack.go).
 const rBudget = rR12
 
 // Offsets in bytes of the fields of fragment.State that native code and

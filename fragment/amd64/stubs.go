@@ -183,7 +183,7 @@ func (c *compiler) reloadHomes() {
 //
 //	stub: MOVQ host, X[r](R15) ...     ; write back dirty guest registers
 //	      MOVQ X[h](R15), home ...     ; reload the borrowed home registers
-//	      SUBQ $retired, R12           ; charge the instructions (R12 = budget)
+//	      SUBQ $retired, R12           ; charge the instructions (R12 = budget; $retired<<16 where it is packed, cdpack.go)
 //	      JLE  out                     ; poll point: budget spent
 //	      JMP  rel32                   ; link jump (0 = fall through)
 //	out:  MOVQ home, X[h](R15) ...     ; write back every home register
