@@ -260,7 +260,7 @@ func (c *compiler) lowerBulk(b *bulkLoop) {
 		// countdown-1) (RPA sec. 3.4.2's countdown; the loop itself
 		// runs the sampled one).
 		fewer := &label{}
-		if cd := c.countdown(b.sample.Off); c.ra.packed && cd == reg(rBudget) {
+		if cd := c.countdown(b.sample.Off); packedIn(cd) {
 			// lo alone: at most the countdown, whose excess the
 			// loop's own decisions take (cdZeroed).
 			a.op(xMOVWQZX, reg(rBudget), reg(rAX))
@@ -341,7 +341,7 @@ func (c *compiler) lowerBulk(b *bulkLoop) {
 		advance(xSUBQ, b.n)
 	}
 	if b.sample != nil {
-		if cd := c.countdown(b.sample.Off); c.ra.packed && cd == reg(rBudget) {
+		if cd := c.countdown(b.sample.Off); packedIn(cd) {
 			a.op(xSUBW, reg(rCX), reg(rBudget)) // CX < lo: no borrow into the budget
 		} else {
 			a.op(xSUBQ, reg(rCX), cd)

@@ -95,10 +95,15 @@ func (c *compiler) cdUnpack() {
 	a.op(xADDQ, imm(1), reg(rBudget))
 }
 
+// packedIn reports whether countdown operand cd (from countdown) is the
+// packed countdown in R12's low 16 bits: no other countdown is ever R12
+// (giveBudget lends R12 only to a fragment without a countdown register).
+func packedIn(cd operand) bool { return cd == reg(rBudget) }
+
 // cdDec emits a decision's decrement of countdown operand cd (the
 // register, its packed part, or State); ZF then says it reached zero.
 func (c *compiler) cdDec(cd operand) {
-	if c.ra.packed && cd == reg(rBudget) {
+	if packedIn(cd) {
 		c.a.op(xSUBW, imm(1), reg(rBudget))
 		return
 	}
@@ -116,11 +121,12 @@ func (c *compiler) cdAdd(k int64) {
 }
 
 // cdSetOne emits countdown = 1 (this selected execution is the sample),
-// on countdown operand cd: the register, its packed part, or State.
+// on countdown operand cd: the register, its packed part, or State. A
+// packed countdown's excess is zero here: both callers come after
+// cdZeroed found it so.
 func (c *compiler) cdSetOne(cd operand) {
-	if c.ra.packed && cd == reg(rBudget) {
+	if packedIn(cd) {
 		c.a.op(xMOVW, imm(1), reg(rBudget))
-		c.a.op(xMOVQ, imm(0), c.cdSlot())
 		return
 	}
 	c.a.op(xMOVQ, imm(1), cd)
@@ -131,7 +137,7 @@ func (c *compiler) cdSetOne(cd operand) {
 // the excess (which is zero when a sample sets the next gap).
 func (c *compiler) cdSetCX(cd operand) {
 	a := c.a
-	if !c.ra.packed || cd != reg(rBudget) {
+	if !packedIn(cd) {
 		a.op(xMOVQ, reg(rCX), cd)
 		return
 	}
@@ -154,7 +160,7 @@ func (c *compiler) cdSetCX(cd operand) {
 // have no excess: nothing is emitted.
 func (c *compiler) cdZeroed(cd operand, back *label) {
 	a := c.a
-	if !c.ra.packed || cd != reg(rBudget) {
+	if !packedIn(cd) {
 		return
 	}
 	sample, big := &label{}, &label{}

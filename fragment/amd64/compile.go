@@ -398,7 +398,7 @@ func compile(f *ir.Func, opts Options, headSext uint32) (*Code, uint32, error) {
 	switch {
 	case ra.packed && !ra.cdHome:
 		c.cdPack()
-	case ra.cd != 0 && !ra.cdHome && !ra.packed:
+	case ra.cd != 0 && !ra.cdHome:
 		a.op(xMOVQ, mem(rSt, StateCountdown+8*ra.cdOff), reg(ra.cd))
 	}
 	c.sextCheck()

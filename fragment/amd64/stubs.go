@@ -109,7 +109,7 @@ func (c *compiler) writeBack(e *exitStub) {
 	switch {
 	case c.ra.packed && !c.ra.cdHome:
 		c.cdUnpack()
-	case c.ra.cd != 0 && !c.ra.cdHome && !c.ra.packed:
+	case c.ra.cd != 0 && !c.ra.cdHome:
 		c.a.op(xMOVQ, reg(c.ra.cd), mem(rSt, StateCountdown+8*c.ra.cdOff))
 	}
 	c.flushSnaps(e.at, e.Kind == exit.Indirect)
